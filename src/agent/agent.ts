@@ -1,0 +1,418 @@
+// The agent loop: stream the model's message; if it asked for tools, run them and loop; stop on
+// a text answer. Every step is written to the database before the next one starts, so a turn
+// can suspend for approval (nothing held in memory) and continue later on any process.
+import { randomBytes } from 'node:crypto';
+import type { Config } from '../config/config.ts';
+import { errorText, userMessageOf } from '../core/errors.ts';
+import type { Inbound } from '../core/types.ts';
+import { LlmError } from '../llm/errors.ts';
+import type { Completion, LlmClient, ToolCall } from '../llm/types.ts';
+import type { Logger } from '../log.ts';
+import type { ApprovalGate } from '../approvals/gate.ts';
+import type { Store } from '../store/store.ts';
+import type { ApprovalRecord, Decision, MessageRecord, SessionRecord, TurnRecord, TurnStatus, Usage } from '../store/types.ts';
+import { ShutdownRequest, StopRequest } from './abort.ts';
+import { buildContext } from './context.ts';
+import type { EmitEvent } from './events.ts';
+import { LoopDetector } from './loop-detector.ts';
+import { composeSystemPrompt } from './system-prompt.ts';
+import { parseArguments, runToolCalls, type ToolResult } from './tool-runner.ts';
+import type { AnyTool, ToolContext, ToolRegistry } from './tools.ts';
+
+/** Adds a section to the system prompt for one round (session memory, retrieved knowledge...). */
+export type ContextSection = (input: { session: SessionRecord; turn: TurnRecord; userText: string; signal: AbortSignal }) => Promise<string | undefined>;
+
+export interface AgentOptions {
+  store: Store;
+  llm: LlmClient;
+  tools: ToolRegistry;
+  gate: ApprovalGate;
+  settings: Config['agent'];
+  prompt: { base?: string; botName: string };
+  sections?: ContextSection[];
+  log: Logger;
+  now?: () => Date;
+}
+
+export interface TurnRun {
+  turn: TurnRecord;
+  session: SessionRecord;
+  signal: AbortSignal;
+  emit: EmitEvent;
+  /** Messages that arrived during the turn; injected after each tool batch. */
+  takeSteering?: () => Promise<Inbound[]>;
+}
+
+export interface TurnOutcome {
+  status: TurnStatus;
+  /** Final answer, or the user-facing reason when the turn did not complete. */
+  text: string;
+  approvals?: ApprovalRecord[];
+}
+
+type Step = { kind: 'continue' } | { kind: 'suspended'; approvals: ApprovalRecord[] } | { kind: 'loop'; call: ToolCall; count: number };
+
+const LIMIT_INSTRUCTION =
+  'You have reached the maximum number of tool rounds for this turn. Tools are disabled now: answer the user with what you have, and say briefly what is missing.';
+const LENGTH_RESULT =
+  'Not run: your message was cut off (finish_reason "length"), so these arguments may be incomplete. Send the call again, with shorter arguments.';
+
+export class Agent {
+  readonly #o: AgentOptions;
+  constructor(options: AgentOptions) {
+    this.#o = options;
+  }
+
+  get store(): Store {
+    return this.#o.store;
+  }
+
+  /** Runs a new turn whose user messages are already in the conversation (claimed from the mailbox). */
+  async start(run: TurnRun): Promise<TurnOutcome> {
+    run.emit({ type: 'turn_start', turnId: run.turn.id, sessionId: run.session.id, resumed: false });
+    const detector = new LoopDetector(this.#o.settings.loopWarnAt, this.#o.settings.loopStopAt);
+    return this.#guard(run, () => this.#loop(run, detector));
+  }
+
+  /**
+   * Continues a turn from the database alone: after its approvals were decided, or after the
+   * process running it went away. Unanswered calls of its last message are settled first:
+   * approved → run; denied/expired → an error result naming who and why; anything else (an
+   * interrupted process) → an error result saying so.
+   */
+  async continue(run: TurnRun): Promise<TurnOutcome> {
+    run.emit({ type: 'turn_start', turnId: run.turn.id, sessionId: run.session.id, resumed: true });
+    return this.#guard(run, async () => {
+      const messages = await this.#o.store.messages.forTurn(run.turn.id);
+      const detector = new LoopDetector(this.#o.settings.loopWarnAt, this.#o.settings.loopStopAt);
+      detector.seed(messages.flatMap((m) => m.toolCalls ?? []));
+      const last = messages.findLast((m) => m.role === 'assistant');
+      const answered = new Set(messages.filter((m) => m.role === 'tool').map((m) => m.toolCallId));
+      const open = (last?.toolCalls ?? []).filter((call) => !answered.has(call.id));
+      if (last && open.length > 0) {
+        const approvals = new Map((await this.#o.store.approvals.forTurn(run.turn.id)).map((a) => [a.toolCallId, a]));
+        if (open.some((call) => approvals.get(call.id)?.status === 'pending')) {
+          await this.#o.store.turns.suspend(run.turn.id);
+          return { status: 'awaiting_approval', text: '', approvals: [...approvals.values()].filter((a) => a.status === 'pending') };
+        }
+        const approved = open.filter((call) => approvals.get(call.id)?.status === 'approved');
+        const ran = await this.#runCalls(run, approved);
+        const results = open.map((call) => ran.find((r) => r.callId === call.id) ?? settledResult(call, approvals.get(call.id)));
+        await this.#saveResults(run, results);
+        if (run.signal.aborted) return this.#cancelled(run);
+        await this.#injectSteering(run);
+      }
+      if (last?.role === 'assistant' && !last.toolCalls?.length && messages.at(-1)?.id === last.id) {
+        // The answer was already written before the interruption.
+        return this.#finish(run, 'done', last.content);
+      }
+      return this.#loop(run, detector);
+    });
+  }
+
+  /**
+   * The approval entry point: records `decisions` (keyed by tool call id; a call decided already
+   * keeps its first decision) and, once every gated call of the turn is decided, continues it.
+   * Returns undefined while some approvals are still pending or when another caller resumed it.
+   */
+  async resume(
+    turnId: string,
+    decisions: Record<string, Decision>,
+    run: Omit<TurnRun, 'turn' | 'session'>,
+  ): Promise<TurnOutcome | undefined> {
+    const store = this.#o.store;
+    const approvals = await store.approvals.forTurn(turnId);
+    for (const approval of approvals) {
+      const decision = decisions[approval.toolCallId];
+      if (decision) await store.approvals.decide(approval.id, decision, this.#now());
+    }
+    const current = await store.approvals.forTurn(turnId);
+    if (current.some((a) => a.status === 'pending')) return undefined;
+    if (!(await store.turns.transition(turnId, 'awaiting_approval', 'running'))) return undefined;
+    const turn = await store.turns.get(turnId);
+    const session = turn && (await store.sessions.get(turn.sessionId));
+    if (!turn || !session) throw new Error(`Turn ${turnId} vanished while resuming`);
+    return this.continue({ ...run, turn, session });
+  }
+
+  #now(): Date {
+    return this.#o.now?.() ?? new Date();
+  }
+
+  /** Any failure ends the turn as failed with a user-facing reason; a stop ends it as cancelled. */
+  async #guard(run: TurnRun, body: () => Promise<TurnOutcome>): Promise<TurnOutcome> {
+    try {
+      return await body();
+    } catch (error) {
+      if (run.signal.aborted || (error instanceof LlmError && error.kind === 'aborted')) return this.#cancelled(run);
+      this.#o.log.error({ err: error, turnId: run.turn.id }, 'turn failed');
+      return this.#finish(run, 'failed', userMessageOf(error), errorText(error));
+    }
+  }
+
+  async #loop(run: TurnRun, detector: LoopDetector): Promise<TurnOutcome> {
+    const { store, settings } = this.#o;
+    let rounds = (await store.turns.get(run.turn.id))?.rounds ?? run.turn.rounds;
+    for (;;) {
+      if (run.signal.aborted) return this.#cancelled(run);
+      const atLimit = rounds >= settings.maxRounds;
+      const completion = await this.#complete(run, rounds + 1, atLimit);
+      rounds++;
+      await store.turns.addRound(run.turn.id, completion.usage);
+      const calls = atLimit ? [] : await this.#uniqueIds(run.turn.id, completion.toolCalls);
+      const assistant = await store.messages.append({
+        sessionId: run.session.id,
+        epoch: run.turn.epoch,
+        turnId: run.turn.id,
+        role: 'assistant',
+        content: completion.text,
+        ...(calls.length ? { toolCalls: calls } : {}),
+      });
+      if (atLimit) {
+        const notice = `I reached the limit of ${settings.maxRounds} tool rounds for one message, so this answer may be incomplete.`;
+        run.emit({ type: 'notice', turnId: run.turn.id, text: notice });
+        return this.#finish(run, 'done', completion.text);
+      }
+      if (calls.length === 0) return this.#finish(run, 'done', completion.text);
+      if (completion.finishReason === 'length') {
+        await this.#saveResults(run, calls.map((call) => ({ callId: call.id, name: call.name, content: LENGTH_RESULT, isError: true, durationMs: 0 })));
+        continue;
+      }
+      const step = await this.#toolStep(run, assistant, calls, detector);
+      if (step.kind === 'suspended') {
+        await store.turns.suspend(run.turn.id);
+        return { status: 'awaiting_approval', text: '', approvals: step.approvals };
+      }
+      if (step.kind === 'loop') {
+        const text = `I stopped because I kept calling ${step.call.name} with the same arguments (${step.count} times) without getting anywhere. Could you rephrase or give me more to go on?`;
+        return this.#finish(run, 'failed', text, `Loop detected: ${step.call.name} called ${step.count} times with the same arguments`);
+      }
+      if (run.signal.aborted) return this.#cancelled(run);
+      await this.#injectSteering(run);
+    }
+  }
+
+  async #complete(run: TurnRun, round: number, atLimit: boolean): Promise<Completion> {
+    const { store, settings, tools } = this.#o;
+    const history = await store.messages.history(run.session.id, run.turn.epoch);
+    const systemPrompt = await this.#systemPrompt(run, history);
+    const context = buildContext({
+      systemPrompt,
+      history,
+      budgetTokens: settings.contextTokens,
+      currentTurnId: run.turn.id,
+      labelSenders: run.session.chatType === 'group',
+      trailingSystem: atLimit ? LIMIT_INSTRUCTION : undefined,
+    });
+    const specs = tools.specs();
+    let partial = '';
+    try {
+      return await this.#o.llm.complete(
+        { messages: context.messages, tools: specs, toolChoice: atLimit ? 'none' : 'auto' },
+        {
+          signal: run.signal,
+          onDelta: (delta) => {
+            if (delta.kind === 'text') partial += delta.text;
+            run.emit({ type: 'message_delta', turnId: run.turn.id, round, kind: delta.kind, text: delta.text });
+          },
+        },
+      );
+    } catch (error) {
+      // Keep what the user already saw streaming in, so the history matches the chat.
+      if (partial && run.signal.aborted) {
+        await store.messages.append({
+          sessionId: run.session.id,
+          epoch: run.turn.epoch,
+          turnId: run.turn.id,
+          role: 'assistant',
+          content: `${partial} [stopped]`,
+        });
+      }
+      throw error;
+    }
+  }
+
+  async #systemPrompt(run: TurnRun, history: MessageRecord[]): Promise<string> {
+    const userText = history.findLast((m) => m.role === 'user' && m.turnId === run.turn.id)?.content ?? '';
+    const sections: string[] = [];
+    for (const section of this.#o.sections ?? []) {
+      try {
+        const text = await section({ session: run.session, turn: run.turn, userText, signal: run.signal });
+        if (text) sections.push(text);
+      } catch (error) {
+        this.#o.log.warn({ err: error, turnId: run.turn.id }, 'a context section failed; continuing without it');
+      }
+    }
+    return composeSystemPrompt({
+      base: this.#o.prompt.base,
+      botName: this.#o.prompt.botName,
+      now: this.#now(),
+      chatType: run.session.chatType,
+      channel: run.session.channel,
+      sections,
+    });
+  }
+
+  /** Models sometimes reuse ids ("call_0" every round); approvals need them unique per turn. */
+  async #uniqueIds(turnId: string, calls: ToolCall[]): Promise<ToolCall[]> {
+    if (calls.length === 0) return calls;
+    const seen = new Set((await this.#o.store.messages.forTurn(turnId)).flatMap((m) => m.toolCalls ?? []).map((c) => c.id));
+    return calls.map((call) => {
+      let id = call.id || 'call';
+      if (seen.has(id)) id = `${id}_${randomBytes(3).toString('hex')}`;
+      seen.add(id);
+      return { ...call, id };
+    });
+  }
+
+  #toolContext(run: TurnRun): ToolContext {
+    return {
+      sessionId: run.session.id,
+      sessionKey: run.session.key,
+      turnId: run.turn.id,
+      chat: run.turn.origin.chat,
+      requester: run.turn.origin.requester,
+      signal: run.signal,
+      log: this.#o.log,
+    };
+  }
+
+  async #toolStep(run: TurnRun, assistant: MessageRecord, calls: ToolCall[], detector: LoopDetector): Promise<Step> {
+    const verdicts = calls.map((call) => detector.observe(call));
+    const stopAt = verdicts.findIndex((v) => v.kind === 'stop');
+    const stop = verdicts[stopAt];
+    if (stop?.kind === 'stop') {
+      const content = 'Not run: the same call was repeated too many times in this turn.';
+      await this.#saveResults(run, calls.map((call) => ({ callId: call.id, name: call.name, content, isError: true, durationMs: 0 })));
+      return { kind: 'loop', call: calls[stopAt]!, count: stop.count };
+    }
+
+    const ctx = this.#toolContext(run);
+    const free: ToolCall[] = [];
+    const gated: { call: ToolCall; tool: AnyTool; args: unknown }[] = [];
+    for (const call of calls) {
+      const tool = this.#o.tools.get(call.name);
+      const parsed = tool ? parseArguments(tool, call.arguments) : undefined;
+      // Unknown tools and invalid arguments need no approval: they only produce an error result.
+      if (tool && parsed?.ok && (await this.#o.gate.needsApproval(tool, parsed.args, ctx))) {
+        gated.push({ call, tool, args: parsed.args });
+      } else {
+        free.push(call);
+      }
+    }
+
+    const results = await this.#runCalls(run, free);
+    for (const result of results) {
+      const verdict = verdicts[calls.findIndex((c) => c.id === result.callId)];
+      if (verdict?.kind === 'warn') {
+        result.content = `[Warning: you have called ${result.name} with these same arguments ${verdict.count} times in this turn. Repeating it will not give a different result; change approach or answer.]\n${result.content}`;
+      }
+    }
+    await this.#saveResults(run, results);
+
+    if (gated.length === 0) return { kind: 'continue' };
+    const expiresAt = new Date(this.#now().getTime() + this.#o.gate.ttlMs);
+    const approvals: ApprovalRecord[] = [];
+    for (const { call, tool, args } of gated) {
+      const approval = await this.#o.store.approvals.create({
+        turnId: run.turn.id,
+        sessionId: run.session.id,
+        messageId: assistant.id,
+        toolCallId: call.id,
+        toolName: call.name,
+        arguments: call.arguments,
+        requester: run.turn.origin.requester,
+        expiresAt,
+      });
+      approvals.push(approval);
+      run.emit({ type: 'approval_requested', turnId: run.turn.id, approval, description: describeCall(tool, args) });
+    }
+    return { kind: 'suspended', approvals };
+  }
+
+  #runCalls(run: TurnRun, calls: ToolCall[]): Promise<ToolResult[]> {
+    if (calls.length === 0) return Promise.resolve([]);
+    return runToolCalls(calls, this.#o.tools, this.#toolContext(run), {
+      timeoutMs: this.#o.settings.toolTimeoutMs,
+      maxResultChars: this.#o.settings.toolResultMaxChars,
+      onStart: (call, tool) =>
+        run.emit({ type: 'tool_start', turnId: run.turn.id, callId: call.id, name: call.name, arguments: call.arguments, activity: tool?.activity }),
+      onEnd: (result) =>
+        run.emit({ type: 'tool_end', turnId: run.turn.id, callId: result.callId, name: result.name, ok: !result.isError, durationMs: result.durationMs }),
+    });
+  }
+
+  async #saveResults(run: TurnRun, results: ToolResult[]): Promise<void> {
+    await this.#o.store.messages.appendMany(
+      results.map((result) => ({
+        sessionId: run.session.id,
+        epoch: run.turn.epoch,
+        turnId: run.turn.id,
+        role: 'tool' as const,
+        content: result.content,
+        toolCallId: result.callId,
+        toolName: result.name,
+        isError: result.isError,
+      })),
+    );
+  }
+
+  async #injectSteering(run: TurnRun): Promise<void> {
+    const steered = (await run.takeSteering?.()) ?? [];
+    if (steered.length > 0) this.#o.log.debug({ turnId: run.turn.id, count: steered.length }, 'steering messages injected');
+  }
+
+  async #cancelled(run: TurnRun): Promise<TurnOutcome> {
+    const reason = run.signal.reason;
+    if (reason instanceof ShutdownRequest) {
+      // Leave the turn `running`: the next process to start continues it from the database.
+      const text = 'I am restarting; I will continue this answer in a moment.';
+      run.emit({ type: 'turn_end', turnId: run.turn.id, status: 'running', text, usage: run.turn.usage, rounds: run.turn.rounds });
+      return { status: 'running', text };
+    }
+    const by = reason instanceof StopRequest ? reason.by : undefined;
+    // Close any call left without a result, so the conversation stays well-formed.
+    const messages = await this.#o.store.messages.forTurn(run.turn.id);
+    const answered = new Set(messages.filter((m) => m.role === 'tool').map((m) => m.toolCallId));
+    const last = messages.findLast((m) => m.role === 'assistant');
+    const open = (last?.toolCalls ?? []).filter((c) => !answered.has(c.id));
+    const content = `Cancelled: the turn was stopped${by ? ` by ${by}` : ''}.`;
+    await this.#saveResults(run, open.map((call) => ({ callId: call.id, name: call.name, content, isError: true, durationMs: 0 })));
+    return this.#finish(run, 'cancelled', by ? `Stopped (by ${by}).` : 'Stopped.');
+  }
+
+  async #finish(run: TurnRun, status: 'done' | 'failed' | 'cancelled', text: string, error?: string): Promise<TurnOutcome> {
+    let usage: Usage = run.turn.usage;
+    let rounds = run.turn.rounds;
+    try {
+      await this.#o.store.turns.finish(run.turn.id, status, error);
+      const saved = await this.#o.store.turns.get(run.turn.id);
+      if (saved) ({ usage, rounds } = saved);
+    } catch (storeError) {
+      this.#o.log.error({ err: storeError, turnId: run.turn.id }, 'could not record the end of a turn');
+    }
+    run.emit({ type: 'turn_end', turnId: run.turn.id, status, text, usage, rounds, ...(error ? { error } : {}) });
+    return { status, text };
+  }
+}
+
+function settledResult(call: ToolCall, approval: ApprovalRecord | undefined): ToolResult {
+  const base = { callId: call.id, name: call.name, isError: true, durationMs: 0 };
+  if (!approval) {
+    return { ...base, content: 'Interrupted: the bot restarted while this call was pending; it is not known whether it ran. Check before retrying.' };
+  }
+  if (approval.status === 'expired') {
+    return { ...base, content: `Not run: nobody approved this call before it expired (treated as denied). Do not retry unless the user asks.` };
+  }
+  const who = approval.decidedBy?.displayName ?? 'someone';
+  const why = approval.reason ? `: ${approval.reason}` : '';
+  return { ...base, content: `Not run: ${who} denied this call${why}. Do not retry it unless the user asks.` };
+}
+
+export function describeCall(tool: AnyTool, args: unknown): string {
+  try {
+    return tool.describe?.(args) ?? `run the tool ${tool.name}`;
+  } catch {
+    return `run the tool ${tool.name}`;
+  }
+}

@@ -1,0 +1,124 @@
+// Builds what the model sees: the system prompt, then the conversation within a token budget.
+// Over budget, old tool results are replaced by "[pruned]" first (oldest first), then the oldest
+// turns are dropped whole, so a tool call never loses its result. The current turn is always kept.
+import type { ChatMessage, ToolCall } from '../llm/types.ts';
+import type { MessageRecord } from '../store/types.ts';
+import { MESSAGE_OVERHEAD_TOKENS, estimateTokens } from './tokens.ts';
+
+export const PRUNED = '[pruned]';
+export const MISSING_RESULT = '[no result: this call did not complete]';
+
+export interface ContextInput {
+  systemPrompt: string;
+  history: MessageRecord[];
+  budgetTokens: number;
+  currentTurnId?: string;
+  /** Prefix user messages with the sender's name (group chats). */
+  labelSenders: boolean;
+  /** Extra system text appended after the history (e.g. the round-limit instruction). */
+  trailingSystem?: string;
+}
+
+interface Block {
+  turnId: string | undefined;
+  messages: ChatMessage[];
+}
+
+function userContent(message: MessageRecord, labelSenders: boolean): string {
+  return labelSenders && message.senderName ? `[${message.senderName}] ${message.content}` : message.content;
+}
+
+/**
+ * Turns history rows into blocks of chat messages, one block per turn. A tool result is placed
+ * right after the nearest earlier assistant message that made that call, in call order, whenever
+ * it was written (results of approved calls are written long after the call). A call without a
+ * result gets a placeholder, so the model API always sees a complete exchange.
+ */
+function toBlocks(history: MessageRecord[], labelSenders: boolean): Block[] {
+  const blocks: Block[] = [];
+  const awaiting = new Map<string, { content: string }>();
+
+  for (const message of history) {
+    if (message.role === 'tool') {
+      const slot = message.toolCallId ? awaiting.get(message.toolCallId) : undefined;
+      if (slot) {
+        slot.content = message.content;
+        awaiting.delete(message.toolCallId!);
+      }
+      continue;
+    }
+    let block = blocks.at(-1);
+    if (!block || block.turnId !== message.turnId || message.turnId === undefined) {
+      block = { turnId: message.turnId, messages: [] };
+      blocks.push(block);
+    }
+    if (message.role === 'user') {
+      block.messages.push({ role: 'user', content: userContent(message, labelSenders) });
+    } else if (message.role === 'summary') {
+      block.messages.push({ role: 'system', content: `Summary of the earlier conversation:\n${message.content}` });
+    } else {
+      const calls: ToolCall[] = message.toolCalls ?? [];
+      block.messages.push({ role: 'assistant', content: message.content, ...(calls.length ? { toolCalls: calls } : {}) });
+      for (const call of calls) {
+        const slot: ChatMessage & { role: 'tool' } = { role: 'tool', toolCallId: call.id, content: MISSING_RESULT };
+        block.messages.push(slot);
+        awaiting.set(call.id, slot);
+      }
+    }
+  }
+  return blocks;
+}
+
+function messageTokens(message: ChatMessage): number {
+  const calls = message.role === 'assistant' ? (message.toolCalls ?? []) : [];
+  return MESSAGE_OVERHEAD_TOKENS + estimateTokens(message.content) + calls.reduce((n, c) => n + estimateTokens(c.name + c.arguments), 0);
+}
+
+function blockTokens(block: Block): number {
+  return block.messages.reduce((n, m) => n + messageTokens(m), 0);
+}
+
+export interface BuiltContext {
+  messages: ChatMessage[];
+  estimatedTokens: number;
+  prunedToolResults: number;
+  droppedTurns: number;
+}
+
+export function buildContext(input: ContextInput): BuiltContext {
+  const blocks = toBlocks(input.history, input.labelSenders);
+  const system: ChatMessage = { role: 'system', content: input.systemPrompt };
+  const trailing: ChatMessage[] = input.trailingSystem ? [{ role: 'system', content: input.trailingSystem }] : [];
+  const fixed = messageTokens(system) + trailing.reduce((n, m) => n + messageTokens(m), 0);
+  const isCurrent = (block: Block) => input.currentTurnId !== undefined && block.turnId === input.currentTurnId;
+
+  let total = fixed + blocks.reduce((n, b) => n + blockTokens(b), 0);
+  let prunedToolResults = 0;
+  for (const block of blocks) {
+    if (total <= input.budgetTokens) break;
+    if (isCurrent(block)) continue;
+    for (const message of block.messages) {
+      if (total <= input.budgetTokens) break;
+      if (message.role !== 'tool' || message.content === PRUNED) continue;
+      const before = messageTokens(message);
+      message.content = PRUNED;
+      total -= before - messageTokens(message);
+      prunedToolResults++;
+    }
+  }
+  let droppedTurns = 0;
+  while (total > input.budgetTokens) {
+    const index = blocks.findIndex((b) => !isCurrent(b));
+    // Keep at least the newest block even when it alone is over budget.
+    if (index < 0 || index === blocks.length - 1) break;
+    total -= blockTokens(blocks[index]!);
+    blocks.splice(index, 1);
+    droppedTurns++;
+  }
+  return {
+    messages: [system, ...blocks.flatMap((b) => b.messages), ...trailing],
+    estimatedTokens: total,
+    prunedToolResults,
+    droppedTurns,
+  };
+}

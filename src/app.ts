@@ -1,0 +1,105 @@
+// Assembles the channel-neutral core (agent, tools, approvals, gateway) over an open store and a
+// set of adapters. src/main.ts calls this with the configured adapters; tests call it with fakes.
+import { Agent, type ContextSection } from './agent/agent.ts';
+import { ToolRegistry, type AnyTool } from './agent/tools.ts';
+import { createApprovalGate } from './approvals/gate.ts';
+import { ApprovalService } from './approvals/service.ts';
+import type { Config } from './config/config.ts';
+import type { ChannelAdapter } from './core/types.ts';
+import { Gateway } from './gateway/gateway.ts';
+import { SessionScheduler, type SchedulerOptions } from './gateway/scheduler.ts';
+import { llmClientFromConfig } from './llm/client.ts';
+import type { LlmClient } from './llm/types.ts';
+import type { Logger } from './log.ts';
+import { createMemoryTools, memoryContextSection } from './memory/memory.ts';
+import type { Store } from './store/store.ts';
+import { createHttpRequestTool } from './tools/http-request.ts';
+
+export interface AppOptions {
+  config: Config;
+  store: Store;
+  adapters: ChannelAdapter[];
+  log: Logger;
+  /** Defaults to a client built from `config.model` (none when no model is configured). */
+  llm?: LlmClient;
+  /** Tools added to the built-in ones. */
+  tools?: AnyTool[];
+  sections?: ContextSection[];
+  scheduler?: Omit<SchedulerOptions, 'store' | 'log'>;
+  sweepIntervalMs?: number;
+  now?: () => Date;
+}
+
+export interface App {
+  gateway: Gateway;
+  agent?: Agent;
+  approvals: ApprovalService;
+  scheduler: SessionScheduler;
+  tools: ToolRegistry;
+  llm?: LlmClient;
+  start(): Promise<void>;
+  stop(graceMs?: number): Promise<void>;
+}
+
+export function builtinTools(config: Config, store: Store): AnyTool[] {
+  return [...createMemoryTools(store.memory), createHttpRequestTool({ allowPrivateAddresses: config.http.allowPrivateAddresses })];
+}
+
+export function createApp(options: AppOptions): App {
+  const { config, store, log } = options;
+  const llm =
+    options.llm ??
+    llmClientFromConfig(config.model, (status) => log.warn({ status }, `model server answered ${status}; retrying if attempts remain`));
+  const tools = new ToolRegistry([...builtinTools(config, store), ...(options.tools ?? [])]);
+  const gate = createApprovalGate({
+    ttlMs: config.approvals.ttlMs,
+    overrides: config.approvals.overrides,
+    isGranted: (sessionId, toolName) => store.grants.has(sessionId, toolName),
+  });
+  const agent = llm
+    ? new Agent({
+        store,
+        llm,
+        tools,
+        gate,
+        settings: config.agent,
+        prompt: { base: config.bot.systemPrompt, botName: config.bot.name },
+        sections: [memoryContextSection(store.memory), ...(options.sections ?? [])],
+        log,
+        now: options.now,
+      })
+    : undefined;
+  const scheduler = new SessionScheduler({ store, log, ...options.scheduler });
+  const gateway = new Gateway({
+    store,
+    agent,
+    adapters: options.adapters,
+    scheduler,
+    log,
+    botName: config.bot.name,
+    groupSession: config.bot.groupSession,
+    sweepIntervalMs: options.sweepIntervalMs,
+  });
+  const approvals = new ApprovalService({
+    store,
+    adapters: new Map(options.adapters.map((a) => [a.name, a])),
+    admins: config.approvals.admins,
+    log,
+    resume: (turnId) => gateway.resume(turnId),
+    now: options.now,
+  });
+  gateway.setApprovals(approvals);
+  return {
+    gateway,
+    agent,
+    approvals,
+    scheduler,
+    tools,
+    llm,
+    start: () => gateway.start(),
+    async stop(graceMs = 3_000) {
+      await gateway.stop(graceMs);
+      await approvals.settled();
+    },
+  };
+}

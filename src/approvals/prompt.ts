@@ -1,0 +1,82 @@
+// How an approval request and its outcome look in a chat. Button payloads are short opaque
+// tokens naming a database row: `ap:<token>:<a|d|s>` (≤ 64 bytes, Telegram's limit).
+import type { Button, OutboundMessage } from '../core/types.ts';
+import type { ApprovalRecord } from '../store/types.ts';
+
+export type ApprovalChoice = 'approve' | 'deny' | 'always';
+
+const CHOICE_CODES: Record<ApprovalChoice, string> = { approve: 'a', deny: 'd', always: 's' };
+const CODE_CHOICES: Record<string, ApprovalChoice> = { a: 'approve', d: 'deny', s: 'always' };
+
+export function buttonPayload(token: string, choice: ApprovalChoice): string {
+  return `ap:${token}:${CHOICE_CODES[choice]}`;
+}
+
+/** Undefined when the payload is not an approval button (other features may own it). */
+export function parseButtonPayload(payload: string): { token: string; choice: ApprovalChoice } | undefined {
+  const match = /^ap:([A-Za-z0-9_-]{1,48}):([ads])$/.exec(payload);
+  if (!match) return undefined;
+  return { token: match[1]!, choice: CODE_CHOICES[match[2]!]! };
+}
+
+const MAX_ARGS_CHARS = 1_200;
+
+export function prettyArguments(raw: string): string {
+  let text: string;
+  try {
+    text = JSON.stringify(JSON.parse(raw), null, 2);
+  } catch {
+    text = raw;
+  }
+  if (text.length > MAX_ARGS_CHARS) text = `${text.slice(0, MAX_ARGS_CHARS)}\n… (${text.length - MAX_ARGS_CHARS} more characters)`;
+  return text.replace(/```/g, '`\u200b``');
+}
+
+function clock(date: Date): string {
+  return `${date.toISOString().slice(11, 16)} UTC`;
+}
+
+function minutesUntil(date: Date, now: Date): string {
+  const minutes = Math.max(1, Math.round((date.getTime() - now.getTime()) / 60_000));
+  return minutes === 1 ? '1 minute' : `${minutes} minutes`;
+}
+
+export function approvalPrompt(approval: ApprovalRecord, description: string, options: { buttons: boolean; now?: Date }): OutboundMessage {
+  const now = options.now ?? new Date();
+  const lines = [
+    `🔐 **Approval needed**: ${approval.requester.displayName} asked me to ${description}.`,
+    '',
+    `Tool \`${approval.toolName}\` with arguments:`,
+    '```json',
+    prettyArguments(approval.arguments),
+    '```',
+    `Expires in ${minutesUntil(approval.expiresAt, now)} (at ${clock(approval.expiresAt)}). Only ${approval.requester.displayName} or an admin can decide.`,
+  ];
+  if (!options.buttons) lines.push(`Reply /approve ${approval.code} or /deny ${approval.code} [reason].`);
+  else lines.push(`Code ${approval.code} (for /approve or /deny).`);
+  const buttons: Button[][] = options.buttons
+    ? [
+        [
+          { label: 'Approve', payload: buttonPayload(approval.token, 'approve'), style: 'primary' },
+          { label: 'Deny', payload: buttonPayload(approval.token, 'deny'), style: 'danger' },
+          { label: 'Always allow here', payload: buttonPayload(approval.token, 'always') },
+        ],
+      ]
+    : [];
+  return { text: lines.join('\n'), ...(options.buttons ? { buttons } : {}) };
+}
+
+/** The prompt after the decision: outcome, who and when; the caller removes the buttons. */
+export function outcomeText(approval: ApprovalRecord): string {
+  const at = approval.decidedAt ? ` at ${clock(approval.decidedAt)}` : '';
+  const by = approval.decidedBy?.displayName ?? 'someone';
+  const head =
+    approval.status === 'approved'
+      ? approval.alwaysAllow
+        ? `✅ Approved by ${by}${at}; \`${approval.toolName}\` is now always allowed in this conversation (/revoke to undo).`
+        : `✅ Approved by ${by}${at}.`
+      : approval.status === 'expired'
+        ? `⌛ Expired${at} without a decision; treated as denied.`
+        : `❌ Denied by ${by}${at}${approval.reason ? `: ${approval.reason}` : ''}.`;
+  return `${head}\nTool \`${approval.toolName}\` requested by ${approval.requester.displayName}.`;
+}

@@ -1,0 +1,238 @@
+// Human-in-the-loop decisions: who may decide, exactly-once recording, the audit log, prompt
+// updates, expiry, and resuming the suspended turn on whichever process took the decision.
+import type { ParsedCommand } from '../core/commands.ts';
+import { errorText } from '../core/errors.ts';
+import type { Action, ChannelAdapter, Inbound, SentRef } from '../core/types.ts';
+import type { ApprovalHandler } from '../gateway/gateway.ts';
+import type { ApprovalPromptSink } from '../gateway/renderer.ts';
+import type { Logger } from '../log.ts';
+import type { Store } from '../store/store.ts';
+import type { ApprovalRecord, Person, SessionRecord } from '../store/types.ts';
+import { approvalPrompt, outcomeText, parseButtonPayload, type ApprovalChoice } from './prompt.ts';
+
+export interface Actor extends Person {
+  channel: string;
+}
+
+export interface DecisionResult {
+  ok: boolean;
+  /** What to tell the person who decided (toast, ephemeral message or reply). */
+  message: string;
+  approval?: ApprovalRecord;
+}
+
+export interface ApprovalServiceOptions {
+  store: Store;
+  adapters: Map<string, ChannelAdapter>;
+  /** "channel:userId" entries allowed to decide any approval. */
+  admins: string[];
+  log: Logger;
+  /** Continues the turn once all its approvals are decided (the gateway's resume). */
+  resume: (turnId: string) => Promise<unknown>;
+  now?: () => Date;
+}
+
+const SYSTEM: Actor = { id: 'parley', displayName: 'Parley', channel: 'system' };
+
+export class ApprovalService implements ApprovalHandler {
+  readonly #o: ApprovalServiceOptions;
+  readonly #admins: Set<string>;
+  readonly #resumes = new Set<Promise<unknown>>();
+
+  constructor(options: ApprovalServiceOptions) {
+    this.#o = options;
+    this.#admins = new Set(options.admins);
+  }
+
+  readonly prompts: ApprovalPromptSink = {
+    render: (approval, description, chat) =>
+      approvalPrompt(approval, description, { buttons: this.#o.adapters.get(chat.channel)?.capabilities.canButtons ?? false, now: this.#now() }),
+    sent: async (approval, ref) => {
+      await this.#o.store.approvals.setPromptRef(approval.id, ref);
+    },
+  };
+
+  #now(): Date {
+    return this.#o.now?.() ?? new Date();
+  }
+
+  isAdmin(actor: Actor): boolean {
+    return this.#admins.has(`${actor.channel}:${actor.id}`);
+  }
+
+  /** Resolves when resumes started by decisions so far have finished (tests, shutdown). */
+  async settled(): Promise<void> {
+    while (this.#resumes.size > 0) await Promise.allSettled([...this.#resumes]);
+  }
+
+  /**
+   * The decision entry point: approve, deny or always-allow the approval named by `token`.
+   * Exactly one decision wins, across clicks and processes; everyone else is told why not.
+   */
+  async decide(token: string, actor: Actor, choice: ApprovalChoice, reason?: string): Promise<DecisionResult> {
+    const { store } = this.#o;
+    const approval = await store.approvals.byToken(token);
+    if (!approval) {
+      await this.#audit(undefined, actor, choice, 'refused', 'unknown token', token);
+      return { ok: false, message: 'This approval request does not exist.' };
+    }
+    const session = await store.sessions.get(approval.sessionId);
+    if (!session || session.channel !== actor.channel) {
+      await this.#audit(approval, actor, choice, 'refused', 'wrong channel');
+      return { ok: false, message: 'This approval request belongs to another chat.' };
+    }
+    if (approval.status !== 'pending') {
+      await this.#audit(approval, actor, choice, 'refused', `already ${approval.status}`);
+      return { ok: false, message: alreadyDecided(approval), approval };
+    }
+    if (approval.expiresAt.getTime() <= this.#now().getTime()) {
+      await this.#expire(approval);
+      await this.#audit(approval, actor, choice, 'refused', 'expired');
+      return { ok: false, message: 'Too late: this request expired and was treated as denied.', approval };
+    }
+    const isRequester = approval.requester.id === actor.id;
+    if (!isRequester && !this.isAdmin(actor)) {
+      await this.#audit(approval, actor, choice, 'refused', 'not requester or admin');
+      return { ok: false, message: `Only ${approval.requester.displayName} (who asked) or an admin can decide this.`, approval };
+    }
+    const status = choice === 'deny' ? 'denied' : 'approved';
+    const won = await store.approvals.decide(
+      approval.id,
+      { status, by: actor, ...(reason ? { reason } : {}), alwaysAllow: choice === 'always' },
+      this.#now(),
+    );
+    const current = (await store.approvals.get(approval.id)) ?? approval;
+    if (!won) {
+      await this.#audit(current, actor, choice, 'refused', `already ${current.status}`);
+      return { ok: false, message: alreadyDecided(current), approval: current };
+    }
+    await this.#audit(current, actor, choice, status);
+    if (choice === 'always') await store.grants.grant(current.sessionId, current.toolName, `${actor.channel}:${actor.id}`);
+    await this.#updatePrompt(current);
+    this.#resumeLater(current.turnId);
+    const message = status === 'denied' ? 'Denied.' : choice === 'always' ? `Approved, and ${current.toolName} is allowed here from now on.` : 'Approved.';
+    return { ok: true, message, approval: current };
+  }
+
+  async handleAction(action: Action): Promise<boolean> {
+    const parsed = parseButtonPayload(action.payload);
+    if (!parsed) return false;
+    const result = await this.decide(parsed.token, { id: action.userId, displayName: action.displayName, channel: action.channel }, parsed.choice);
+    await action.ack(result.message);
+    return true;
+  }
+
+  async handleCommand(command: ParsedCommand, inbound: Inbound, session: SessionRecord): Promise<string> {
+    const actor: Actor = { id: inbound.sender.id, displayName: inbound.sender.displayName || inbound.sender.id, channel: inbound.channel };
+    if (command.name === 'revoke') return this.#revoke(session, command.args);
+    const [codeArg, ...rest] = command.args.split(/\s+/).filter(Boolean);
+    let approval = codeArg ? await this.#o.store.approvals.byCode(codeArg) : undefined;
+    if (!codeArg) {
+      // "/approve" alone: the only pending request of this conversation, if there is exactly one.
+      const pending = (await this.#o.store.approvals.list({ status: 'pending', limit: 1000 })).filter((a) => a.sessionId === session.id);
+      if (pending.length !== 1) {
+        return pending.length === 0 ? 'There is no pending approval here.' : `Several approvals are pending; add the code: /${command.name} <code>.`;
+      }
+      approval = pending[0];
+    }
+    if (!approval || approval.sessionId !== session.id) {
+      await this.#audit(undefined, actor, command.name === 'deny' ? 'deny' : 'approve', 'refused', `unknown code ${codeArg ?? ''}`);
+      return `There is no approval with code ${codeArg ?? ''} in this conversation.`;
+    }
+    const result = await this.decide(approval.token, actor, command.name === 'deny' ? 'deny' : 'approve', rest.join(' ') || undefined);
+    return result.message;
+  }
+
+  async #revoke(session: SessionRecord, args: string): Promise<string> {
+    const tool = args.trim() || undefined;
+    const removed = await this.#o.store.grants.revoke(session.id, tool);
+    if (removed === 0) return tool ? `${tool} was not always-allowed here.` : 'Nothing was always-allowed here.';
+    return tool ? `Revoked: ${tool} needs approval again here.` : `Revoked ${removed} grant(s): every gated tool needs approval again here.`;
+  }
+
+  async turnStopped(turnId: string, by: string): Promise<void> {
+    const { store } = this.#o;
+    const turn = await store.turns.get(turnId);
+    for (const approval of await store.approvals.forTurn(turnId)) {
+      if (approval.status !== 'pending') continue;
+      const reason = `the request was stopped by ${by}`;
+      if (!(await store.approvals.decide(approval.id, { status: 'denied', by: SYSTEM, reason }, this.#now()))) continue;
+      await this.#audit(approval, SYSTEM, 'deny', 'denied', reason);
+      if (turn) {
+        await store.messages.append({
+          sessionId: approval.sessionId,
+          epoch: turn.epoch,
+          turnId,
+          role: 'tool',
+          content: `Not run: ${reason} before it was approved.`,
+          toolCallId: approval.toolCallId,
+          toolName: approval.toolName,
+          isError: true,
+        });
+      }
+      await this.#updatePrompt((await store.approvals.get(approval.id)) ?? approval);
+    }
+  }
+
+  /** Expires due approvals (also those that expired while no process ran) and resumes their turns. */
+  async sweep(): Promise<void> {
+    for (const approval of await this.#o.store.approvals.due(this.#now())) await this.#expire(approval);
+  }
+
+  async #expire(approval: ApprovalRecord): Promise<void> {
+    const won = await this.#o.store.approvals.decide(approval.id, { status: 'expired', by: SYSTEM, reason: 'expired' }, this.#now());
+    if (!won) return;
+    const current = (await this.#o.store.approvals.get(approval.id)) ?? approval;
+    await this.#audit(current, SYSTEM, 'expire', 'expired');
+    await this.#updatePrompt(current);
+    this.#resumeLater(current.turnId);
+  }
+
+  #resumeLater(turnId: string): void {
+    const task = this.#o
+      .resume(turnId)
+      .catch((error: unknown) => this.#o.log.error({ err: error, turnId }, `resuming a turn after a decision failed: ${errorText(error)}`));
+    this.#resumes.add(task);
+    void task.finally(() => this.#resumes.delete(task));
+  }
+
+  async #updatePrompt(approval: ApprovalRecord): Promise<void> {
+    const ref: SentRef | undefined = approval.promptRef;
+    if (!ref) return;
+    const adapter = this.#o.adapters.get(ref.channel);
+    try {
+      await adapter?.edit(ref, { text: outcomeText(approval), buttons: [] });
+    } catch (error) {
+      this.#o.log.warn({ err: error, approvalId: approval.id }, `could not update an approval prompt: ${errorText(error)}`);
+    }
+  }
+
+  async #audit(
+    approval: ApprovalRecord | undefined,
+    actor: Actor,
+    action: string,
+    outcome: string,
+    detail?: string,
+    token?: string,
+  ): Promise<void> {
+    try {
+      await this.#o.store.audit.record({
+        ...(approval ? { approvalId: approval.id, token: approval.token, toolName: approval.toolName, argumentsHash: approval.argumentsHash } : {}),
+        ...(token && !approval ? { token: token.slice(0, 64) } : {}),
+        actor: { id: `${actor.channel}:${actor.id}`, displayName: actor.displayName },
+        action,
+        outcome,
+        ...(detail ? { detail } : {}),
+      });
+    } catch (error) {
+      this.#o.log.error({ err: error }, 'could not write the approval audit log');
+    }
+  }
+}
+
+function alreadyDecided(approval: ApprovalRecord): string {
+  if (approval.status === 'expired') return 'This request already expired (treated as denied).';
+  const by = approval.decidedBy?.displayName ?? 'someone';
+  return `Already ${approval.status} by ${by}.`;
+}
+

@@ -1,0 +1,90 @@
+// What every `parley` command shares: configuration from the environment (and .env), a store
+// opened on first use, output as tables for people or JSON for scripts, and exit codes scripts
+// can trust: 0 success, 1 failure, 2 bad input.
+import { config as loadDotenv } from 'dotenv';
+import Table from 'cli-table3';
+import { loadConfig, type Config } from '../config/config.ts';
+import { openStore, type Store } from '../store/store.ts';
+
+export class CliError extends Error {
+  readonly exitCode: number;
+  constructor(message: string, exitCode = 2) {
+    super(message);
+    this.name = 'CliError';
+    this.exitCode = exitCode;
+  }
+}
+
+export interface CliIO {
+  out: (text: string) => void;
+  err: (text: string) => void;
+  /** Whether stdout is a terminal (progress bars, colours). */
+  isTTY: boolean;
+  env: Record<string, string | undefined>;
+  cwd: string;
+  stdin?: NodeJS.ReadableStream;
+}
+
+export class CliContext {
+  readonly io: CliIO;
+  #config: Config | undefined;
+  #store: Promise<Store> | undefined;
+
+  constructor(io: CliIO) {
+    this.io = io;
+  }
+
+  get config(): Config {
+    this.#config ??= loadConfig(this.io.env, this.io.cwd);
+    return this.#config;
+  }
+
+  store(): Promise<Store> {
+    this.#store ??= openStore(this.config.database);
+    return this.#store;
+  }
+
+  async close(): Promise<void> {
+    if (this.#store) await (await this.#store).close();
+  }
+
+  json(value: unknown): void {
+    this.io.out(`${JSON.stringify(value, null, 2)}\n`);
+  }
+
+  table(head: string[], rows: (string | number)[][], empty = 'Nothing to show.'): void {
+    if (rows.length === 0) {
+      this.io.out(`${empty}\n`);
+      return;
+    }
+    const table = new Table({ head, style: { head: this.io.isTTY ? ['cyan'] : [], border: this.io.isTTY ? ['grey'] : [] } });
+    table.push(...rows.map((row) => row.map(String)));
+    this.io.out(`${table.toString()}\n`);
+  }
+
+  line(text: string): void {
+    this.io.out(`${text}\n`);
+  }
+}
+
+export function defaultIO(): CliIO {
+  loadDotenv({ quiet: true });
+  return {
+    out: (text) => process.stdout.write(text),
+    err: (text) => process.stderr.write(text),
+    isTTY: Boolean(process.stdout.isTTY),
+    env: process.env,
+    cwd: process.cwd(),
+    stdin: process.stdin,
+  };
+}
+
+export function shortDate(date: Date | undefined): string {
+  return date ? date.toISOString().replace('T', ' ').slice(0, 16) : '';
+}
+
+export function parsePositiveInt(value: string, name: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0) throw new CliError(`${name} expects a positive whole number (got "${value}")`);
+  return n;
+}

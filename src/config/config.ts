@@ -1,0 +1,187 @@
+// Parley's core configuration, read from the environment (and .env) and validated at start.
+// Channel adapters own their settings (adapters/*/config.ts); src/main.ts reads both.
+import { readFileSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
+import { z } from 'zod';
+import {
+  ConfigError,
+  boolean,
+  decimal,
+  duration,
+  httpUrl,
+  integer,
+  list,
+  oneOf,
+  optionalDecimal,
+  optionalString,
+  parseEnv,
+  stringWithDefault,
+} from '../core/env.ts';
+
+export const DEFAULT_DATABASE_URL = 'file:./data/parley.db';
+
+export type DatabaseTarget =
+  | { provider: 'sqlite'; url: string; file: string }
+  | { provider: 'postgresql'; url: string };
+
+export function parseDatabaseUrl(raw: string, cwd = process.cwd()): DatabaseTarget {
+  if (raw.startsWith('file:')) {
+    const path = raw.slice('file:'.length).replace(/^\/\/(?=\/)/, '');
+    if (!path) throw new ConfigError('Invalid configuration: DATABASE_URL expects file:<path> with a file path (got "file:")');
+    const file = path === ':memory:' ? path : isAbsolute(path) ? path : resolve(cwd, path);
+    return { provider: 'sqlite', url: raw, file };
+  }
+  if (/^postgres(ql)?:\/\//.test(raw)) {
+    try {
+      new URL(raw);
+    } catch {
+      throw new ConfigError('Invalid configuration: DATABASE_URL is not a valid postgresql:// URL');
+    }
+    return { provider: 'postgresql', url: raw };
+  }
+  const scheme = /^[a-z0-9+.-]+:/i.exec(raw)?.[0] ?? raw.slice(0, 20);
+  throw new ConfigError(
+    `Invalid configuration: DATABASE_URL expects file:<path> (SQLite) or postgresql://... (got "${scheme}...")`,
+  );
+}
+
+const CoreEnvSchema = z.object({
+  DATABASE_URL: stringWithDefault(DEFAULT_DATABASE_URL),
+  OPENAI_BASE_URL: httpUrl(),
+  OPENAI_API_KEY: optionalString(),
+  OPENAI_MODEL: optionalString(),
+  OPENAI_TIMEOUT: duration(120_000),
+  OPENAI_MAX_RETRIES: integer(3, 0, 10),
+  OPENAI_TEMPERATURE: optionalDecimal(0, 2),
+  PARLEY_BOT_NAME: stringWithDefault('Parley'),
+  PARLEY_SYSTEM_PROMPT: optionalString(),
+  PARLEY_SYSTEM_PROMPT_FILE: optionalString(),
+  PARLEY_GROUP_SESSION: oneOf(['shared', 'per-user'] as const, 'shared'),
+  PARLEY_MAX_ROUNDS: integer(10, 1, 100),
+  PARLEY_LOOP_WARN: integer(3, 2, 50),
+  PARLEY_LOOP_STOP: integer(5, 2, 100),
+  PARLEY_TOOL_TIMEOUT: duration(30_000),
+  PARLEY_TOOL_RESULT_MAX_CHARS: integer(16_000, 200),
+  PARLEY_CONTEXT_TOKENS: integer(24_000, 1_000),
+  PARLEY_ADMINS: list(),
+  PARLEY_APPROVAL_TTL: duration(30 * 60_000),
+  PARLEY_KNOWLEDGE_AUTO_CONTEXT: boolean(true),
+  PARLEY_KNOWLEDGE_MIN_SCORE: decimal(5, 0, 1_000_000),
+  PARLEY_KNOWLEDGE_MAX_SECTIONS: integer(3, 0, 20),
+  PARLEY_KNOWLEDGE_CONTEXT_TOKENS: integer(1_500, 100),
+  PARLEY_ALLOW_PRIVATE_HTTP: boolean(false),
+  PARLEY_LOG_LEVEL: oneOf(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const, 'info'),
+});
+
+export type ApprovalOverride = 'always' | 'never';
+
+export interface ModelConfig {
+  /** True when a model can be called: a model name and an endpoint (base URL or API key). */
+  configured: boolean;
+  baseUrl?: string;
+  apiKey?: string;
+  model?: string;
+  timeoutMs: number;
+  maxRetries: number;
+  temperature?: number;
+}
+
+export interface Config {
+  database: DatabaseTarget;
+  model: ModelConfig;
+  bot: { name: string; systemPrompt?: string; groupSession: 'shared' | 'per-user' };
+  agent: {
+    maxRounds: number;
+    loopWarnAt: number;
+    loopStopAt: number;
+    toolTimeoutMs: number;
+    toolResultMaxChars: number;
+    contextTokens: number;
+  };
+  approvals: {
+    /** "channel:userId" entries. */
+    admins: string[];
+    ttlMs: number;
+    /** Per-tool policy overrides from PARLEY_APPROVAL_<TOOL>=always|never. */
+    overrides: Record<string, ApprovalOverride>;
+  };
+  knowledge: { autoContext: boolean; minScore: number; maxSections: number; contextTokens: number };
+  http: { allowPrivateAddresses: boolean };
+  logLevel: 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal' | 'silent';
+}
+
+function approvalOverrides(env: Record<string, string | undefined>): Record<string, ApprovalOverride> {
+  const overrides: Record<string, ApprovalOverride> = {};
+  for (const [key, raw] of Object.entries(env)) {
+    if (!key.startsWith('PARLEY_APPROVAL_') || key === 'PARLEY_APPROVAL_TTL' || raw === undefined || raw === '') continue;
+    const value = raw.trim().toLowerCase();
+    if (value !== 'always' && value !== 'never') {
+      throw new ConfigError(`Invalid configuration: ${key} expects always or never (got "${raw}")`);
+    }
+    overrides[key.slice('PARLEY_APPROVAL_'.length).toLowerCase()] = value;
+  }
+  return overrides;
+}
+
+function readSystemPrompt(inline: string | undefined, file: string | undefined, cwd: string): string | undefined {
+  if (inline) return inline;
+  if (!file) return undefined;
+  try {
+    return readFileSync(resolve(cwd, file), 'utf8').trim();
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code ?? 'unreadable';
+    throw new ConfigError(`Invalid configuration: PARLEY_SYSTEM_PROMPT_FILE expects a readable file (got "${file}": ${reason})`);
+  }
+}
+
+export function loadConfig(env: Record<string, string | undefined> = process.env, cwd = process.cwd()): Config {
+  const parsed = parseEnv(CoreEnvSchema, env);
+  if (parsed.PARLEY_LOOP_STOP <= parsed.PARLEY_LOOP_WARN) {
+    throw new ConfigError(
+      `Invalid configuration: PARLEY_LOOP_STOP expects a number greater than PARLEY_LOOP_WARN (${parsed.PARLEY_LOOP_WARN})`,
+    );
+  }
+  for (const admin of parsed.PARLEY_ADMINS) {
+    if (!/^[a-z0-9_-]+:.+$/i.test(admin)) {
+      throw new ConfigError(`Invalid configuration: PARLEY_ADMINS expects channel:userId entries, comma-separated (got "${admin}")`);
+    }
+  }
+  return {
+    database: parseDatabaseUrl(parsed.DATABASE_URL, cwd),
+    model: {
+      configured: Boolean(parsed.OPENAI_MODEL && (parsed.OPENAI_BASE_URL || parsed.OPENAI_API_KEY)),
+      baseUrl: parsed.OPENAI_BASE_URL,
+      apiKey: parsed.OPENAI_API_KEY,
+      model: parsed.OPENAI_MODEL,
+      timeoutMs: parsed.OPENAI_TIMEOUT,
+      maxRetries: parsed.OPENAI_MAX_RETRIES,
+      temperature: parsed.OPENAI_TEMPERATURE,
+    },
+    bot: {
+      name: parsed.PARLEY_BOT_NAME,
+      systemPrompt: readSystemPrompt(parsed.PARLEY_SYSTEM_PROMPT, parsed.PARLEY_SYSTEM_PROMPT_FILE, cwd),
+      groupSession: parsed.PARLEY_GROUP_SESSION,
+    },
+    agent: {
+      maxRounds: parsed.PARLEY_MAX_ROUNDS,
+      loopWarnAt: parsed.PARLEY_LOOP_WARN,
+      loopStopAt: parsed.PARLEY_LOOP_STOP,
+      toolTimeoutMs: parsed.PARLEY_TOOL_TIMEOUT,
+      toolResultMaxChars: parsed.PARLEY_TOOL_RESULT_MAX_CHARS,
+      contextTokens: parsed.PARLEY_CONTEXT_TOKENS,
+    },
+    approvals: {
+      admins: parsed.PARLEY_ADMINS,
+      ttlMs: parsed.PARLEY_APPROVAL_TTL,
+      overrides: approvalOverrides(env),
+    },
+    knowledge: {
+      autoContext: parsed.PARLEY_KNOWLEDGE_AUTO_CONTEXT,
+      minScore: parsed.PARLEY_KNOWLEDGE_MIN_SCORE,
+      maxSections: parsed.PARLEY_KNOWLEDGE_MAX_SECTIONS,
+      contextTokens: parsed.PARLEY_KNOWLEDGE_CONTEXT_TOKENS,
+    },
+    http: { allowPrivateAddresses: parsed.PARLEY_ALLOW_PRIVATE_HTTP },
+    logLevel: parsed.PARLEY_LOG_LEVEL,
+  };
+}

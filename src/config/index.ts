@@ -1,0 +1,2 @@
+export * from './config.ts';
+export { ConfigError, parseEnv } from '../core/env.ts';

@@ -1,0 +1,181 @@
+// Streaming chat completions against any OpenAI-compatible server (OpenAI, DeepSeek, Qwen, vLLM,
+// Ollama...). Retries (exponential backoff with jitter, Retry-After honoured, bounded) are the
+// openai SDK's own, which covers 408/409/429/5xx and connection errors before the stream starts.
+import OpenAI from 'openai';
+import type { ChatCompletionChunk, ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
+import type { ModelConfig } from '../config/config.ts';
+import { LlmError, toLlmError } from './errors.ts';
+import type { ChatMessage, CompleteOptions, Completion, CompletionRequest, LlmClient, ToolCall } from './types.ts';
+
+export interface LlmClientOptions {
+  baseUrl?: string;
+  apiKey?: string;
+  model: string;
+  timeoutMs: number;
+  maxRetries: number;
+  temperature?: number;
+  /** Abort a stream that sends nothing for this long. Defaults to `timeoutMs`. */
+  idleTimeoutMs?: number;
+  /** Told of every 429/5xx answer (the SDK retries them while attempts remain). */
+  onHttpError?: (status: number) => void;
+}
+
+function toSdkMessage(message: ChatMessage): ChatCompletionMessageParam {
+  switch (message.role) {
+    case 'assistant':
+      return {
+        role: 'assistant',
+        content: message.content || (message.toolCalls?.length ? null : ''),
+        ...(message.toolCalls?.length
+          ? {
+              tool_calls: message.toolCalls.map((call) => ({
+                id: call.id,
+                type: 'function' as const,
+                function: { name: call.name, arguments: call.arguments },
+              })),
+            }
+          : {}),
+      };
+    case 'tool':
+      return { role: 'tool', tool_call_id: message.toolCallId, content: message.content };
+    default:
+      return { role: message.role, content: message.content };
+  }
+}
+
+interface PartialCall {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+/** Some servers stream reasoning as `reasoning_content` (DeepSeek, Qwen), others as `reasoning`. */
+function reasoningOf(delta: ChatCompletionChunk.Choice.Delta): string | undefined {
+  const extra = delta as { reasoning_content?: unknown; reasoning?: unknown };
+  const value = extra.reasoning_content ?? extra.reasoning;
+  return typeof value === 'string' && value.length > 0 ? value : undefined;
+}
+
+export function createLlmClient(options: LlmClientOptions): LlmClient {
+  const sdk = new OpenAI({
+    baseURL: options.baseUrl,
+    // Local servers (Ollama, vLLM) accept any key; the SDK insists on one.
+    apiKey: options.apiKey ?? 'not-needed',
+    timeout: options.timeoutMs,
+    maxRetries: options.maxRetries,
+    logLevel: 'off',
+    fetch: async (url, init) => {
+      const response = await fetch(url, init);
+      if (response.status === 429 || response.status >= 500) options.onHttpError?.(response.status);
+      return response;
+    },
+  });
+  const idleTimeoutMs = options.idleTimeoutMs ?? options.timeoutMs;
+
+  return {
+    model: options.model,
+    async complete(request: CompletionRequest, callOptions: CompleteOptions = {}): Promise<Completion> {
+      const outer = callOptions.signal;
+      if (outer?.aborted) throw new LlmError('aborted', 'The model request was aborted before it started');
+      const idle = new AbortController();
+      const signal = outer ? AbortSignal.any([outer, idle.signal]) : idle.signal;
+      let idleTimer: NodeJS.Timeout | undefined;
+      const armIdle = () => {
+        clearTimeout(idleTimer);
+        idleTimer = setTimeout(() => idle.abort(new LlmError('timeout', `No data from the model for ${idleTimeoutMs} ms`)), idleTimeoutMs);
+      };
+
+      const tools: ChatCompletionTool[] | undefined = request.tools?.length
+        ? request.tools.map((tool) => ({
+            type: 'function' as const,
+            function: { name: tool.name, description: tool.description, parameters: tool.parameters },
+          }))
+        : undefined;
+
+      let text = '';
+      let reasoning = '';
+      let finishReason: string | null = null;
+      let usage: Completion['usage'];
+      const calls = new Map<number, PartialCall>();
+      let sawChunk = false;
+
+      try {
+        armIdle();
+        const stream = await sdk.chat.completions.create(
+          {
+            model: options.model,
+            messages: request.messages.map(toSdkMessage),
+            stream: true,
+            stream_options: { include_usage: true },
+            ...(tools ? { tools, tool_choice: request.toolChoice ?? 'auto' } : {}),
+            ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
+          },
+          { signal },
+        );
+        for await (const chunk of stream) {
+          sawChunk = true;
+          armIdle();
+          if (chunk.usage) {
+            usage = {
+              promptTokens: chunk.usage.prompt_tokens ?? 0,
+              completionTokens: chunk.usage.completion_tokens ?? 0,
+              totalTokens: chunk.usage.total_tokens ?? 0,
+            };
+          }
+          for (const choice of chunk.choices ?? []) {
+            const delta = choice.delta ?? {};
+            const thought = reasoningOf(delta);
+            if (thought) {
+              reasoning += thought;
+              callOptions.onDelta?.({ kind: 'reasoning', text: thought });
+            }
+            if (typeof delta.content === 'string' && delta.content.length > 0) {
+              text += delta.content;
+              callOptions.onDelta?.({ kind: 'text', text: delta.content });
+            }
+            for (const fragment of delta.tool_calls ?? []) {
+              const index = fragment.index ?? 0;
+              const call = calls.get(index) ?? { id: '', name: '', arguments: '' };
+              if (fragment.id) call.id = fragment.id;
+              if (fragment.function?.name) call.name += fragment.function.name;
+              if (fragment.function?.arguments) call.arguments += fragment.function.arguments;
+              calls.set(index, call);
+            }
+            if (choice.finish_reason) finishReason = choice.finish_reason;
+          }
+        }
+        // The SDK ends iteration quietly when the request is aborted: surface it.
+        if (signal.aborted) throw signal.reason ?? new LlmError('aborted', 'The model request was aborted');
+        if (!sawChunk || (finishReason === null && text === '' && calls.size === 0)) {
+          throw new LlmError('bad_response', 'The model stream ended without a message');
+        }
+      } catch (error) {
+        if (idle.signal.aborted && !outer?.aborted) throw idle.signal.reason as LlmError;
+        throw toLlmError(error, outer);
+      } finally {
+        clearTimeout(idleTimer);
+      }
+
+      const toolCalls: ToolCall[] = [...calls.entries()]
+        .sort(([a], [b]) => a - b)
+        .map(([index, call]) => ({ id: call.id || `call_${index}`, name: call.name, arguments: call.arguments }));
+      if (toolCalls.some((call) => call.name === '')) {
+        throw new LlmError('bad_response', 'The model sent a tool call without a function name');
+      }
+      return { text, reasoning, toolCalls, finishReason, usage };
+    },
+  };
+}
+
+export function llmClientFromConfig(config: ModelConfig, onHttpError?: LlmClientOptions['onHttpError']): LlmClient | undefined {
+  if (!config.configured || !config.model) return undefined;
+  return createLlmClient({
+    baseUrl: config.baseUrl,
+    apiKey: config.apiKey,
+    model: config.model,
+    timeoutMs: config.timeoutMs,
+    maxRetries: config.maxRetries,
+    temperature: config.temperature,
+    onHttpError,
+  });
+}

@@ -1,0 +1,64 @@
+import OpenAI from 'openai';
+import { ParleyError } from '../core/errors.ts';
+
+export type LlmErrorKind = 'authentication' | 'rate_limit' | 'context_length' | 'timeout' | 'aborted' | 'bad_response' | 'other';
+
+const USER_MESSAGES: Record<LlmErrorKind, string> = {
+  authentication: 'I cannot reach my language model: it refused my credentials. An admin needs to check the API key.',
+  rate_limit: 'My language model is rate-limiting me right now. Please try again in a minute.',
+  context_length: 'This conversation has grown too long for my language model. Send /reset to start a fresh one.',
+  timeout: 'My language model did not answer in time. Please try again.',
+  aborted: 'Stopped.',
+  bad_response: 'My language model sent a reply I could not read. Please try again.',
+  other: 'My language model failed to answer. Please try again in a moment.',
+};
+
+export class LlmError extends ParleyError {
+  readonly kind: LlmErrorKind;
+  readonly status?: number;
+  constructor(kind: LlmErrorKind, message: string, options: { status?: number; cause?: unknown } = {}) {
+    super(message, USER_MESSAGES[kind], { cause: options.cause });
+    this.kind = kind;
+    this.status = options.status;
+  }
+}
+
+const CONTEXT_PATTERN = /context[_ ]length|maximum context|too many tokens|context window|prompt is too long/i;
+
+/** Maps whatever the SDK (or the stream) threw to one typed error. */
+export function toLlmError(error: unknown, signal?: AbortSignal): LlmError {
+  if (error instanceof LlmError) return error;
+  if (signal?.aborted || error instanceof OpenAI.APIUserAbortError) {
+    return new LlmError('aborted', 'The model request was aborted', { cause: error });
+  }
+  if (error instanceof OpenAI.APIConnectionTimeoutError) {
+    return new LlmError('timeout', 'The model request timed out', { cause: error });
+  }
+  if (error instanceof OpenAI.AuthenticationError || error instanceof OpenAI.PermissionDeniedError) {
+    return new LlmError('authentication', `The model server refused the credentials (${error.status})`, { status: error.status, cause: error });
+  }
+  if (error instanceof OpenAI.RateLimitError) {
+    return new LlmError('rate_limit', 'The model server kept answering 429 after retries', { status: 429, cause: error });
+  }
+  if (error instanceof OpenAI.APIError) {
+    const body = `${error.message} ${JSON.stringify(error.error ?? '')}`;
+    if ((error.status === 400 || error.status === 413 || error.status === undefined) && CONTEXT_PATTERN.test(body)) {
+      return new LlmError('context_length', `The request exceeds the model's context length: ${error.message}`, {
+        status: error.status,
+        cause: error,
+      });
+    }
+    if (error instanceof OpenAI.APIConnectionError) {
+      return new LlmError('other', `Could not connect to the model server: ${error.message}`, { cause: error });
+    }
+    return new LlmError('other', `The model server answered ${error.status ?? 'with an error'}: ${error.message}`, {
+      status: error.status,
+      cause: error,
+    });
+  }
+  if (error instanceof SyntaxError) {
+    return new LlmError('bad_response', `The model stream was malformed: ${error.message}`, { cause: error });
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return new LlmError('other', `The model request failed: ${message}`, { cause: error });
+}

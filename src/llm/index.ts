@@ -1,0 +1,3 @@
+export * from './types.ts';
+export { LlmError, toLlmError, type LlmErrorKind } from './errors.ts';
+export { createLlmClient, llmClientFromConfig, type LlmClientOptions } from './client.ts';

@@ -1,0 +1,58 @@
+// The model-facing shapes the agent uses, independent of the SDK's own types.
+
+export interface ToolCall {
+  id: string;
+  name: string;
+  /** Raw JSON text as the model produced it (may be invalid). */
+  arguments: string;
+}
+
+export type ChatMessage =
+  | { role: 'system'; content: string }
+  | { role: 'user'; content: string }
+  | { role: 'assistant'; content: string; toolCalls?: ToolCall[] }
+  | { role: 'tool'; toolCallId: string; content: string };
+
+export interface ToolSpec {
+  name: string;
+  description: string;
+  /** JSON Schema of the arguments object. */
+  parameters: Record<string, unknown>;
+}
+
+export interface CompletionRequest {
+  messages: ChatMessage[];
+  tools?: ToolSpec[];
+  /** 'none' asks for a text answer even though tools are declared. */
+  toolChoice?: 'auto' | 'none';
+}
+
+export interface StreamDelta {
+  kind: 'text' | 'reasoning';
+  text: string;
+}
+
+export interface TokenUsage {
+  promptTokens: number;
+  completionTokens: number;
+  totalTokens: number;
+}
+
+export interface Completion {
+  text: string;
+  reasoning: string;
+  toolCalls: ToolCall[];
+  /** 'stop' | 'tool_calls' | 'length' | 'content_filter' | ... as the server reports it. */
+  finishReason: string | null;
+  usage?: TokenUsage;
+}
+
+export interface CompleteOptions {
+  signal?: AbortSignal;
+  onDelta?: (delta: StreamDelta) => void;
+}
+
+export interface LlmClient {
+  readonly model: string;
+  complete(request: CompletionRequest, options?: CompleteOptions): Promise<Completion>;
+}

@@ -1,0 +1,128 @@
+// `npm start`: the one place that wires config → store → adapters → gateway.
+import { config as loadDotenv } from 'dotenv';
+import { createApp } from './app.ts';
+import { loadConfig, type Config } from './config/config.ts';
+import { ConfigError } from './core/env.ts';
+import { ParleyError } from './core/errors.ts';
+import type { ChannelAdapter, ChannelFactory } from './core/types.ts';
+import { createLogger, type Logger } from './log.ts';
+import { redactUrl, StoreError } from './store/errors.ts';
+import { openStore, type Store } from './store/store.ts';
+
+/** Every channel Parley knows; each decides from the environment whether it runs. */
+const CHANNELS: ChannelFactory[] = [];
+
+const SHUTDOWN_GRACE_MS = 3_000;
+
+function fail(message: string): never {
+  process.stderr.write(`parley: ${message}\n`);
+  process.exit(1);
+}
+
+function describeDatabase(config: Config, store: Store): string {
+  const target = config.database;
+  const where = target.provider === 'sqlite' ? `SQLite ${target.file}` : `PostgreSQL ${redactUrl(target.url)}`;
+  const applied = store.migrations.applied.length;
+  return `${where} (${applied ? `${applied} migration(s) applied now` : 'schema up to date'})`;
+}
+
+function describeModel(config: Config): string[] {
+  if (!config.model.configured) {
+    return [
+      'not configured: I will start, but cannot answer yet.',
+      'Set OPENAI_MODEL and OPENAI_BASE_URL (or OPENAI_API_KEY) in .env (see .env.example), then restart.',
+    ];
+  }
+  return [`${config.model.model} at ${config.model.baseUrl ?? 'https://api.openai.com/v1'}`];
+}
+
+function readyBlock(config: Config, store: Store, adapters: ChannelAdapter[]): string {
+  const label = (name: string) => `  ${name.padEnd(10)}`;
+  const lines = [config.bot.name === 'Parley' ? 'Parley is running.' : `${config.bot.name} (Parley) is running.`];
+  const model = describeModel(config);
+  lines.push(label('Model') + model[0], ...model.slice(1).map((l) => ' '.repeat(12) + l));
+  lines.push(label('Database') + describeDatabase(config, store));
+  if (adapters.length === 0) {
+    lines.push(label('Channels') + 'none configured (set TELEGRAM_BOT_TOKEN, or enable the web console)');
+  } else {
+    for (const [i, adapter] of adapters.entries()) {
+      const details = adapter.describe?.() ?? [adapter.name];
+      lines.push(label(i === 0 ? 'Channels' : '') + details[0], ...details.slice(1).map((l) => ' '.repeat(12) + l));
+    }
+  }
+  lines.push('Press Ctrl-C to stop.');
+  return lines.join('\n');
+}
+
+async function createAdapters(config: Config, log: Logger): Promise<ChannelAdapter[]> {
+  const adapters: ChannelAdapter[] = [];
+  for (const factory of CHANNELS) {
+    const adapter = await factory.fromEnv({ env: process.env, log: log.child({ channel: factory.name }), botName: config.bot.name });
+    if (adapter) adapters.push(adapter);
+  }
+  return adapters;
+}
+
+async function main(): Promise<void> {
+  loadDotenv({ quiet: true });
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) fail(error.message);
+    throw error;
+  }
+  const log = createLogger(config.logLevel);
+  let store: Store;
+  try {
+    store = await openStore(config.database);
+  } catch (error) {
+    if (error instanceof StoreError) fail(error.message);
+    throw error;
+  }
+
+  let adapters: ChannelAdapter[];
+  try {
+    adapters = await createAdapters(config, log);
+  } catch (error) {
+    await store.close();
+    if (error instanceof ConfigError) fail(error.message);
+    throw error;
+  }
+
+  const app = createApp({ config, store, adapters, log });
+  try {
+    await app.start();
+  } catch (error) {
+    await app.stop(0).catch(() => {});
+    await store.close();
+    fail(error instanceof ParleyError || error instanceof Error ? `could not start: ${error.message}` : String(error));
+  }
+  process.stdout.write(`${readyBlock(config, store, adapters)}\n`);
+
+  let stopping = false;
+  const shutdown = async (signal: NodeJS.Signals) => {
+    if (stopping) {
+      process.stderr.write('parley: forced exit\n');
+      process.exit(1);
+    }
+    stopping = true;
+    process.stdout.write(`\nStopping (${signal}): finishing running turns...\n`);
+    try {
+      await app.stop(SHUTDOWN_GRACE_MS);
+      await store.close();
+      process.stdout.write('Stopped.\n');
+      process.exit(0);
+    } catch (error) {
+      log.error({ err: error }, 'error while stopping');
+      process.exit(1);
+    }
+  };
+  process.on('SIGINT', (signal) => void shutdown(signal));
+  process.on('SIGTERM', (signal) => void shutdown(signal));
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`parley: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});

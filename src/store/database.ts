@@ -1,0 +1,34 @@
+// Opens the Prisma client for the configured database through its driver adapter.
+// Both generated clients expose the same model API; the SQLite client's type stands for both.
+import { PrismaBetterSQLite3 } from '@prisma/adapter-better-sqlite3';
+import { PrismaPg } from '@prisma/adapter-pg';
+import type { DatabaseTarget } from '../config/config.ts';
+import { PrismaClient as SqliteClient } from './generated/sqlite/client.ts';
+import { PrismaClient as PostgresClient } from './generated/postgresql/client.ts';
+import { StoreError } from './errors.ts';
+
+export type Db = SqliteClient;
+export type Tx = Omit<Db, '$connect' | '$disconnect' | '$on' | '$transaction' | '$extends'>;
+
+export async function openDatabase(target: DatabaseTarget): Promise<Db> {
+  try {
+    if (target.provider === 'sqlite') {
+      // `timeout` is SQLite's busy timeout: writers from other processes wait instead of failing.
+      const adapter = new PrismaBetterSQLite3({ url: target.file, timeout: 15_000 });
+      const db = new SqliteClient({ adapter });
+      await db.$connect();
+      return db;
+    }
+    const adapter = new PrismaPg({ connectionString: target.url, max: 10 });
+    const db = new PostgresClient({ adapter }) as unknown as Db;
+    await db.$connect();
+    return db;
+  } catch (error) {
+    throw StoreError.from(error, target);
+  }
+}
+
+/** Prisma's error code for a unique constraint violation. */
+export function isUniqueViolation(error: unknown): boolean {
+  return (error as { code?: string } | undefined)?.code === 'P2002';
+}

@@ -1,0 +1,60 @@
+// The store: small repository objects over one database connection. Everything outside src/store
+// talks to these functions, never to Prisma.
+import type { DatabaseTarget } from '../config/config.ts';
+import { openDatabase, type Db } from './database.ts';
+import { StoreError } from './errors.ts';
+import { migrate, type MigrationReport } from './migrate.ts';
+import { approvalsRepo } from './repos/approvals.ts';
+import { auditRepo } from './repos/audit.ts';
+import { grantsRepo } from './repos/grants.ts';
+import { inboundRepo } from './repos/inbound.ts';
+import { memoryRepo } from './repos/memory.ts';
+import { messagesRepo } from './repos/messages.ts';
+import { sessionsRepo } from './repos/sessions.ts';
+import { turnsRepo } from './repos/turns.ts';
+
+function repositories(db: Db) {
+  return {
+    sessions: sessionsRepo(db),
+    messages: messagesRepo(db),
+    turns: turnsRepo(db),
+    memory: memoryRepo(db),
+    inbound: inboundRepo(db),
+    approvals: approvalsRepo(db),
+    grants: grantsRepo(db),
+    audit: auditRepo(db),
+  };
+}
+
+export type Store = ReturnType<typeof repositories> & {
+  readonly target: DatabaseTarget;
+  /** Migrations applied while opening (empty when the database was up to date). */
+  readonly migrations: MigrationReport;
+  /** Cheap round trip, for health checks. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+};
+
+/** Applies pending migrations, then opens the database. */
+export async function openStore(target: DatabaseTarget): Promise<Store> {
+  const migrations = await migrate(target);
+  const db = await openDatabase(target);
+  let closed = false;
+  return {
+    ...repositories(db),
+    target,
+    migrations,
+    async ping() {
+      try {
+        await db.$queryRawUnsafe('SELECT 1');
+      } catch (error) {
+        throw StoreError.from(error, target);
+      }
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await db.$disconnect();
+    },
+  };
+}

@@ -1,0 +1,157 @@
+// Plain records the rest of Parley works with. Only src/store knows the Prisma client.
+import type { ChatRef, ChatType, SentRef } from '../core/types.ts';
+
+export interface SessionSpec {
+  key: string;
+  channel: string;
+  chatId: string;
+  chatType: ChatType;
+  threadId?: string;
+  userId?: string;
+}
+
+export interface SessionRecord extends SessionSpec {
+  id: string;
+  epoch: number;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export type MessageRole = 'user' | 'assistant' | 'tool' | 'summary';
+
+export interface ToolCallRecord {
+  id: string;
+  name: string;
+  /** The raw JSON text the model produced. */
+  arguments: string;
+}
+
+export interface NewMessage {
+  sessionId: string;
+  epoch: number;
+  turnId?: string;
+  role: MessageRole;
+  content: string;
+  toolCalls?: ToolCallRecord[];
+  toolCallId?: string;
+  toolName?: string;
+  isError?: boolean;
+  senderId?: string;
+  senderName?: string;
+}
+
+export interface MessageRecord extends NewMessage {
+  id: number;
+  isError: boolean;
+  createdAt: Date;
+}
+
+export type TurnStatus = 'running' | 'awaiting_approval' | 'done' | 'failed' | 'cancelled';
+
+export interface Person {
+  id: string;
+  displayName: string;
+}
+
+/** Where a turn's replies go and who started it; persisted so any process can answer. */
+export interface TurnOrigin {
+  chat: ChatRef;
+  requester: Person;
+  replyToMessageId?: string;
+}
+
+export interface Usage {
+  promptTokens: number;
+  completionTokens: number;
+  totalTokens: number;
+}
+
+export interface TurnRecord {
+  id: string;
+  sessionId: string;
+  epoch: number;
+  status: TurnStatus;
+  rounds: number;
+  usage: Usage;
+  error?: string;
+  cancelRequested: boolean;
+  cancelledBy?: string;
+  origin: TurnOrigin;
+  startedAt: Date;
+  endedAt?: Date;
+}
+
+export type ApprovalStatus = 'pending' | 'approved' | 'denied' | 'expired';
+
+export interface NewApproval {
+  turnId: string;
+  sessionId: string;
+  messageId: number;
+  toolCallId: string;
+  toolName: string;
+  arguments: string;
+  requester: Person;
+  expiresAt: Date;
+}
+
+export interface ApprovalRecord {
+  id: string;
+  token: string;
+  code: string;
+  turnId: string;
+  sessionId: string;
+  messageId: number;
+  toolCallId: string;
+  toolName: string;
+  arguments: string;
+  argumentsHash: string;
+  requester: Person;
+  status: ApprovalStatus;
+  decidedBy?: Person;
+  decidedAt?: Date;
+  reason?: string;
+  alwaysAllow: boolean;
+  promptRef?: SentRef;
+  expiresAt: Date;
+  createdAt: Date;
+}
+
+export interface Decision {
+  status: 'approved' | 'denied' | 'expired';
+  by: Person;
+  reason?: string;
+  alwaysAllow?: boolean;
+}
+
+export interface AuditEntry {
+  approvalId?: string;
+  token?: string;
+  actor: Person;
+  action: string;
+  outcome: string;
+  toolName?: string;
+  argumentsHash?: string;
+  detail?: string;
+}
+
+export interface AuditRecord extends AuditEntry {
+  id: number;
+  at: Date;
+}
+
+export interface MemoryFactRecord {
+  key: string;
+  value: string;
+  updatedAt: Date;
+}
+
+export interface InboundRecord {
+  id: number;
+  channel: string;
+  eventId: string;
+  sessionId?: string;
+  status: 'ignored' | 'queued' | 'done';
+  payload?: string;
+  turnId?: string;
+  receivedAt: Date;
+}

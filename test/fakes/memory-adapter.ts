@@ -1,0 +1,205 @@
+// An in-memory channel that behaves like a real one: it keeps every sent message with its edit
+// history and buttons, refuses edits of unknown messages, records typing and tool activity, and
+// records each button press's toast (answered once, like Telegram's answerCallbackQuery).
+import type {
+  Action,
+  AdapterCapabilities,
+  Button,
+  ChannelAdapter,
+  ChatRef,
+  ChatType,
+  Inbound,
+  InboundSink,
+  OutboundMessage,
+  SentRef,
+  ToolActivity,
+} from '../../src/core/types.ts';
+
+export interface FakeMessage {
+  id: string;
+  chat: ChatRef;
+  text: string;
+  buttons: Button[][];
+  replyToMessageId?: string;
+  /** Every text this message has shown, first to last. */
+  versions: string[];
+  fromBot: boolean;
+}
+
+export interface FakeUser {
+  id: string;
+  name: string;
+  isBot?: boolean;
+}
+
+export interface SayOptions {
+  from?: FakeUser;
+  chatId?: string;
+  chatType?: ChatType;
+  threadId?: string;
+  mention?: boolean;
+  replyTo?: string;
+  eventId?: string;
+}
+
+export interface Toast {
+  userId: string;
+  text: string | undefined;
+  messageId: string;
+}
+
+export const ALICE: FakeUser = { id: 'u-alice', name: 'Alice' };
+export const BOB: FakeUser = { id: 'u-bob', name: 'Bob' };
+export const CAROL: FakeUser = { id: 'u-carol', name: 'Carol' };
+
+export class MemoryAdapter implements ChannelAdapter {
+  readonly name: string;
+  readonly capabilities: AdapterCapabilities;
+  readonly messages = new Map<string, FakeMessage>();
+  readonly toasts: Toast[] = [];
+  readonly activity: ToolActivity[] = [];
+  typingCount = 0;
+  edits = 0;
+  #sink: InboundSink | undefined;
+  #nextId = 1;
+  #nextEvent = 1;
+
+  constructor(options: { name?: string; capabilities?: Partial<AdapterCapabilities> } = {}) {
+    this.name = options.name ?? 'memory';
+    this.capabilities = {
+      maxTextLength: 4096,
+      canEdit: true,
+      canButtons: true,
+      editIntervalMs: { direct: 0, group: 0 },
+      ...options.capabilities,
+    };
+  }
+
+  async start(sink: InboundSink): Promise<void> {
+    this.#sink = sink;
+  }
+
+  async stop(): Promise<void> {
+    this.#sink = undefined;
+  }
+
+  async send(chat: ChatRef, message: OutboundMessage): Promise<SentRef> {
+    if (message.text.length > this.capabilities.maxTextLength) throw new Error(`message too long (${message.text.length})`);
+    const id = String(this.#nextId++);
+    this.messages.set(id, {
+      id,
+      chat,
+      text: message.text,
+      buttons: message.buttons ?? [],
+      replyToMessageId: message.replyToMessageId,
+      versions: [message.text],
+      fromBot: true,
+    });
+    return { channel: this.name, chatId: chat.chatId, messageId: id, ...(chat.threadId ? { threadId: chat.threadId } : {}) };
+  }
+
+  async edit(ref: SentRef, message: OutboundMessage): Promise<void> {
+    const existing = this.messages.get(ref.messageId);
+    if (!existing) throw new Error(`message ${ref.messageId} not found`);
+    if (existing.text === message.text && message.buttons === undefined) throw new Error('message is not modified');
+    if (message.text.length > this.capabilities.maxTextLength) throw new Error(`message too long (${message.text.length})`);
+    existing.text = message.text;
+    existing.versions.push(message.text);
+    if (message.buttons !== undefined) existing.buttons = message.buttons;
+    this.edits++;
+  }
+
+  async typing(): Promise<void> {
+    this.typingCount++;
+  }
+
+  async showActivity(_chat: ChatRef, activity: ToolActivity): Promise<void> {
+    this.activity.push(activity);
+  }
+
+  /** A person writes in a chat. Resolves once the gateway has accepted (not answered) it. */
+  async say(text: string, options: SayOptions = {}): Promise<Inbound> {
+    if (!this.#sink) throw new Error('adapter not started');
+    const from = options.from ?? ALICE;
+    const chatType = options.chatType ?? 'direct';
+    const id = String(this.#nextId++);
+    const chat: ChatRef = {
+      channel: this.name,
+      chatId: options.chatId ?? (chatType === 'direct' ? `dm-${from.id}` : 'group-1'),
+      chatType,
+      ...(options.threadId ? { threadId: options.threadId } : {}),
+    };
+    this.messages.set(id, { id, chat, text, buttons: [], versions: [text], fromBot: false });
+    const replyTarget = options.replyTo ? this.messages.get(options.replyTo) : undefined;
+    const inbound: Inbound = {
+      channel: this.name,
+      chatId: chat.chatId,
+      chatType,
+      ...(options.threadId ? { threadId: options.threadId } : {}),
+      messageId: id,
+      eventId: options.eventId ?? `evt-${this.#nextEvent++}`,
+      sender: { id: from.id, displayName: from.name, isBot: from.isBot ?? false },
+      text,
+      mentionsBot: options.mention ?? false,
+      repliesToBot: replyTarget?.fromBot ?? false,
+      ...(options.replyTo ? { replyToMessageId: options.replyTo } : {}),
+      receivedAt: new Date(),
+    };
+    await this.#sink.onMessage(inbound);
+    return inbound;
+  }
+
+  /** Deliver an inbound exactly as given (e.g. a re-delivery with the same event id). */
+  async deliver(inbound: Inbound): Promise<void> {
+    if (!this.#sink) throw new Error('adapter not started');
+    await this.#sink.onMessage(inbound);
+  }
+
+  /** A person presses a button (by label) on a bot message. Resolves with the toast they saw. */
+  async click(messageId: string, label: string, by: FakeUser = ALICE): Promise<string | undefined> {
+    const message = this.messages.get(messageId);
+    if (!message) throw new Error(`no message ${messageId}`);
+    const button = message.buttons.flat().find((b) => b.label === label);
+    if (!button) throw new Error(`message ${messageId} has no button "${label}" (has: ${message.buttons.flat().map((b) => b.label).join(', ') || 'none'})`);
+    return this.press(message, button.payload, by);
+  }
+
+  /** Press with an arbitrary payload (forged or stale buttons). */
+  async press(message: FakeMessage, payload: string, by: FakeUser = ALICE): Promise<string | undefined> {
+    if (!this.#sink) throw new Error('adapter not started');
+    let answered = false;
+    let toast: string | undefined;
+    const action: Action = {
+      channel: this.name,
+      chatId: message.chat.chatId,
+      chatType: message.chat.chatType,
+      ...(message.chat.threadId ? { threadId: message.chat.threadId } : {}),
+      messageId: message.id,
+      userId: by.id,
+      displayName: by.name,
+      payload,
+      ack: async (text) => {
+        if (answered) return;
+        answered = true;
+        toast = text;
+        this.toasts.push({ userId: by.id, text, messageId: message.id });
+      },
+    };
+    await this.#sink.onAction(action);
+    if (!answered) throw new Error('the button press was never acknowledged');
+    return toast;
+  }
+
+  botMessages(chatId?: string): FakeMessage[] {
+    return [...this.messages.values()].filter((m) => m.fromBot && (!chatId || m.chat.chatId === chatId));
+  }
+
+  lastBotMessage(chatId?: string): FakeMessage | undefined {
+    return this.botMessages(chatId).at(-1);
+  }
+
+  /** Bot messages that carry buttons (approval prompts). */
+  prompts(chatId?: string): FakeMessage[] {
+    return this.botMessages(chatId).filter((m) => m.buttons.length > 0 || m.text.includes('Approval needed'));
+  }
+}

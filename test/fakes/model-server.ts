@@ -1,0 +1,228 @@
+// An OpenAI-compatible chat completions server on 127.0.0.1 that streams scripted responses as
+// real `chat.completion.chunk` server-sent events: text deltas, reasoning deltas, tool-call
+// deltas split across chunks, a usage chunk, HTTP errors with Retry-After, malformed chunks, and
+// streams that hang until the client goes away.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface ScriptedToolCall {
+  id?: string;
+  name: string;
+  /** An object is JSON-encoded; a string is sent as is (use it for invalid JSON). */
+  arguments: unknown;
+}
+
+export interface TextStep {
+  text?: string;
+  reasoning?: string;
+  toolCalls?: ScriptedToolCall[];
+  finishReason?: string;
+  /** Characters per delta chunk (default 8). */
+  chunkSize?: number;
+  /** Pause between chunks. */
+  delayMs?: number;
+  /** Pause after the first content chunk until this settles (to act mid-stream). */
+  hold?: Promise<unknown>;
+  usage?: { prompt_tokens: number; completion_tokens: number };
+}
+
+export interface ErrorStep {
+  status: number;
+  retryAfter?: string;
+  body?: unknown;
+}
+
+export interface MalformedStep {
+  malformed: true;
+  /** Text sent in good chunks before the bad one. */
+  before?: string;
+}
+
+/** Streams `text` first (if any), then never finishes until the client disconnects. */
+export interface HangStep {
+  hang: true;
+  text?: string;
+}
+
+export type Step = TextStep | ErrorStep | MalformedStep | HangStep;
+export type Responder = (request: RecordedRequest) => Step;
+
+export interface RecordedRequest {
+  body: {
+    model: string;
+    messages: { role: string; content: string | null; tool_calls?: { id: string; function: { name: string; arguments: string } }[]; tool_call_id?: string }[];
+    tools?: { type: string; function: { name: string; description: string; parameters: unknown } }[];
+    tool_choice?: unknown;
+    stream?: boolean;
+    stream_options?: { include_usage?: boolean };
+  };
+  headers: IncomingMessage['headers'];
+  receivedAt: number;
+}
+
+export class FakeModelServer {
+  readonly requests: RecordedRequest[] = [];
+  readonly #queue: (Step | Responder)[] = [];
+  #fallback: Responder | undefined;
+  readonly #server: Server;
+  #port = 0;
+  #id = 0;
+
+  private constructor() {
+    this.#server = createServer((req, res) => void this.#handle(req, res));
+  }
+
+  static async start(): Promise<FakeModelServer> {
+    const fake = new FakeModelServer();
+    await new Promise<void>((resolve) => fake.#server.listen(0, '127.0.0.1', resolve));
+    fake.#port = (fake.#server.address() as AddressInfo).port;
+    return fake;
+  }
+
+  /** Base URL as OPENAI_BASE_URL expects it. */
+  get url(): string {
+    return `http://127.0.0.1:${this.#port}/v1`;
+  }
+
+  /** Queue responses, used in order, one per request. */
+  enqueue(...steps: (Step | Responder)[]): this {
+    this.#queue.push(...steps);
+    return this;
+  }
+
+  /** Used when the queue is empty (default: a 500 saying the script ran out). */
+  setFallback(responder: Responder | undefined): this {
+    this.#fallback = responder;
+    return this;
+  }
+
+  get pending(): number {
+    return this.#queue.length;
+  }
+
+  async close(): Promise<void> {
+    this.#server.closeAllConnections();
+    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+  }
+
+  async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) {
+      res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'not found' } }));
+      return;
+    }
+    const recorded: RecordedRequest = { body: JSON.parse(Buffer.concat(chunks).toString('utf8')), headers: req.headers, receivedAt: Date.now() };
+    this.requests.push(recorded);
+    const next = this.#queue.shift() ?? this.#fallback;
+    const step: Step = !next
+      ? { status: 500, body: { error: { message: 'fake model: script exhausted', type: 'server_error' } } }
+      : typeof next === 'function'
+        ? next(recorded)
+        : next;
+    if ('status' in step) return this.#error(res, step);
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+    if ('malformed' in step) {
+      const id = this.#nextId();
+      this.#send(res, this.#chunk(id, recorded, { role: 'assistant', content: step.before ?? '' }));
+      res.write('data: {"id": "broken", "choices": [{"delta": {"content": "oops"\n\n');
+      res.end();
+      return;
+    }
+    if ('hang' in step) {
+      const id = this.#nextId();
+      this.#send(res, this.#chunk(id, recorded, { role: 'assistant', content: step.text ?? '' }));
+      await new Promise<void>((resolve) => res.on('close', () => resolve()));
+      return;
+    }
+    await this.#stream(res, recorded, step);
+  }
+
+  #error(res: ServerResponse, step: ErrorStep): void {
+    const headers: Record<string, string> = { 'content-type': 'application/json' };
+    if (step.retryAfter !== undefined) headers['retry-after'] = step.retryAfter;
+    res.writeHead(step.status, headers).end(JSON.stringify(step.body ?? { error: { message: `fake error ${step.status}`, type: 'server_error' } }));
+  }
+
+  #nextId(): string {
+    return `chatcmpl-fake-${++this.#id}`;
+  }
+
+  #chunk(id: string, request: RecordedRequest, delta: Record<string, unknown>, finishReason: string | null = null) {
+    return {
+      id,
+      object: 'chat.completion.chunk',
+      created: Math.floor(Date.now() / 1000),
+      model: request.body.model,
+      choices: [{ index: 0, delta, finish_reason: finishReason }],
+    };
+  }
+
+  #send(res: ServerResponse, data: unknown): void {
+    res.write(`data: ${JSON.stringify(data)}\n\n`);
+  }
+
+  async #stream(res: ServerResponse, request: RecordedRequest, step: TextStep): Promise<void> {
+    const id = this.#nextId();
+    const size = step.chunkSize ?? 8;
+    const pause = () => (step.delayMs ? new Promise((r) => setTimeout(r, step.delayMs)) : Promise.resolve());
+    let closed = false;
+    res.on('close', () => (closed = true));
+    let held = false;
+    const afterContent = async () => {
+      if (step.hold && !held) {
+        held = true;
+        await step.hold;
+      }
+      await pause();
+    };
+
+    this.#send(res, this.#chunk(id, request, { role: 'assistant', content: '' }));
+    for (const piece of split(step.reasoning ?? '', size)) {
+      if (closed) return;
+      this.#send(res, this.#chunk(id, request, { reasoning_content: piece }));
+      await pause();
+    }
+    for (const piece of split(step.text ?? '', size)) {
+      if (closed) return;
+      this.#send(res, this.#chunk(id, request, { content: piece }));
+      await afterContent();
+    }
+    for (const [index, call] of (step.toolCalls ?? []).entries()) {
+      const args = typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments);
+      this.#send(
+        res,
+        this.#chunk(id, request, {
+          tool_calls: [{ index, id: call.id ?? `call_${this.#id}_${index}`, type: 'function', function: { name: call.name, arguments: '' } }],
+        }),
+      );
+      for (const piece of split(args, size)) {
+        if (closed) return;
+        this.#send(res, this.#chunk(id, request, { tool_calls: [{ index, function: { arguments: piece } }] }));
+        await afterContent();
+      }
+    }
+    const finish = step.finishReason ?? (step.toolCalls?.length ? 'tool_calls' : 'stop');
+    this.#send(res, this.#chunk(id, request, {}, finish));
+    if (request.body.stream_options?.include_usage) {
+      const usage = step.usage ?? { prompt_tokens: 10, completion_tokens: 5 };
+      this.#send(res, {
+        id,
+        object: 'chat.completion.chunk',
+        created: Math.floor(Date.now() / 1000),
+        model: request.body.model,
+        choices: [],
+        usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
+      });
+    }
+    res.write('data: [DONE]\n\n');
+    res.end();
+  }
+}
+
+function split(text: string, size: number): string[] {
+  const out: string[] = [];
+  const chars = [...text];
+  for (let i = 0; i < chars.length; i += size) out.push(chars.slice(i, i + size).join(''));
+  return out;
+}
