@@ -1,4 +1,5 @@
 // An in-memory channel that behaves like a real one: it keeps every sent message with its edit
+import { randomUUID } from 'node:crypto';
 // history and buttons, refuses edits of unknown messages, records typing and tool activity, and
 // records each button press's toast (answered once, like Telegram's answerCallbackQuery).
 import type {
@@ -137,7 +138,7 @@ export class MemoryAdapter implements ChannelAdapter {
       chatType,
       ...(options.threadId ? { threadId: options.threadId } : {}),
       messageId: id,
-      eventId: options.eventId ?? `evt-${this.#nextEvent++}`,
+      eventId: options.eventId ?? `evt-${this.#nextEvent++}-${randomUUID()}`,
       sender: { id: from.id, displayName: from.name, isBot: from.isBot ?? false },
       text,
       mentionsBot: options.mention ?? false,
