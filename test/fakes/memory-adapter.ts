@@ -21,6 +21,8 @@ export interface FakeMessage {
   chat: ChatRef;
   text: string;
   buttons: Button[][];
+  /** The buttons it was sent with (edits may remove them). */
+  sentButtons: Button[][];
   replyToMessageId?: string;
   /** Every text this message has shown, first to last. */
   versions: string[];
@@ -92,6 +94,7 @@ export class MemoryAdapter implements ChannelAdapter {
       chat,
       text: message.text,
       buttons: message.buttons ?? [],
+      sentButtons: message.buttons ?? [],
       replyToMessageId: message.replyToMessageId,
       versions: [message.text],
       fromBot: true,
@@ -130,7 +133,7 @@ export class MemoryAdapter implements ChannelAdapter {
       chatType,
       ...(options.threadId ? { threadId: options.threadId } : {}),
     };
-    this.messages.set(id, { id, chat, text, buttons: [], versions: [text], fromBot: false });
+    this.messages.set(id, { id, chat, text, buttons: [], sentButtons: [], versions: [text], fromBot: false });
     const replyTarget = options.replyTo ? this.messages.get(options.replyTo) : undefined;
     const inbound: Inbound = {
       channel: this.name,
@@ -199,8 +202,8 @@ export class MemoryAdapter implements ChannelAdapter {
     return this.botMessages(chatId).at(-1);
   }
 
-  /** Bot messages that carry buttons (approval prompts). */
+  /** Bot messages sent as approval prompts (with buttons, or the text form), decided or not. */
   prompts(chatId?: string): FakeMessage[] {
-    return this.botMessages(chatId).filter((m) => m.buttons.length > 0 || m.text.includes('Approval needed'));
+    return this.botMessages(chatId).filter((m) => m.sentButtons.length > 0 || m.versions[0]!.includes('Approval needed'));
   }
 }

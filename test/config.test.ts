@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/config/config.ts';
+import { ConfigError } from '../src/core/env.ts';
+
+function configError(env: Record<string, string>): string {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    const message = (error as Error).message;
+    expect(message.split('\n')).toHaveLength(1);
+    return message;
+  }
+  throw new Error('expected a configuration error');
+}
+
+describe('configuration', () => {
+  it('has working defaults with nothing set', () => {
+    const config = loadConfig({});
+    expect(config.database).toMatchObject({ provider: 'sqlite', url: 'file:./data/parley.db' });
+    expect(config.model.configured).toBe(false);
+    expect(config.agent).toMatchObject({ maxRounds: 10, loopWarnAt: 3, loopStopAt: 5 });
+    expect(config.approvals.ttlMs).toBe(30 * 60_000);
+  });
+
+  it('names the variable and what it expects in one line', () => {
+    expect(configError({ OPENAI_BASE_URL: 'not a url' })).toBe('Invalid configuration: OPENAI_BASE_URL expects an http:// or https:// URL (got "not a url")');
+    expect(configError({ DATABASE_URL: 'mysql://db/parley' })).toBe(
+      'Invalid configuration: DATABASE_URL expects file:<path> (SQLite) or postgresql://... (got "mysql:...")',
+    );
+    expect(configError({ PARLEY_MAX_ROUNDS: 'lots' })).toMatch(/^Invalid configuration: PARLEY_MAX_ROUNDS expects a whole number from 1 to 100/);
+    expect(configError({ PARLEY_APPROVAL_TTL: 'soon' })).toMatch(/PARLEY_APPROVAL_TTL expects a duration such as 30m/);
+    expect(configError({ PARLEY_GROUP_SESSION: 'everyone' })).toMatch(/PARLEY_GROUP_SESSION expects one of: shared, per-user/);
+    expect(configError({ PARLEY_APPROVAL_HTTP_REQUEST: 'sometimes' })).toMatch(/PARLEY_APPROVAL_HTTP_REQUEST expects always or never/);
+    expect(configError({ PARLEY_LOOP_WARN: '5', PARLEY_LOOP_STOP: '4' })).toMatch(/PARLEY_LOOP_STOP expects a number greater than PARLEY_LOOP_WARN/);
+    expect(configError({ PARLEY_ADMINS: 'justanid' })).toMatch(/PARLEY_ADMINS expects channel:userId entries/);
+    expect(configError({ PARLEY_SYSTEM_PROMPT_FILE: '/nonexistent/prompt.md' })).toMatch(/PARLEY_SYSTEM_PROMPT_FILE expects a readable file/);
+  });
+
+  it('parses durations, lists, overrides and the model settings', () => {
+    const config = loadConfig({
+      OPENAI_BASE_URL: 'http://127.0.0.1:11434/v1',
+      OPENAI_MODEL: 'qwen2.5',
+      PARLEY_APPROVAL_TTL: '90s',
+      PARLEY_TOOL_TIMEOUT: '500ms',
+      PARLEY_ADMINS: 'telegram:1, discord:2',
+      PARLEY_APPROVAL_HTTP_REQUEST: 'Always',
+      DATABASE_URL: 'postgresql://parley:secret@localhost:5432/parley',
+    });
+    expect(config.model).toMatchObject({ configured: true, model: 'qwen2.5' });
+    expect(config.approvals).toMatchObject({ ttlMs: 90_000, admins: ['telegram:1', 'discord:2'], overrides: { http_request: 'always' } });
+    expect(config.agent.toolTimeoutMs).toBe(500);
+    expect(config.database.provider).toBe('postgresql');
+  });
+});
