@@ -152,14 +152,14 @@ export class Agent {
 
   async #loop(run: TurnRun, detector: LoopDetector): Promise<TurnOutcome> {
     const { store, settings } = this.#o;
-    let rounds = (await store.turns.get(run.turn.id))?.rounds ?? run.turn.rounds;
+    let rounds = run.turn.rounds;
     for (;;) {
       if (run.signal.aborted) return this.#cancelled(run);
       const atLimit = rounds >= settings.maxRounds;
-      const completion = await this.#complete(run, rounds + 1, atLimit);
+      const { completion, history } = await this.#complete(run, rounds + 1, atLimit);
       rounds++;
       await store.turns.addRound(run.turn.id, completion.usage);
-      const calls = atLimit ? [] : await this.#uniqueIds(run.turn.id, completion.toolCalls);
+      const calls = atLimit ? [] : uniqueIds(history.filter((m) => m.turnId === run.turn.id), completion.toolCalls);
       const assistant = await store.messages.append({
         sessionId: run.session.id,
         epoch: run.turn.epoch,
@@ -192,7 +192,7 @@ export class Agent {
     }
   }
 
-  async #complete(run: TurnRun, round: number, atLimit: boolean): Promise<Completion> {
+  async #complete(run: TurnRun, round: number, atLimit: boolean): Promise<{ completion: Completion; history: MessageRecord[] }> {
     const { store, settings, tools } = this.#o;
     const history = await store.messages.history(run.session.id, run.turn.epoch);
     const systemPrompt = await this.#systemPrompt(run, history);
@@ -207,7 +207,7 @@ export class Agent {
     const specs = tools.specs();
     let partial = '';
     try {
-      return await this.#o.llm.complete(
+      const completion = await this.#o.llm.complete(
         { messages: context.messages, tools: specs, toolChoice: atLimit ? 'none' : 'auto' },
         {
           signal: run.signal,
@@ -217,6 +217,7 @@ export class Agent {
           },
         },
       );
+      return { completion, history };
     } catch (error) {
       // Keep what the user already saw streaming in, so the history matches the chat.
       if (partial && run.signal.aborted) {
@@ -250,18 +251,6 @@ export class Agent {
       chatType: run.session.chatType,
       channel: run.session.channel,
       sections,
-    });
-  }
-
-  /** Models sometimes reuse ids ("call_0" every round); approvals need them unique per turn. */
-  async #uniqueIds(turnId: string, calls: ToolCall[]): Promise<ToolCall[]> {
-    if (calls.length === 0) return calls;
-    const seen = new Set((await this.#o.store.messages.forTurn(turnId)).flatMap((m) => m.toolCalls ?? []).map((c) => c.id));
-    return calls.map((call) => {
-      let id = call.id || 'call';
-      if (seen.has(id)) id = `${id}_${randomBytes(3).toString('hex')}`;
-      seen.add(id);
-      return { ...call, id };
     });
   }
 
@@ -385,15 +374,25 @@ export class Agent {
     let usage: Usage = run.turn.usage;
     let rounds = run.turn.rounds;
     try {
-      await this.#o.store.turns.finish(run.turn.id, status, error);
-      const saved = await this.#o.store.turns.get(run.turn.id);
-      if (saved) ({ usage, rounds } = saved);
+      ({ usage, rounds } = await this.#o.store.turns.finish(run.turn.id, status, error));
     } catch (storeError) {
       this.#o.log.error({ err: storeError, turnId: run.turn.id }, 'could not record the end of a turn');
     }
     run.emit({ type: 'turn_end', turnId: run.turn.id, status, text, usage, rounds, ...(error ? { error } : {}) });
     return { status, text };
   }
+}
+
+/** Models sometimes reuse ids ("call_0" every round); approvals need them unique per turn. */
+function uniqueIds(turnMessages: MessageRecord[], calls: ToolCall[]): ToolCall[] {
+  if (calls.length === 0) return calls;
+  const seen = new Set(turnMessages.flatMap((m) => m.toolCalls ?? []).map((c) => c.id));
+  return calls.map((call) => {
+    let id = call.id || 'call';
+    if (seen.has(id)) id = `${id}_${randomBytes(3).toString('hex')}`;
+    seen.add(id);
+    return { ...call, id };
+  });
 }
 
 function settledResult(call: ToolCall, approval: ApprovalRecord | undefined): ToolResult {

@@ -17,6 +17,9 @@ export async function openDatabase(target: DatabaseTarget): Promise<Db> {
       const adapter = new PrismaBetterSQLite3({ url: target.file, timeout: 15_000 });
       const db = new SqliteClient({ adapter });
       await db.$connect();
+      // WAL (set by the migrator, persistent) + NORMAL: no fsync per commit, still crash-safe
+      // for the database file; the last commits may be lost on power failure.
+      await db.$queryRawUnsafe('PRAGMA synchronous = NORMAL');
       return db;
     }
     const adapter = new PrismaPg({ connectionString: target.url, max: 10 });

@@ -44,6 +44,8 @@ export function inboundRepo(db: Db) {
      * nor duplicate one. Callers hold the session lease.
      */
     async claimAsMessages(sessionId: string, turnId: string, epoch: number, limit = 50): Promise<Inbound[]> {
+      // Called after every tool batch: an empty mailbox should cost one cheap read, no transaction.
+      if ((await db.inboundEvent.count({ where: { sessionId, status: 'queued' } })) === 0) return [];
       return db.$transaction(async (tx) => {
         const queued = await tx.inboundEvent.findMany({
           where: { sessionId, status: 'queued' },

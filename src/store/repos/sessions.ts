@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Db } from '../database.ts';
+import { isUniqueViolation, type Db } from '../database.ts';
 import type { SessionRecord, SessionSpec } from '../types.ts';
 import type { ChatType } from '../../core/types.ts';
 
@@ -24,20 +24,26 @@ export function sessionsRepo(db: Db) {
   return {
     /** The session for `spec.key`, created on first use. */
     async ensure(spec: SessionSpec): Promise<SessionRecord> {
-      const row = await db.session.upsert({
-        where: { key: spec.key },
-        create: {
-          id: randomUUID(),
-          key: spec.key,
-          channel: spec.channel,
-          chatId: spec.chatId,
-          chatType: spec.chatType,
-          threadId: spec.threadId ?? null,
-          userId: spec.userId ?? null,
-        },
-        update: {},
-      });
-      return toRecord(row);
+      // Look first (the common case), create on a miss; a concurrent creator wins the unique key.
+      const existing = await db.session.findUnique({ where: { key: spec.key } });
+      if (existing) return toRecord(existing);
+      try {
+        const row = await db.session.create({
+          data: {
+            id: randomUUID(),
+            key: spec.key,
+            channel: spec.channel,
+            chatId: spec.chatId,
+            chatType: spec.chatType,
+            threadId: spec.threadId ?? null,
+            userId: spec.userId ?? null,
+          },
+        });
+        return toRecord(row);
+      } catch (error) {
+        if (!isUniqueViolation(error)) throw error;
+        return toRecord(await db.session.findUniqueOrThrow({ where: { key: spec.key } }));
+      }
     },
 
     async get(id: string): Promise<SessionRecord | undefined> {

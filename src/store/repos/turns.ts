@@ -52,8 +52,8 @@ export function turnsRepo(db: Db) {
       return count === 1;
     },
 
-    async finish(id: string, status: Extract<TurnStatus, 'done' | 'failed' | 'cancelled'>, error?: string): Promise<void> {
-      await db.turn.update({ where: { id }, data: { status, error: error ?? null, endedAt: new Date() } });
+    async finish(id: string, status: Extract<TurnStatus, 'done' | 'failed' | 'cancelled'>, error?: string): Promise<TurnRecord> {
+      return toRecord(await db.turn.update({ where: { id }, data: { status, error: error ?? null, endedAt: new Date() } }));
     },
 
     async suspend(id: string): Promise<void> {
