@@ -15,10 +15,10 @@ export function tempDir(prefix = 'parley-test-'): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }
 
-export function testConfig(dbFile: string, modelUrl: string | undefined, env: Record<string, string> = {}): Config {
+export function testConfig(databaseUrl: string, modelUrl: string | undefined, env: Record<string, string> = {}): Config {
   return loadConfig(
     {
-      DATABASE_URL: `file:${dbFile}`,
+      DATABASE_URL: databaseUrl,
       ...(modelUrl ? { OPENAI_BASE_URL: modelUrl, OPENAI_MODEL: 'fake-model', OPENAI_API_KEY: 'test-key' } : {}),
       OPENAI_MAX_RETRIES: '2',
       PARLEY_LOG_LEVEL: 'silent',
@@ -33,6 +33,8 @@ export interface HarnessOptions extends Partial<Omit<AppOptions, 'config' | 'sto
   adapters?: ChannelAdapter[];
   /** Reuse a database file (a "restarted process"). */
   dbFile?: string;
+  /** Use this database instead of a SQLite file (e.g. postgresql://...). */
+  databaseUrl?: string;
   model?: FakeModelServer;
   noModel?: boolean;
   start?: boolean;
@@ -57,7 +59,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
   const ownDir = options.dbFile ? undefined : tempDir();
   const dbFile = options.dbFile ?? join(ownDir!, 'parley.db');
   const model = options.model ?? (await FakeModelServer.start());
-  const config = testConfig(dbFile, options.noModel ? undefined : model.url, options.env);
+  const config = testConfig(options.databaseUrl ?? `file:${dbFile}`, options.noModel ? undefined : model.url, options.env);
   const store = await openStore(config.database);
   const adapter = new MemoryAdapter();
   const adapters = options.adapters ?? [adapter];

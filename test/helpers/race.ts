@@ -1,12 +1,16 @@
 import { Worker } from 'node:worker_threads';
 import type { WorkerJob } from './store-worker.ts';
 
-/** Runs each job in its own worker thread (own connection, own event loop), released together. */
-export async function raceInWorkers<T>(dbFile: string, jobs: WorkerJob[]): Promise<T[]> {
+/**
+ * Runs each job in its own worker thread (own connection, own event loop), released together.
+ * `database` is a SQLite file path or a database URL.
+ */
+export async function raceInWorkers<T>(database: string, jobs: WorkerJob[]): Promise<T[]> {
+  const databaseUrl = /^(file|postgres(ql)?):/.test(database) ? database : `file:${database}`;
   const barrier = new SharedArrayBuffer(8);
   const flag = new Int32Array(barrier);
   const workers = jobs.map(
-    (job) => new Worker(new URL('./store-worker.ts', import.meta.url), { workerData: { dbFile, job, barrier }, execArgv: ['--import', 'tsx'] }),
+    (job) => new Worker(new URL('./store-worker.ts', import.meta.url), { workerData: { databaseUrl, job, barrier }, execArgv: ['--import', 'tsx'] }),
   );
   const results = workers.map(
     (worker) =>

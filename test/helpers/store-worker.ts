@@ -10,8 +10,8 @@ export type WorkerJob =
   | { op: 'acquireLease'; sessionId: string; owner: string }
   | { op: 'decide'; token: string; actor: { id: string; displayName: string; channel: string }; choice: 'approve' | 'deny' };
 
-const { dbFile, job, barrier } = workerData as { dbFile: string; job: WorkerJob; barrier: SharedArrayBuffer };
-const store = await openStore(parseDatabaseUrl(`file:${dbFile}`));
+const { databaseUrl, job, barrier } = workerData as { databaseUrl: string; job: WorkerJob; barrier: SharedArrayBuffer };
+const store = await openStore(parseDatabaseUrl(databaseUrl));
 const flag = new Int32Array(barrier);
 // Wait until every worker is ready, then go at once.
 Atomics.add(flag, 1, 1);
