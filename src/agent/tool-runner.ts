@@ -3,6 +3,7 @@
 // can read; nothing here throws into the turn.
 import { z } from 'zod';
 import { errorText } from '../core/errors.ts';
+import { ShutdownRequest } from './abort.ts';
 import type { ToolCall } from '../llm/types.ts';
 import type { AnyTool, ToolContext, ToolRegistry } from './tools.ts';
 
@@ -92,7 +93,11 @@ async function runOne(call: ToolCall, registry: ToolRegistry, ctx: ToolContext, 
     return finish(output.content, output.isError ?? false);
   } catch (error) {
     if (error instanceof ToolTimeout) return finish(`Error: ${call.name} timed out after ${timeoutMs} ms.`, true);
-    if (ctx.signal.aborted) return finish('Cancelled: the turn was stopped while this tool ran.', true);
+    if (ctx.signal.aborted) {
+      return ctx.signal.reason instanceof ShutdownRequest
+        ? finish('Interrupted: the bot restarted while this tool ran; it is not known whether it completed.', true)
+        : finish('Cancelled: the turn was stopped while this tool ran.', true);
+    }
     return finish(`Error: ${call.name} failed: ${errorText(error)}`, true);
   } finally {
     clearTimeout(timer);
