@@ -1,0 +1,46 @@
+// Who is talking and where: each browser tab is a person with its own id; without a room a person
+// has a direct chat with the bot, `?room=<name>` puts every tab that names it in one group chat.
+import { z } from 'zod';
+import type { ChatRef, ChatType } from '../../src/core/types.ts';
+
+export const UserIdSchema = z.string().regex(/^[A-Za-z0-9_-]{8,64}$/, { error: 'expects 8-64 letters, digits, _ or -' });
+export const RoomSchema = z.string().regex(/^[A-Za-z0-9_-]{1,40}$/, { error: 'expects 1-40 letters, digits, _ or -' });
+export const DisplayNameSchema = z.string().trim().min(1, { error: 'expects a name' }).max(40, { error: 'expects at most 40 characters' });
+
+export interface WebPerson {
+  id: string;
+  name: string;
+}
+
+export interface WebChat {
+  chatId: string;
+  chatType: ChatType;
+}
+
+export function chatFor(userId: string, room: string | undefined): WebChat {
+  return room ? { chatId: `room-${room}`, chatType: 'group' } : { chatId: `dm-${userId}`, chatType: 'direct' };
+}
+
+export function chatRefOf(channel: string, chat: WebChat): ChatRef {
+  return { channel, chatId: chat.chatId, chatType: chat.chatType };
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** `@BotName` anywhere in the text, as a whole word, any case. */
+export function mentionsBot(text: string, botName: string): boolean {
+  return new RegExp(`(^|[^\\w@])@${escapeRegExp(botName)}(?![\\w-])`, 'iu').test(text);
+}
+
+/**
+ * Commands as every adapter reports them: `/cmd@BotName args` becomes `/cmd args`; a command
+ * addressed to another bot is not for us (undefined).
+ */
+export function normaliseCommand(text: string, botName: string): string | undefined {
+  const match = /^\/([a-zA-Z0-9_]{1,32})@([\w-]+)([\s\S]*)$/u.exec(text.trim());
+  if (!match) return text;
+  if (match[2]!.toLowerCase() !== botName.toLowerCase()) return undefined;
+  return `/${match[1]}${match[3]}`;
+}

@@ -1,0 +1,250 @@
+// The web console page. Each tab is one person (an id kept in sessionStorage, so a reload keeps
+// it); `?room=<name>` joins a shared group chat, otherwise the tab has a direct chat with the bot.
+// The chat's history comes from /api/chat, changes arrive over Server-Sent Events (/api/events).
+// Bot messages arrive as HTML the server rendered from Markdown with any raw HTML escaped;
+// everything else is inserted as plain text.
+
+const byId = (id) => document.getElementById(id);
+const messages = byId('messages');
+const box = byId('text');
+const nameInput = byId('name');
+
+const room = new URLSearchParams(location.search).get('room') || undefined;
+
+function randomId() {
+  const bytes = new Uint8Array(12);
+  crypto.getRandomValues(bytes);
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+function tabValue(key, make) {
+  let value = sessionStorage.getItem(key);
+  if (!value) {
+    value = make();
+    sessionStorage.setItem(key, value);
+  }
+  return value;
+}
+
+const userId = tabValue('parley.user', randomId);
+let name = tabValue('parley.name', () => `Guest ${userId.slice(0, 4)}`);
+let botName = 'Parley';
+const query = new URLSearchParams({ user: userId, ...(room ? { room } : {}) }).toString();
+
+/** id → { entry, element } of everything shown. */
+const shown = new Map();
+
+// ---- talking to the server -----------------------------------------------------------------
+
+async function post(path, body) {
+  const response = await fetch(path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  const data = await response.json().catch(() => ({}));
+  if (!response.ok) throw new Error(data.error || `The console answered ${response.status}`);
+  return data;
+}
+
+function sendText(text) {
+  return post('/api/messages', { user: userId, name, room, text });
+}
+
+async function loadHistory() {
+  const response = await fetch(`/api/chat?${query}`);
+  const data = await response.json().catch(() => ({}));
+  if (!response.ok) {
+    showBanner(
+      response.status === 401
+        ? 'This console needs its access token: open it once as this address with ?token=<PARLEY_WEB_TOKEN>.'
+        : data.error || `The console answered ${response.status}.`,
+    );
+    return false;
+  }
+  setBotName(data.botName);
+  for (const entry of data.entries) show(entry);
+  return true;
+}
+
+function connect() {
+  const events = new EventSource(`/api/events?${query}`);
+  events.addEventListener('open', async () => {
+    // Also after a reconnect: whatever changed while the stream was down comes with the history.
+    if (await loadHistory()) {
+      byId('banner').hidden = true;
+      document.body.dataset.ready = 'true';
+    }
+  });
+  events.addEventListener('entry', (event) => show(JSON.parse(event.data)));
+  events.addEventListener('typing', (event) => showTyping(JSON.parse(event.data).name));
+  events.addEventListener('error', () => {
+    document.body.dataset.ready = 'false';
+    if (events.readyState === EventSource.CLOSED) void loadHistory().then((ok) => ok && showBanner('Lost the connection. Reload the page to reconnect.'));
+    else showBanner('Connection lost; reconnecting…');
+  });
+}
+
+// ---- rendering -----------------------------------------------------------------------------
+
+function show(entry) {
+  const known = shown.get(entry.id);
+  if (known && known.entry.rev >= entry.rev) return;
+  const stick = messages.scrollHeight - messages.scrollTop - messages.clientHeight < 80;
+  const element = entry.kind === 'message' ? messageElement(entry) : activityElement(entry);
+  element.dataset.id = entry.id;
+  element.dataset.seq = String(entry.seq);
+  if (known) known.element.replaceWith(element);
+  else insertInOrder(element, entry.seq);
+  shown.set(entry.id, { entry, element });
+  if (entry.kind === 'message' && entry.author.isBot) hideTyping();
+  if (stick || (entry.kind === 'message' && entry.author.id === userId)) messages.scrollTop = messages.scrollHeight;
+}
+
+function insertInOrder(element, seq) {
+  const later = [...messages.children].find((child) => Number(child.dataset.seq) > seq);
+  messages.insertBefore(element, later ?? null);
+}
+
+function messageElement(entry) {
+  const mine = !entry.author.isBot && entry.author.id === userId;
+  const element = document.createElement('article');
+  element.className = `msg ${entry.author.isBot ? 'bot' : mine ? 'mine' : 'other'}`;
+  const header = element.appendChild(document.createElement('header'));
+  header.textContent = mine ? `${entry.author.name} (you)` : entry.author.name;
+  if (entry.replyTo) {
+    const quote = element.appendChild(document.createElement('blockquote'));
+    quote.className = 'reply';
+    quote.textContent = `↪ ${entry.replyTo.author}: ${entry.replyTo.snippet}`;
+  }
+  const body = element.appendChild(document.createElement('div'));
+  if (entry.author.isBot) {
+    body.className = 'body';
+    // Rendered by the server with markdown-it (html: false, safe links only), never raw model output.
+    body.innerHTML = entry.html ?? '';
+  } else {
+    body.className = 'body plain';
+    body.textContent = entry.text;
+  }
+  for (const row of entry.buttons) {
+    const bar = element.appendChild(document.createElement('div'));
+    bar.className = 'buttons';
+    for (const button of row) {
+      const control = bar.appendChild(document.createElement('button'));
+      control.type = 'button';
+      control.textContent = button.label;
+      if (button.style) control.className = button.style;
+      control.addEventListener('click', () => void press(entry.id, button.payload));
+    }
+  }
+  return element;
+}
+
+function activityElement(entry) {
+  const element = document.createElement('div');
+  element.className = `activity ${entry.state}`;
+  const label = entry.label.replace(/(…|\.\.\.)$/, '');
+  element.textContent = entry.state === 'running' ? `⏳ ${label}…` : entry.state === 'done' ? `✓ ${label}` : `✗ ${label}`;
+  return element;
+}
+
+async function press(messageId, payload) {
+  const buttonsOf = () => shown.get(messageId)?.element.querySelectorAll('.buttons button') ?? [];
+  for (const control of buttonsOf()) control.disabled = true;
+  try {
+    const result = await post('/api/actions', { user: userId, name, room, messageId, payload });
+    if (result.toast) showToast(result.toast);
+  } catch (error) {
+    showToast(error.message, true);
+  } finally {
+    // A refused click changes nothing, so the buttons stay usable; a decision removed them already.
+    for (const control of buttonsOf()) control.disabled = false;
+  }
+}
+
+// ---- small UI pieces ------------------------------------------------------------------------
+
+let toastTimer;
+function showToast(text, isError = false) {
+  const toast = byId('toast');
+  toast.textContent = text;
+  toast.className = isError ? 'toast error' : 'toast';
+  toast.hidden = false;
+  clearTimeout(toastTimer);
+  toastTimer = setTimeout(() => (toast.hidden = true), 5000);
+}
+
+function showBanner(text) {
+  const banner = byId('banner');
+  banner.textContent = text;
+  banner.hidden = false;
+}
+
+let typingTimer;
+function showTyping(who) {
+  const status = byId('status');
+  status.textContent = `${who} is typing…`;
+  status.hidden = false;
+  clearTimeout(typingTimer);
+  typingTimer = setTimeout(hideTyping, 6000);
+}
+
+function hideTyping() {
+  clearTimeout(typingTimer);
+  byId('status').hidden = true;
+}
+
+function setBotName(value) {
+  botName = value;
+  byId('bot-name').textContent = botName;
+  document.title = `${botName} · web console`;
+  byId('chat-label').textContent = room ? `· room “${room}” (group: mention @${botName} to ask)` : '· direct chat';
+  box.placeholder = room ? `Message the room; mention @${botName} to ask the bot` : `Message ${botName}`;
+}
+
+// ---- controls ------------------------------------------------------------------------------
+
+nameInput.value = name;
+nameInput.title = `Your id in this tab: ${userId}`;
+nameInput.addEventListener('input', () => {
+  const value = nameInput.value.trim().slice(0, 40);
+  if (!value) return;
+  name = value;
+  sessionStorage.setItem('parley.name', value);
+});
+nameInput.addEventListener('change', () => {
+  nameInput.value = name;
+});
+
+async function submit() {
+  const text = box.value;
+  if (!text.trim()) return;
+  const send = byId('send');
+  send.disabled = true;
+  try {
+    await sendText(text);
+    box.value = '';
+  } catch (error) {
+    showToast(error.message, true);
+  } finally {
+    send.disabled = false;
+    box.focus();
+  }
+}
+
+byId('composer').addEventListener('submit', (event) => {
+  event.preventDefault();
+  void submit();
+});
+box.addEventListener('keydown', (event) => {
+  if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
+    event.preventDefault();
+    void submit();
+  }
+});
+for (const [id, command] of [['stop', '/stop'], ['reset', '/reset']]) {
+  byId(id).addEventListener('click', () => void sendText(command).catch((error) => showToast(error.message, true)));
+}
+
+setBotName(botName);
+connect();
