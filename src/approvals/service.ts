@@ -129,7 +129,7 @@ export class ApprovalService implements ApprovalHandler {
     let approval = codeArg ? await this.#o.store.approvals.byCode(codeArg) : undefined;
     if (!codeArg) {
       // "/approve" alone: the only pending request of this conversation, if there is exactly one.
-      const pending = (await this.#o.store.approvals.list({ status: 'pending', limit: 1000 })).filter((a) => a.sessionId === session.id);
+      const pending = await this.#o.store.approvals.list({ status: 'pending', sessionId: session.id, limit: 2 });
       if (pending.length !== 1) {
         return pending.length === 0 ? 'There is no pending approval here.' : `Several approvals are pending; add the code: /${command.name} <code>.`;
       }

@@ -178,3 +178,21 @@ describe('approvals: expiry, restarts, grants, text fallback', () => {
     expect(listed[0]!.token).toBeUndefined();
   });
 });
+
+describe('approvals: /approve without a code', () => {
+  it('decides the only pending request of the conversation, and asks for a code when there are several', async () => {
+    runs.length = 0;
+    const h = await createHarness({ tools: [transfer] });
+    h.model.enqueue({ toolCalls: [transferCall(1, 'Bob'), transferCall(2, 'Carol')] }, { text: 'Both handled.' });
+    await h.adapter.say('pay both');
+    const prompts = await promptsIn(h.adapter, 2);
+    await h.adapter.say('/approve');
+    await waitFor(() => h.adapter.lastBotMessage()?.text.startsWith('Several approvals are pending'), 'ask for a code');
+    await h.adapter.click(prompts[0]!.id, 'Deny', ALICE);
+    await h.adapter.say('/approve');
+    await settled(h.store, DM);
+    expect(runs).toEqual(['transfer 2 Carol']);
+    await h.adapter.say('/approve');
+    await waitFor(() => h.adapter.lastBotMessage()?.text === 'There is no pending approval here.', 'nothing pending');
+  });
+});

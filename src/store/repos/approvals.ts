@@ -129,9 +129,9 @@ export function approvalsRepo(db: Db) {
       return rows.map(toRecord);
     },
 
-    async list(options: { status?: ApprovalStatus; limit?: number } = {}): Promise<ApprovalRecord[]> {
+    async list(options: { status?: ApprovalStatus; sessionId?: string; limit?: number } = {}): Promise<ApprovalRecord[]> {
       const rows = await db.approval.findMany({
-        where: options.status ? { status: options.status } : {},
+        where: { ...(options.status ? { status: options.status } : {}), ...(options.sessionId ? { sessionId: options.sessionId } : {}) },
         orderBy: { createdAt: 'desc' },
         take: options.limit ?? 100,
       });
