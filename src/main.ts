@@ -1,5 +1,7 @@
 // `npm start`: the one place that wires config → store → adapters → gateway.
 import { config as loadDotenv } from 'dotenv';
+import { telegramChannel } from '../adapters/telegram/index.ts';
+import { webChannel } from '../adapters/web/index.ts';
 import { createApp } from './app.ts';
 import { loadConfig, type Config } from './config/config.ts';
 import { ConfigError } from './core/env.ts';
@@ -10,7 +12,7 @@ import { redactUrl, StoreError } from './store/errors.ts';
 import { openStore, type Store } from './store/store.ts';
 
 /** Every channel Parley knows; each decides from the environment whether it runs. */
-const CHANNELS: ChannelFactory[] = [];
+const CHANNELS: ChannelFactory[] = [telegramChannel, webChannel];
 
 const SHUTDOWN_GRACE_MS = 3_000;
 

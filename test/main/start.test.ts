@@ -1,11 +1,10 @@
-// Starts the real entry point (`npm start` runs `tsx src/main.ts`) as a child process.
+// Starts the real entry point as `npm start` does (`node --import tsx src/main.ts`) in a child process.
 import { spawn } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/harness.ts';
 
-const TSX = join(process.cwd(), 'node_modules', '.bin', 'tsx');
 
 interface Run {
   code: number | null;
@@ -14,7 +13,8 @@ interface Run {
 }
 
 function start(env: Record<string, string>, cwd: string) {
-  const child = spawn(TSX, [join(process.cwd(), 'src', 'main.ts')], {
+  // The loader by absolute URL: the child runs in an empty folder where 'tsx' would not resolve.
+  const child = spawn(process.execPath, ['--import', import.meta.resolve('tsx'), join(process.cwd(), 'src', 'main.ts')], {
     cwd,
     env: { PATH: process.env.PATH!, HOME: process.env.HOME ?? '/tmp', PARLEY_WEB: 'off', PARLEY_LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

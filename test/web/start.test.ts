@@ -8,7 +8,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/harness.ts';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
-const TSX_CLI = join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs');
+// The tsx loader by absolute URL: the child runs from an empty folder where 'tsx' would not resolve.
+const TSX_LOADER = import.meta.resolve('tsx');
 
 interface Run {
   child: ChildProcess;
@@ -22,10 +23,10 @@ afterEach(async () => {
   while (cleanups.length) await cleanups.pop()!();
 });
 
-/** `npm start` is `tsx src/main.ts`; run it from an empty folder with only PATH and HOME set. */
+/** `npm start` is `node --import tsx src/main.ts`; run it from an empty folder with only PATH and HOME set. */
 function start(env: Record<string, string>): Run {
   const cwd = tempDir('parley-start-');
-  const child = spawn(process.execPath, [TSX_CLI, join(ROOT, 'src', 'main.ts')], {
+  const child = spawn(process.execPath, ['--import', TSX_LOADER, join(ROOT, 'src', 'main.ts')], {
     cwd,
     env: { PATH: process.env.PATH ?? '', HOME: cwd, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,0 +1,230 @@
+// The Telegram channel: a grammY Bot receiving updates by long polling (default) or webhook,
+// handing them to the core as Inbound messages and Actions, and sending replies through
+// TelegramOutbound. Bot API calls that hit a rate limit are retried after `retry_after`.
+import { autoRetry } from '@grammyjs/auto-retry';
+import { Bot, type Transformer } from 'grammy';
+import type { BotCommand } from 'grammy/types';
+import { COMMANDS } from '../../src/core/commands.ts';
+import type {
+  AdapterCapabilities,
+  ChannelAdapter,
+  ChatRef,
+  CoreLogger,
+  InboundSink,
+  OutboundMessage,
+  SentRef,
+} from '../../src/core/types.ts';
+import { safeErrorMessage, TelegramApiError, toSafeError } from './api-errors.ts';
+import type { TelegramConfig } from './config.ts';
+import { classifyUpdate, type BotIdentity, type ButtonPress } from './inbound.ts';
+import { TelegramOutbound } from './outbound.ts';
+import { startWebhookServer, type WebhookServer } from './webhook.ts';
+
+export interface TelegramAdapterOptions {
+  config: TelegramConfig;
+  log: CoreLogger;
+  /** Channel name in session keys and admin ids (default "telegram"). */
+  name?: string;
+  /** How long start() keeps trying to reach Telegram (default 30 s). */
+  startTimeoutMs?: number;
+}
+
+/** What the bot asks Telegram for; everything else (edits, joins...) is not delivered at all. */
+const ALLOWED_UPDATES = ['message', 'callback_query'] as const;
+const TOAST_MAX_CHARS = 200;
+const START_TIMEOUT_MS = 30_000;
+
+export const MENU_COMMANDS: BotCommand[] = [
+  { command: 'start', description: 'Start talking to me' },
+  ...COMMANDS.map((c) => ({ command: c.name, description: c.description })),
+];
+
+/** Waits out 429s (retry_after) and retries 5xx/network failures; typing pings are not worth a wait. */
+function retryTransformer(): Transformer {
+  const retry = autoRetry({ maxRetryAttempts: 5, maxDelaySeconds: 300 });
+  return (prev, method, payload, signal) => (method === 'sendChatAction' ? prev(method, payload, signal) : retry(prev, method, payload, signal));
+}
+
+function seconds(ms: number): string {
+  return ms >= 1_000 ? `${Math.round(ms / 1_000)} s` : `${ms} ms`;
+}
+
+function shorten(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
+export class TelegramAdapter implements ChannelAdapter {
+  readonly name: string;
+  readonly capabilities: AdapterCapabilities;
+  readonly bot: Bot;
+  readonly #config: TelegramConfig;
+  readonly #log: CoreLogger;
+  readonly #startTimeoutMs: number;
+  readonly #outbound: TelegramOutbound;
+  readonly #buttonPresses = new Set<Promise<void>>();
+  #sink: InboundSink | undefined;
+  #identity: BotIdentity | undefined;
+  #polling: Promise<void> | undefined;
+  #webhook: WebhookServer | undefined;
+
+  constructor(options: TelegramAdapterOptions) {
+    this.name = options.name ?? 'telegram';
+    this.#config = options.config;
+    this.#log = options.log;
+    this.#startTimeoutMs = options.startTimeoutMs ?? START_TIMEOUT_MS;
+    this.capabilities = { maxTextLength: 4096, canEdit: true, canButtons: true, editIntervalMs: { ...options.config.editIntervalMs } };
+    this.bot = new Bot(options.config.token, { client: { apiRoot: options.config.apiRoot } });
+    this.bot.api.config.use(retryTransformer());
+    this.bot.use(async (ctx) => this.#onUpdate(ctx.update));
+    // Long polling: an update whose handling failed is logged and skipped.
+    this.bot.catch((error) => this.#log.error({}, `handling a Telegram update failed: ${safeErrorMessage(error.error, this.#config.token)}`));
+    this.#outbound = new TelegramOutbound({ api: this.bot.api, channel: this.name, token: options.config.token, log: options.log });
+  }
+
+  /** The bot's own account, known once started. */
+  get identity(): BotIdentity | undefined {
+    return this.#identity;
+  }
+
+  /** Where the webhook server listens (webhook mode, once started). */
+  get webhookAddress(): { host: string; port: number } | undefined {
+    return this.#webhook?.address;
+  }
+
+  async start(sink: InboundSink): Promise<void> {
+    const token = this.#config.token;
+    const deadline = AbortSignal.timeout(this.#startTimeoutMs);
+    // grammY types its signal parameter with its AbortController shim; Node's signal works as one.
+    const me = await this.bot.api.getMe(deadline as unknown as Parameters<typeof this.bot.api.getMe>[0]).catch((error: unknown) => {
+      throw this.#startError(error, deadline.aborted);
+    });
+    this.bot.botInfo = me;
+    this.#identity = { id: me.id, username: me.username };
+    this.#sink = sink;
+    await this.bot.api.setMyCommands(MENU_COMMANDS).catch((error: unknown) => {
+      this.#log.warn({}, `could not register the command menu: ${safeErrorMessage(error, token)}`);
+    });
+    const mode = this.#config.mode;
+    if (mode.kind === 'webhook') {
+      const { secretToken, host, port, path } = mode;
+      this.#webhook = await startWebhookServer({ bot: this.bot, secretToken, host, port, path, log: this.#log, token });
+      try {
+        await this.bot.api.setWebhook(mode.url, { secret_token: mode.secretToken, allowed_updates: [...ALLOWED_UPDATES] });
+      } catch (error) {
+        await this.#webhook.close();
+        this.#webhook = undefined;
+        throw toSafeError(error, token);
+      }
+      return;
+    }
+    await new Promise<void>((resolve, reject) => {
+      this.#polling = this.bot.start({ allowed_updates: [...ALLOWED_UPDATES], onStart: () => resolve() }).catch((error: unknown) => {
+        const safe = toSafeError(error, token);
+        reject(safe);
+        const hint = safe.code === 409 ? '; only one process may poll with a bot token (set TELEGRAM_WEBHOOK_URL to run several)' : '';
+        this.#log.error({}, `Telegram long polling stopped: ${safe.message}${hint}`);
+      });
+    });
+  }
+
+  #startError(error: unknown, timedOut: boolean): TelegramApiError {
+    const safe = toSafeError(error, this.#config.token);
+    if (timedOut) {
+      return new TelegramApiError(`could not reach the Telegram Bot API at ${this.#config.apiRoot} within ${seconds(this.#startTimeoutMs)}`);
+    }
+    if (safe.code === 401 || safe.code === 404) {
+      return new TelegramApiError(`Telegram did not accept TELEGRAM_BOT_TOKEN (${safe.message}); check the token from @BotFather`, safe.code);
+    }
+    if (safe.code === undefined) return new TelegramApiError(`could not reach the Telegram Bot API at ${this.#config.apiRoot} (${safe.message})`);
+    return safe;
+  }
+
+  async stop(): Promise<void> {
+    // In webhook mode the webhook stays registered: Telegram keeps the updates that arrive while
+    // no process listens, and other processes of this bot may still be serving it.
+    await this.#webhook?.close();
+    this.#webhook = undefined;
+    if (this.bot.isRunning()) {
+      await this.bot.stop().catch((error: unknown) => this.#log.warn({}, `stopping long polling: ${safeErrorMessage(error, this.#config.token)}`));
+    }
+    await this.#polling;
+    this.#polling = undefined;
+    while (this.#buttonPresses.size > 0) await Promise.allSettled([...this.#buttonPresses]);
+    this.#sink = undefined;
+  }
+
+  send(chat: ChatRef, message: OutboundMessage): Promise<SentRef> {
+    return this.#outbound.send(chat, message);
+  }
+
+  edit(ref: SentRef, message: OutboundMessage): Promise<void> {
+    return this.#outbound.edit(ref, message);
+  }
+
+  typing(chat: ChatRef): Promise<void> {
+    return this.#outbound.typing(chat);
+  }
+
+  describe(): string[] {
+    const who = this.#identity ? `telegram @${this.#identity.username}` : 'telegram';
+    const mode = this.#config.mode;
+    if (mode.kind === 'polling') return [`${who} (long polling)`];
+    const listening = this.#webhook ? `, listening on ${this.#webhook.address.host}:${this.#webhook.address.port}${mode.path}` : '';
+    return [`${who} (webhook ${mode.url}${listening})`];
+  }
+
+  async #onUpdate(raw: unknown): Promise<void> {
+    const sink = this.#sink;
+    const identity = this.#identity;
+    if (!sink || !identity) return;
+    const update = classifyUpdate(raw, identity, this.#config, this.name);
+    switch (update.kind) {
+      case 'malformed':
+        this.#log.warn({}, `dropped a malformed Telegram update: ${update.reason}`);
+        if (update.callbackQueryId) await this.#answer(update.callbackQueryId);
+        return;
+      case 'ignored':
+        this.#log.debug({ reason: update.reason }, 'Telegram update ignored');
+        if (update.callbackQueryId) await this.#answer(update.callbackQueryId);
+        return;
+      case 'message':
+        // Errors propagate: grammY logs them (polling) or the webhook answers 500 so Telegram resends.
+        await sink.onMessage(update.inbound);
+        return;
+      case 'button': {
+        // Deciding an approval edits messages (maybe waiting out a 429): do not hold up other updates.
+        const work = this.#press(sink, update.press);
+        this.#buttonPresses.add(work);
+        void work.finally(() => this.#buttonPresses.delete(work));
+        return;
+      }
+    }
+  }
+
+  /** Hands a button press to the core; the query is answered exactly once, whatever happens. */
+  async #press(sink: InboundSink, press: ButtonPress): Promise<void> {
+    const { callbackQueryId, ...fields } = press;
+    let answered = false;
+    const ack = async (toast?: string) => {
+      if (answered) return;
+      answered = true;
+      await this.#answer(callbackQueryId, toast);
+    };
+    try {
+      await sink.onAction({ ...fields, ack });
+    } catch (error) {
+      this.#log.error({}, `handling a button press failed: ${safeErrorMessage(error, this.#config.token)}`);
+      await ack('Something went wrong; please try again.');
+    } finally {
+      await ack();
+    }
+  }
+
+  async #answer(callbackQueryId: string, toast?: string): Promise<void> {
+    try {
+      await this.bot.api.answerCallbackQuery(callbackQueryId, toast ? { text: shorten(toast, TOAST_MAX_CHARS) } : {});
+    } catch (error) {
+      this.#log.warn({}, `could not answer a button press: ${safeErrorMessage(error, this.#config.token)}`);
+    }
+  }
+}

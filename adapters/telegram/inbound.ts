@@ -1,0 +1,173 @@
+// Telegram update → neutral Inbound / Action. Pure: the adapter logs the outcome and talks to the
+// core. Decides what the bot sees: text messages from people in private chats, groups,
+// supergroups and forum topics; not edits, service messages, other bots, channels, commands for
+// other bots, or anything outside the allowlists.
+import type { Action, ChatType, Inbound } from '../../src/core/types.ts';
+import {
+  CallbackQuerySchema,
+  MessageSchema,
+  UpdateEnvelopeSchema,
+  type TelegramCallbackQuery,
+  type TelegramChat,
+  type TelegramMessage,
+  type TelegramUser,
+} from './payloads.ts';
+
+export interface BotIdentity {
+  id: number;
+  username: string;
+}
+
+export interface AccessPolicy {
+  allowedChats: ReadonlySet<string>;
+  allowedUsers: ReadonlySet<string>;
+}
+
+/** Forum supergroups: the General topic. It is never passed as message_thread_id when sending. */
+export const GENERAL_TOPIC_ID = 1;
+
+export type ButtonPress = Omit<Action, 'ack'> & { callbackQueryId: string };
+
+export type ClassifiedUpdate =
+  | { kind: 'message'; inbound: Inbound }
+  | { kind: 'button'; press: ButtonPress }
+  /** Not for the bot. A button press still has to be answered (`callbackQueryId`). */
+  | { kind: 'ignored'; reason: string; callbackQueryId?: string }
+  | { kind: 'malformed'; reason: string; callbackQueryId?: string };
+
+const COMMAND = /^\/([A-Za-z0-9_]{1,32})(?:@([A-Za-z0-9_]{1,64}))?(?=\s|$)/;
+
+export function chatTypeOf(chat: TelegramChat): ChatType {
+  return chat.type === 'private' ? 'direct' : 'group';
+}
+
+export function displayNameOf(user: TelegramUser): string {
+  return [user.first_name, user.last_name].filter(Boolean).join(' ').trim() || user.username || String(user.id);
+}
+
+/** The forum topic a message belongs to; undefined outside forums and in the General topic. */
+export function topicOf(message: Pick<TelegramMessage, 'chat' | 'is_topic_message' | 'message_thread_id'>): string | undefined {
+  if (!message.chat.is_forum || !message.is_topic_message || message.message_thread_id === undefined) return undefined;
+  return message.message_thread_id === GENERAL_TOPIC_ID ? undefined : String(message.message_thread_id);
+}
+
+function refusedBy(access: AccessPolicy, chatId: number, userId: number): string | undefined {
+  if (access.allowedChats.size > 0 && !access.allowedChats.has(String(chatId))) return `chat ${chatId} is not in TELEGRAM_ALLOWED_CHATS`;
+  if (access.allowedUsers.size > 0 && !access.allowedUsers.has(String(userId))) return `user ${userId} is not in TELEGRAM_ALLOWED_USERS`;
+  return undefined;
+}
+
+function issuesOf(error: { issues: { path: PropertyKey[]; message: string }[] }): string {
+  return error.issues
+    .slice(0, 3)
+    .map((issue) => `${issue.path.map(String).join('.') || '(root)'}: ${issue.message}`)
+    .join('; ');
+}
+
+function sameUsername(a: string, b: string): boolean {
+  return a.toLowerCase() === b.toLowerCase();
+}
+
+function classifyMessage(message: TelegramMessage, updateId: number, bot: BotIdentity, access: AccessPolicy, channel: string): ClassifiedUpdate {
+  if (message.chat.type === 'channel') return { kind: 'ignored', reason: 'channel post' };
+  const from = message.from;
+  if (!from) return { kind: 'ignored', reason: 'message without a sender' };
+  if (from.is_bot) return { kind: 'ignored', reason: from.id === bot.id ? 'my own message' : `message from another bot (${from.id})` };
+  if (message.text === undefined) return { kind: 'ignored', reason: 'not a text message (service message or media)' };
+  const refusal = refusedBy(access, message.chat.id, from.id);
+  if (refusal) return { kind: 'ignored', reason: refusal };
+
+  const original = message.text;
+  let text = original;
+  let mentionsBot = false;
+  const command = COMMAND.exec(text);
+  if (command?.[2] !== undefined) {
+    if (!sameUsername(command[2], bot.username)) return { kind: 'ignored', reason: `command for another bot (@${command[2]})` };
+    text = `/${command[1]}${text.slice(command[0].length)}`;
+    mentionsBot = true;
+  }
+  const entities = message.entities ?? [];
+  // Entity offsets count UTF-16 code units, as JavaScript strings do.
+  mentionsBot ||= entities.some(
+    (entity) =>
+      (entity.type === 'mention' && sameUsername(original.slice(entity.offset, entity.offset + entity.length), `@${bot.username}`)) ||
+      (entity.type === 'text_mention' && entity.user?.id === bot.id),
+  );
+
+  const threadId = topicOf(message);
+  // In a forum topic, a message that replies to nothing points at the topic's opening message;
+  // that is not a reply to anyone.
+  const target = message.reply_to_message;
+  const realReply =
+    target !== undefined && target.forum_topic_created === undefined && !(threadId !== undefined && String(target.message_id) === threadId);
+
+  const inbound: Inbound = {
+    channel,
+    chatId: String(message.chat.id),
+    chatType: chatTypeOf(message.chat),
+    ...(threadId ? { threadId } : {}),
+    messageId: String(message.message_id),
+    // Prefixed with the bot's id: update ids are per bot, and the store remembers them per channel.
+    eventId: `${bot.id}:${updateId}`,
+    sender: { id: String(from.id), displayName: displayNameOf(from), isBot: false },
+    text,
+    mentionsBot,
+    repliesToBot: realReply && target.from?.id === bot.id,
+    ...(realReply ? { replyToMessageId: String(target.message_id) } : {}),
+    receivedAt: new Date(message.date * 1000),
+  };
+  return { kind: 'message', inbound };
+}
+
+function classifyCallback(query: TelegramCallbackQuery, bot: BotIdentity, access: AccessPolicy, channel: string): ClassifiedUpdate {
+  const callbackQueryId = query.id;
+  const message = query.message;
+  if (!message) return { kind: 'ignored', reason: 'button on a message I cannot see', callbackQueryId };
+  if (query.data === undefined) return { kind: 'ignored', reason: 'button press without data', callbackQueryId };
+  if (query.from.is_bot) return { kind: 'ignored', reason: 'button pressed by a bot', callbackQueryId };
+  const refusal = refusedBy(access, message.chat.id, query.from.id);
+  if (refusal) return { kind: 'ignored', reason: refusal, callbackQueryId };
+  const threadId = topicOf(message);
+  return {
+    kind: 'button',
+    press: {
+      callbackQueryId,
+      channel,
+      chatId: String(message.chat.id),
+      chatType: chatTypeOf(message.chat),
+      ...(threadId ? { threadId } : {}),
+      messageId: String(message.message_id),
+      userId: String(query.from.id),
+      displayName: displayNameOf(query.from),
+      payload: query.data,
+    },
+  };
+}
+
+/** Looks for a callback query id in a payload that failed validation, so it can still be answered. */
+function callbackIdOf(raw: unknown): string | undefined {
+  if (typeof raw !== 'object' || raw === null || !('id' in raw)) return undefined;
+  return typeof raw.id === 'string' && raw.id ? raw.id : undefined;
+}
+
+export function classifyUpdate(raw: unknown, bot: BotIdentity, access: AccessPolicy, channel: string): ClassifiedUpdate {
+  const envelope = UpdateEnvelopeSchema.safeParse(raw);
+  if (!envelope.success) return { kind: 'malformed', reason: `update: ${issuesOf(envelope.error)}` };
+  const update = envelope.data;
+  if (update.message !== undefined) {
+    const message = MessageSchema.safeParse(update.message);
+    if (!message.success) return { kind: 'malformed', reason: `update ${update.update_id} message: ${issuesOf(message.error)}` };
+    return classifyMessage(message.data, update.update_id, bot, access, channel);
+  }
+  if (update.callback_query !== undefined) {
+    const query = CallbackQuerySchema.safeParse(update.callback_query);
+    if (!query.success) {
+      const callbackQueryId = callbackIdOf(update.callback_query);
+      const reason = `update ${update.update_id} callback_query: ${issuesOf(query.error)}`;
+      return { kind: 'malformed', reason, ...(callbackQueryId ? { callbackQueryId } : {}) };
+    }
+    return classifyCallback(query.data, bot, access, channel);
+  }
+  if (update.edited_message !== undefined) return { kind: 'ignored', reason: 'edited message' };
+  return { kind: 'ignored', reason: `update ${update.update_id} of a kind I do not handle` };
+}
