@@ -39,7 +39,8 @@ describe('approvals: expiry, restarts, grants, text fallback', () => {
   it('an approval that expired while no process ran is swept on start', async () => {
     const model = await FakeModelServer.start();
     const channel = new MemoryAdapter();
-    const first = await createHarness({ tools: [transfer], model, adapters: [channel], env: { PARLEY_APPROVAL_TTL: '300ms' } });
+    // This process never sweeps, so the approval can only expire "while nothing runs".
+    const first = await createHarness({ tools: [transfer], model, adapters: [channel], env: { PARLEY_APPROVAL_TTL: '300ms' }, sweepIntervalMs: 60_000 });
     model.enqueue({ toolCalls: [transferCall()] });
     await channel.say('send Bob 10 euros');
     const [prompt] = await promptsIn(channel);
