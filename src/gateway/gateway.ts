@@ -280,7 +280,9 @@ export class Gateway implements InboundSink {
       try {
         await this.#o.approvals?.sweep();
         for (const turn of await store.turns.orphaned()) this.kick(turn.sessionId);
-        for (const turn of await store.turns.decidedButSuspended()) void this.#o.scheduler.track(this.resume(turn.id));
+        for (const turn of await store.turns.decidedButSuspended()) {
+          void this.#o.scheduler.track(this.resume(turn.id)).catch((error: unknown) => log.error({ err: error, turnId: turn.id }, 'resuming a decided turn failed'));
+        }
         for (const sessionId of await store.inbound.sessionsWithQueued()) {
           if (!this.#o.scheduler.isBusy(sessionId)) this.kick(sessionId);
         }
