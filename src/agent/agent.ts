@@ -9,6 +9,7 @@ import { LlmError } from '../llm/errors.ts';
 import type { Completion, LlmClient, ToolCall } from '../llm/types.ts';
 import type { Logger } from '../log.ts';
 import type { ApprovalGate } from '../approvals/gate.ts';
+import { isDatabaseFailure } from '../store/errors.ts';
 import type { Store } from '../store/store.ts';
 import type { ApprovalRecord, Decision, MessageRecord, SessionRecord, TurnRecord, TurnStatus, Usage } from '../store/types.ts';
 import { ShutdownRequest, StopRequest } from './abort.ts';
@@ -52,6 +53,7 @@ export interface TurnOutcome {
 
 type Step = { kind: 'continue' } | { kind: 'suspended'; approvals: ApprovalRecord[] } | { kind: 'loop'; call: ToolCall; count: number };
 
+const DATABASE_LOST = 'I lost the connection to my database and had to pause here. I will pick this up again as soon as it is back.';
 const LIMIT_INSTRUCTION =
   'You have reached the maximum number of tool rounds for this turn. Tools are disabled now: answer the user with what you have, and say briefly what is missing.';
 const LENGTH_RESULT =
@@ -146,7 +148,10 @@ export class Agent {
     } catch (error) {
       if (run.signal.aborted || (error instanceof LlmError && error.kind === 'aborted')) return this.#cancelled(run);
       this.#o.log.error({ err: error, turnId: run.turn.id }, 'turn failed');
-      return this.#finish(run, 'failed', userMessageOf(error), errorText(error));
+      // The turn cannot even be marked failed then: it stays `running` and is continued from what
+      // was stored once the database is back (orphan recovery), so say that.
+      const shown = isDatabaseFailure(error) ? DATABASE_LOST : userMessageOf(error);
+      return this.#finish(run, 'failed', shown, errorText(error));
     }
   }
 

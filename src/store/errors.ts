@@ -35,3 +35,16 @@ export function redactUrl(url: string): string {
     return '(unparseable URL)';
   }
 }
+
+const PRISMA_ERRORS = new Set([
+  'PrismaClientKnownRequestError',
+  'PrismaClientUnknownRequestError',
+  'PrismaClientInitializationError',
+  'PrismaClientRustPanicError',
+  'DriverAdapterError',
+]);
+
+/** True for failures raised by the database layer (as opposed to bugs or bad input elsewhere). */
+export function isDatabaseFailure(error: unknown): boolean {
+  return error instanceof StoreError || (error instanceof Error && PRISMA_ERRORS.has(error.name));
+}

@@ -5,10 +5,12 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { defineTool, type AnyTool } from '../../src/agent/tools.ts';
 import { parseDatabaseUrl } from '../../src/config/config.ts';
 import { openStore } from '../../src/store/store.ts';
 import { ALICE } from '../fakes/memory-adapter.ts';
-import { closeAll, createHarness, settled } from '../helpers/harness.ts';
+import { closeAll, createHarness, settled, waitFor } from '../helpers/harness.ts';
 import { raceInWorkers } from '../helpers/race.ts';
 import { promptsIn, runs, transfer, transferCall, waitForStatus } from '../approvals/helpers.ts';
 
@@ -67,6 +69,45 @@ describe.runIf(adminUrl)('PostgreSQL', () => {
     expect(runs).toEqual(['transfer 12 Bob']);
     const session = (await h.store.sessions.getByKey('memory:dm-u-alice'))!;
     expect((await h.store.messages.history(session.id, 0)).map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
+    await h.stop();
+  });
+
+  it('when the database goes away mid-turn, the user is told, and the turn continues once it is back', async () => {
+    let pullThePlug: () => Promise<void> = async () => {};
+    const unplug = defineTool({
+      name: 'unplug',
+      description: 'Takes the database away under the running turn',
+      parameters: z.object({}),
+      approval: 'never',
+      async execute() {
+        await pullThePlug();
+        return 'unplugged';
+      },
+    }) as AnyTool;
+    const h = await createHarness({ databaseUrl: url, tools: [unplug], scheduler: { leaseMs: 1_000, cancelPollMs: 50 } });
+    pullThePlug = () =>
+      admin(async (c) => {
+        await c.query(`ALTER DATABASE ${database} ALLOW_CONNECTIONS false`);
+        await c.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [database]);
+      });
+    h.model.enqueue({ text: 'Working on it.', toolCalls: [{ name: 'unplug', arguments: {} }] }, (request) => ({
+      text: request.body.messages.at(-1)!.content?.startsWith('Interrupted') ? 'Back again: the thing is done.' : 'unexpected',
+    }));
+    await h.adapter.say('please do the thing', { from: { id: 'u-dora', name: 'Dora' } });
+    const reply = await waitFor(() => h.adapter.botMessages('dm-u-dora').find((m) => m.text.includes('database')), 'the failure message', 20_000);
+    expect(reply.text).toBe('Working on it.\n\n_I lost the connection to my database and had to pause here. I will pick this up again as soon as it is back._');
+    expect(h.model.requests).toHaveLength(1);
+
+    // The database comes back: the same process continues the turn from what was stored.
+    await admin((c) => c.query(`ALTER DATABASE ${database} ALLOW_CONNECTIONS true`));
+    const [turn] = await settled(h.store, 'memory:dm-u-dora', 20_000);
+    expect(turn!.status).toBe('done');
+    expect(h.adapter.lastBotMessage('dm-u-dora')!.text).toBe('Back again: the thing is done.');
+    const session = (await h.store.sessions.getByKey('memory:dm-u-dora'))!;
+    const history = await h.store.messages.history(session.id, 0);
+    expect(history.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
+    expect(history[0]!.content).toBe('please do the thing');
+    expect(history[2]!.content).toMatch(/^Interrupted/);
     await h.stop();
   });
 
