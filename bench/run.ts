@@ -4,6 +4,7 @@ type Section = { name: string; load: () => Promise<{ run(): Promise<void> }> };
 
 const SECTIONS: Section[] = [
   { name: 'agent', load: () => import('./agent.ts') },
+  { name: 'knowledge', load: () => import('./knowledge.ts') },
 ];
 
 const wanted = process.argv.slice(2);

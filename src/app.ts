@@ -10,6 +10,10 @@ import { Gateway } from './gateway/gateway.ts';
 import { SessionScheduler, type SchedulerOptions } from './gateway/scheduler.ts';
 import { llmClientFromConfig } from './llm/client.ts';
 import type { LlmClient } from './llm/types.ts';
+import { knowledgeContextSection } from './knowledge/context-section.ts';
+import { knowledgeIndexFile } from './knowledge/index-location.ts';
+import { KnowledgeBase } from './knowledge/knowledge-base.ts';
+import { createKnowledgeTools } from './knowledge/tools.ts';
 import type { Logger } from './log.ts';
 import { createMemoryTools, memoryContextSection } from './memory/memory.ts';
 import type { Store } from './store/store.ts';
@@ -37,12 +41,17 @@ export interface App {
   scheduler: SessionScheduler;
   tools: ToolRegistry;
   llm?: LlmClient;
+  knowledge: KnowledgeBase;
   start(): Promise<void>;
   stop(graceMs?: number): Promise<void>;
 }
 
-export function builtinTools(config: Config, store: Store): AnyTool[] {
-  return [...createMemoryTools(store.memory), createHttpRequestTool({ allowPrivateAddresses: config.http.allowPrivateAddresses })];
+export function builtinTools(config: Config, store: Store, knowledge: KnowledgeBase): AnyTool[] {
+  return [
+    ...createMemoryTools(store.memory),
+    ...createKnowledgeTools(knowledge),
+    createHttpRequestTool({ allowPrivateAddresses: config.http.allowPrivateAddresses }),
+  ];
 }
 
 export function createApp(options: AppOptions): App {
@@ -50,7 +59,8 @@ export function createApp(options: AppOptions): App {
   const llm =
     options.llm ??
     llmClientFromConfig(config.model, (status) => log.warn({ status }, `model server answered ${status}; retrying if attempts remain`));
-  const tools = new ToolRegistry([...builtinTools(config, store), ...(options.tools ?? [])]);
+  const knowledge = new KnowledgeBase({ repo: store.knowledge, indexFile: knowledgeIndexFile(config.database), log });
+  const tools = new ToolRegistry([...builtinTools(config, store, knowledge), ...(options.tools ?? [])]);
   const gate = createApprovalGate({
     ttlMs: config.approvals.ttlMs,
     overrides: config.approvals.overrides,
@@ -64,7 +74,7 @@ export function createApp(options: AppOptions): App {
         gate,
         settings: config.agent,
         prompt: { base: config.bot.systemPrompt, botName: config.bot.name },
-        sections: [memoryContextSection(store.memory), ...(options.sections ?? [])],
+        sections: [memoryContextSection(store.memory), knowledgeContextSection(knowledge, config.knowledge), ...(options.sections ?? [])],
         log,
         now: options.now,
       })
@@ -96,10 +106,17 @@ export function createApp(options: AppOptions): App {
     scheduler,
     tools,
     llm,
-    start: () => gateway.start(),
+    knowledge,
+    async start() {
+      await gateway.start();
+      // Brings the search index up to date (builds it on first start) without delaying start-up;
+      // searches meanwhile wait for it.
+      knowledge.sync().catch((error: unknown) => log.warn({ err: error }, 'could not update the knowledge index'));
+    },
     async stop(graceMs = 3_000) {
       await gateway.stop(graceMs);
       await approvals.settled();
+      await knowledge.close();
     },
   };
 }

@@ -3,6 +3,7 @@ import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../core/env.ts';
 import { ParleyError } from '../core/errors.ts';
 import { registerAdminCommands } from './admin.ts';
+import { registerKnowledgeCommands } from './knowledge.ts';
 import { CliContext, CliError, type CliIO } from './context.ts';
 
 export function buildProgram(ctx: CliContext): Command {
@@ -11,6 +12,7 @@ export function buildProgram(ctx: CliContext): Command {
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
     .configureOutput({ writeOut: ctx.io.out, writeErr: ctx.io.err });
+  registerKnowledgeCommands(program, ctx);
   registerAdminCommands(program, ctx);
   return program;
 }

@@ -8,6 +8,7 @@ import { approvalsRepo } from './repos/approvals.ts';
 import { auditRepo } from './repos/audit.ts';
 import { grantsRepo } from './repos/grants.ts';
 import { inboundRepo } from './repos/inbound.ts';
+import { knowledgeRepo } from './repos/knowledge.ts';
 import { memoryRepo } from './repos/memory.ts';
 import { messagesRepo } from './repos/messages.ts';
 import { sessionsRepo } from './repos/sessions.ts';
@@ -23,6 +24,7 @@ function repositories(db: Db) {
     approvals: approvalsRepo(db),
     grants: grantsRepo(db),
     audit: auditRepo(db),
+    knowledge: knowledgeRepo(db),
   };
 }
 

@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "KnowledgeRevision" ADD COLUMN     "note" TEXT;
+

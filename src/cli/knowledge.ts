@@ -1,0 +1,285 @@
+// `parley knowledge add|import|list|show|edit|rm|search|export|history|revert|reindex`.
+import { stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import { z } from 'zod';
+import { exportPages } from '../knowledge/exporter.ts';
+import { importPages } from '../knowledge/importer.ts';
+import { knowledgeIndexFile } from '../knowledge/index-location.ts';
+import { KnowledgeBase } from '../knowledge/knowledge-base.ts';
+import type { KnowledgeSaveResult } from '../store/repos/knowledge.ts';
+import { CliError, parsePositiveInt, type CliContext } from './context.ts';
+import { editInEditor, hasFieldFlags, pageForAdd, pageWithFlags, PageFlagsSchema } from './knowledge-input.ts';
+import { bytes, printExplained, printHistory, printHits, printImportReport, printListing, printPage } from './knowledge-output.ts';
+import { progressBar } from './progress.ts';
+
+const JsonFlag = z.object({ json: z.boolean().optional() });
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+async function withKnowledge<T>(ctx: CliContext, work: (kb: KnowledgeBase) => Promise<T>): Promise<T> {
+  const store = await ctx.store();
+  const kb = new KnowledgeBase({ repo: store.knowledge, indexFile: knowledgeIndexFile(ctx.config.database, ctx.io.cwd) });
+  try {
+    return await work(kb);
+  } finally {
+    await kb.close();
+  }
+}
+
+async function existingPage(kb: KnowledgeBase, slug: string) {
+  const page = await kb.get(slug);
+  if (!page) throw new CliError(`no knowledge page with slug ${slug} (see: parley knowledge list)`);
+  return page;
+}
+
+function nonNegativeInt(value: string, name: string): number {
+  return value === '0' ? 0 : parsePositiveInt(value, name);
+}
+
+function saved(ctx: CliContext, result: KnowledgeSaveResult, json: boolean | undefined): void {
+  if (result.status === 'conflict') throw new CliError(`${result.page?.slug ?? 'the page'} changed meanwhile; nothing was written`, 1);
+  if (json) return ctx.json({ status: result.status, slug: result.page.slug, revision: result.page.revision });
+  const { slug, revision } = result.page;
+  ctx.line(
+    result.status === 'created'
+      ? `Created ${slug} (revision ${revision}).`
+      : result.status === 'updated'
+        ? `Updated ${slug} (revision ${revision}).`
+        : `Unchanged: ${slug} already has this content (revision ${revision}).`,
+  );
+}
+
+function pageFlags(command: Command): Command {
+  return command
+    .option('--slug <slug>', 'page id, e.g. guides/setup')
+    .option('--title <title>', 'title')
+    .option('--summary <text>', 'one or two sentences')
+    .option('--tags <list>', 'comma-separated tags')
+    .option('--ref <reference>', 'a reference (URL or slug); repeat for several', collect)
+    .option('--content <markdown>', 'the page content');
+}
+
+export function registerKnowledgeCommands(program: Command, ctx: CliContext): void {
+  const knowledge = program.command('knowledge').description('Knowledge pages: add, import, search, edit, history');
+
+  pageFlags(knowledge.command('add [file]'))
+    .description('Add a page from flags, a Markdown file, or standard input ("-"); flags override the file')
+    .option('--replace', 'overwrite the page if the slug exists (a new revision)')
+    .option('--json', 'machine-readable output')
+    .action(async (file: string | undefined, raw: unknown) => {
+      const options = PageFlagsSchema.extend({ replace: z.boolean().optional(), json: z.boolean().optional() }).parse(raw);
+      const page = await pageForAdd(ctx.io, file, options);
+      await withKnowledge(ctx, async (kb) => {
+        const result = await kb.save(page, { source: 'cli', ...(options.replace ? {} : { expectedRevision: 0 }) });
+        if (result.status === 'conflict') {
+          throw new CliError(`a page with slug ${page.slug} already exists (revision ${result.page?.revision}); use --replace or: parley knowledge edit ${page.slug}`);
+        }
+        saved(ctx, result, options.json);
+      });
+    });
+
+  knowledge
+    .command('import <dir>')
+    .description('Import every Markdown file under a folder (idempotent; bad files are reported, not fatal)')
+    .option('--dry-run', 'show what would change without writing')
+    .option('--json', 'machine-readable output')
+    .action(async (dir: string, raw: unknown) => {
+      const options = JsonFlag.extend({ dryRun: z.boolean().optional() }).parse(raw);
+      const root = resolve(ctx.io.cwd, dir);
+      await stat(root).catch(() => {
+        throw new CliError(`cannot read ${dir}: no such file or folder`);
+      });
+      const report = await withKnowledge(ctx, async (kb) => {
+        const bar = progressBar(ctx.io, options.dryRun ? 'Checking' : 'Importing');
+        try {
+          return await importPages(kb, root, { dryRun: options.dryRun, onProgress: (done, total, file) => bar.update(done, total, file) });
+        } finally {
+          bar.stop();
+        }
+      });
+      if (options.json) ctx.json(report);
+      else printImportReport(ctx, report);
+      if (report.counts.failed > 0) throw new CliError(`${report.counts.failed} file(s) could not be imported (see the report)`, 1);
+    });
+
+  knowledge
+    .command('list')
+    .description('Pages in slug order')
+    .option('--tag <tag>', 'only pages with this tag')
+    .option('--prefix <slug-prefix>', 'only slugs starting with this, e.g. en/')
+    .option('--limit <n>', 'how many', '100')
+    .option('--offset <n>', 'skip this many', '0')
+    .option('--json', 'machine-readable output')
+    .action(async (raw: unknown) => {
+      const options = JsonFlag.extend({ tag: z.string().optional(), prefix: z.string().optional(), limit: z.string(), offset: z.string() }).parse(raw);
+      const limit = parsePositiveInt(options.limit, '--limit');
+      const offset = nonNegativeInt(options.offset, '--offset');
+      await withKnowledge(ctx, async (kb) => {
+        const pages = await kb.list({ limit, offset, tag: options.tag?.toLowerCase(), prefix: options.prefix });
+        if (options.json) return ctx.json(pages);
+        printListing(ctx, pages, await kb.count(), offset);
+      });
+    });
+
+  knowledge
+    .command('show <slug>')
+    .description('Show a page (or one of its revisions)')
+    .option('--revision <n>', 'an older revision')
+    .option('--json', 'machine-readable output')
+    .action(async (slug: string, raw: unknown) => {
+      const options = JsonFlag.extend({ revision: z.string().optional() }).parse(raw);
+      await withKnowledge(ctx, async (kb) => {
+        const page = await existingPage(kb, slug);
+        if (options.revision === undefined) {
+          if (options.json) return ctx.json(page);
+          return printPage(ctx, slug, page, page.revision);
+        }
+        const n = parsePositiveInt(options.revision, '--revision');
+        const revision = await kb.revision(slug, n);
+        if (!revision) throw new CliError(`${slug} has no revision ${n} (it has 1-${page.revision})`);
+        if (options.json) return ctx.json({ slug, ...revision });
+        printPage(ctx, slug, { ...revision, updatedAt: revision.createdAt }, page.revision);
+      });
+    });
+
+  pageFlags(knowledge.command('edit <slug>'))
+    .description('Edit a page in $EDITOR (or set fields with flags, or replace it from a file / "-")')
+    .option('--file <file>', 'take title, summary, tags and content from this Markdown file ("-" for stdin)')
+    .option('--json', 'machine-readable output')
+    .action(async (slug: string, raw: unknown) => {
+      const options = PageFlagsSchema.extend({ file: z.string().optional(), json: z.boolean().optional() }).parse(raw);
+      await withKnowledge(ctx, async (kb) => {
+        const page = await existingPage(kb, slug);
+        if (options.file !== undefined || hasFieldFlags(options)) {
+          const input = options.file !== undefined ? await pageForAdd(ctx.io, options.file, { ...options, slug }) : pageWithFlags(page, options);
+          return saved(ctx, await kb.save(input, { source: 'cli', expectedRevision: page.revision }), options.json);
+        }
+        const edited = await editInEditor(ctx.io, page);
+        const result = await kb.save(edited.page, { source: 'cli', expectedRevision: page.revision });
+        if (result.status === 'conflict') {
+          throw new CliError(`${slug} changed while you were editing (now revision ${result.page?.revision}); your version is kept in ${edited.draft}`, 1);
+        }
+        await edited.discard();
+        saved(ctx, result, options.json);
+      });
+    });
+
+  knowledge
+    .command('rm <slug>')
+    .description('Delete a page and its history')
+    .option('--json', 'machine-readable output')
+    .action(async (slug: string, raw: unknown) => {
+      const options = JsonFlag.parse(raw);
+      await withKnowledge(ctx, async (kb) => {
+        const page = await existingPage(kb, slug);
+        if (!(await kb.remove(slug))) throw new CliError(`no knowledge page with slug ${slug}`);
+        if (options.json) return ctx.json({ status: 'deleted', slug, revisions: page.revision });
+        ctx.line(`Deleted ${slug} (it had ${page.revision} revision${page.revision === 1 ? '' : 's'}).`);
+      });
+    });
+
+  knowledge
+    .command('search <query...>')
+    .description('Search pages (English and Chinese); --explain shows the score of each field')
+    .option('--limit <n>', 'how many pages', '5')
+    .option('--explain', 'break the score down by field')
+    .option('--json', 'machine-readable output')
+    .action(async (words: string[], raw: unknown) => {
+      const options = JsonFlag.extend({ limit: z.string(), explain: z.boolean().optional() }).parse(raw);
+      const query = words.join(' ').trim();
+      if (!query) throw new CliError('the query is empty');
+      const limit = parsePositiveInt(options.limit, '--limit');
+      await withKnowledge(ctx, async (kb) => {
+        await kb.sync(indexProgress(ctx));
+        const noTerms = () => new CliError(`nothing to search for in "${query}" (only very common words)`);
+        if (options.explain) {
+          const result = await kb.explain(query, { limit });
+          if (result.terms.length === 0) throw noTerms();
+          return options.json ? ctx.json(result) : printExplained(ctx, result.hits, result.terms, result.dropped);
+        }
+        const result = await kb.search(query, { limit });
+        if (result.terms.length === 0) throw noTerms();
+        return options.json ? ctx.json(result) : printHits(ctx, result.hits);
+      });
+    });
+
+  knowledge
+    .command('export <dir>')
+    .description('Write every page as <dir>/<slug>.md with front matter (import reads them back unchanged)')
+    .option('--json', 'machine-readable output')
+    .action(async (dir: string, raw: unknown) => {
+      const options = JsonFlag.parse(raw);
+      const target = resolve(ctx.io.cwd, dir);
+      const report = await withKnowledge(ctx, async (kb) => {
+        const bar = progressBar(ctx.io, 'Exporting');
+        try {
+          return await exportPages(kb, target, (done, total, file) => bar.update(done, total, file));
+        } catch (error) {
+          const code = (error as NodeJS.ErrnoException).code;
+          if (code === 'EACCES' || code === 'ENOTDIR' || code === 'EEXIST' || code === 'EROFS') throw new CliError(`cannot write to ${dir}: ${code}`);
+          throw error;
+        } finally {
+          bar.stop();
+        }
+      });
+      if (options.json) return ctx.json({ dir: target, ...report });
+      ctx.line(`Exported ${report.pages} page${report.pages === 1 ? '' : 's'} to ${dir}.`);
+    });
+
+  knowledge
+    .command('history <slug>')
+    .description('Revisions of a page, newest first')
+    .option('--json', 'machine-readable output')
+    .action(async (slug: string, raw: unknown) => {
+      const options = JsonFlag.parse(raw);
+      await withKnowledge(ctx, async (kb) => {
+        const revisions = await kb.history(slug);
+        if (!revisions) throw new CliError(`no knowledge page with slug ${slug} (see: parley knowledge list)`);
+        if (options.json) return ctx.json(revisions);
+        printHistory(ctx, revisions);
+      });
+    });
+
+  knowledge
+    .command('revert <slug> <revision>')
+    .description('Make an older revision current again (as a new revision; history is kept)')
+    .option('--json', 'machine-readable output')
+    .action(async (slug: string, revisionArg: string, raw: unknown) => {
+      const options = JsonFlag.parse(raw);
+      const revision = parsePositiveInt(revisionArg, 'revision');
+      await withKnowledge(ctx, async (kb) => {
+        const page = await existingPage(kb, slug);
+        const result = await kb.revert(slug, revision, { source: 'cli', expectedRevision: page.revision });
+        if (!result) throw new CliError(`${slug} has no revision ${revision} (it has 1-${page.revision})`);
+        if (result.status === 'conflict') throw new CliError(`${slug} changed meanwhile; nothing was written`, 1);
+        if (options.json) return ctx.json({ status: result.status, slug, revision: result.page.revision, revertedTo: revision });
+        ctx.line(
+          result.status === 'unchanged'
+            ? `Unchanged: ${slug} already has the content of revision ${revision}.`
+            : `Reverted ${slug} to revision ${revision} (now revision ${result.page.revision}).`,
+        );
+      });
+    });
+
+  knowledge
+    .command('reindex')
+    .description('Rebuild the search index from the database (it is kept in step on its own; this repairs it)')
+    .option('--json', 'machine-readable output')
+    .action(async (raw: unknown) => {
+      const options = JsonFlag.parse(raw);
+      await withKnowledge(ctx, async (kb) => {
+        const report = await kb.rebuild(indexProgress(ctx));
+        const stats = kb.indexStats();
+        if (options.json) return ctx.json({ ...stats, ms: report.ms });
+        ctx.line(`Indexed ${stats.pages} pages (${stats.sections} sections) in ${(report.ms / 1000).toFixed(1)} s: ${stats.file} (${bytes(stats.bytes)}).`);
+      });
+    });
+}
+
+function indexProgress(ctx: CliContext) {
+  const bar = progressBar(ctx.io, 'Indexing');
+  return ({ done, total }: { done: number; total: number }) => {
+    bar.update(done, total);
+    if (done >= total) bar.stop();
+  };
+}

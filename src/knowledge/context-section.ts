@@ -1,0 +1,60 @@
+// Automatic knowledge context: when pages match the user's latest message well enough (score at or
+// above minScore), their best sections go into the system prompt, within a token budget, with the
+// instruction to cite page slugs.
+import type { ContextSection } from '../agent/agent.ts';
+import { estimateTokens } from '../agent/tokens.ts';
+import type { Config } from '../config/config.ts';
+import type { KnowledgeBase, SectionHit } from './knowledge-base.ts';
+import { CITE_HINT } from './tools.ts';
+
+const HEADER = [
+  '<knowledge>',
+  `Sections of the knowledge base that match the latest message, best first. Use them when they answer it and say so: ${CITE_HINT} If they do not answer it, ignore them; search_knowledge can look further.`,
+].join('\n');
+const FOOTER = '</knowledge>';
+/** A section cut shorter than this is left out rather than shown as a stub. */
+const MIN_SECTION_TOKENS = 80;
+
+function truncateToTokens(text: string, tokens: number): string {
+  if (estimateTokens(text) <= tokens) return text;
+  let keep = Math.floor(text.length * (tokens / estimateTokens(text)));
+  while (keep > 0 && estimateTokens(text.slice(0, keep)) > tokens) keep = Math.floor(keep * 0.9);
+  const cut = text.slice(0, keep);
+  const lineEnd = cut.lastIndexOf('\n');
+  return `${lineEnd > keep / 2 ? cut.slice(0, lineEnd) : cut}\n…`;
+}
+
+/** The <knowledge> block for `hits` within `budgetTokens`, or undefined when nothing fits. */
+export function knowledgeBlock(hits: SectionHit[], budgetTokens: number): string | undefined {
+  let remaining = budgetTokens - estimateTokens(HEADER) - estimateTokens(FOOTER);
+  const parts: string[] = [];
+  for (const hit of hits) {
+    const heading = `### [${hit.slug}] ${hit.title} › ${hit.section}`;
+    const available = remaining - estimateTokens(heading) - 2;
+    if (available < MIN_SECTION_TOKENS) break;
+    const body = truncateToTokens(hit.markdown, available);
+    parts.push(`${heading}\n${body}`);
+    remaining -= estimateTokens(heading) + estimateTokens(body) + 2;
+  }
+  return parts.length ? [HEADER, ...parts, FOOTER].join('\n\n') : undefined;
+}
+
+export function knowledgeContextSection(kb: KnowledgeBase, settings: Config['knowledge']): ContextSection {
+  // The prompt is rebuilt every round of a turn; the user's message does not change meanwhile.
+  let cached: { key: string; block: Promise<string | undefined> } | undefined;
+  return async ({ turn, userText }) => {
+    if (!settings.autoContext || settings.maxSections <= 0 || !userText.trim()) return undefined;
+    const key = `${turn.id}\u0000${userText}`;
+    if (cached?.key !== key) {
+      const block = kb
+        .relevantSections(userText, { limit: settings.maxSections, minScore: settings.minScore })
+        .then((hits) => knowledgeBlock(hits, settings.contextTokens));
+      cached = { key, block };
+      // The agent logs the failure; the next round tries again.
+      block.catch(() => {
+        if (cached?.block === block) cached = undefined;
+      });
+    }
+    return cached.block;
+  };
+}
