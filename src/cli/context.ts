@@ -69,6 +69,11 @@ export class CliContext {
 
 export function defaultIO(): CliIO {
   loadDotenv({ quiet: true });
+  // `parley knowledge list | head`: the reader went away; stop quietly like other Unix tools.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(0);
+    throw error;
+  });
   return {
     out: (text) => process.stdout.write(text),
     err: (text) => process.stderr.write(text),
