@@ -1,7 +1,7 @@
 // Who is talking and where: each browser tab is a person with its own id; without a room a person
 // has a direct chat with the bot, `?room=<name>` puts every tab that names it in one group chat.
 import { z } from 'zod';
-import type { ChatRef, ChatType } from '../../src/core/types.ts';
+import type { ChatType } from '../../src/core/types.ts';
 
 export const UserIdSchema = z.string().regex(/^[A-Za-z0-9_-]{8,64}$/, { error: 'expects 8-64 letters, digits, _ or -' });
 export const RoomSchema = z.string().regex(/^[A-Za-z0-9_-]{1,40}$/, { error: 'expects 1-40 letters, digits, _ or -' });
@@ -19,10 +19,6 @@ export interface WebChat {
 
 export function chatFor(userId: string, room: string | undefined): WebChat {
   return room ? { chatId: `room-${room}`, chatType: 'group' } : { chatId: `dm-${userId}`, chatType: 'direct' };
-}
-
-export function chatRefOf(channel: string, chat: WebChat): ChatRef {
-  return { channel, chatId: chat.chatId, chatType: chat.chatType };
 }
 
 function escapeRegExp(text: string): string {

@@ -48,6 +48,7 @@ export class Gateway implements InboundSink {
   #sweeper: NodeJS.Timeout | undefined;
   #sweeping: Promise<void> | undefined;
   #started = false;
+  #lastPrune = 0;
 
   constructor(options: GatewayOptions) {
     this.#o = options;
@@ -279,6 +280,7 @@ export class Gateway implements InboundSink {
       const { store, log } = this.#o;
       try {
         await this.#o.approvals?.sweep();
+        await this.#pruneDeliveries();
         for (const turn of await store.turns.orphaned()) this.kick(turn.sessionId);
         for (const turn of await store.turns.decidedButSuspended()) {
           void this.#o.scheduler.track(this.resume(turn.id)).catch((error: unknown) => log.error({ err: error, turnId: turn.id }, 'resuming a decided turn failed'));
@@ -293,6 +295,15 @@ export class Gateway implements InboundSink {
       this.#sweeping = undefined;
     });
     return this.#sweeping;
+  }
+
+  /** De-duplication records only matter while a platform might re-deliver: keep a week, hourly. */
+  async #pruneDeliveries(): Promise<void> {
+    const now = Date.now();
+    if (now - this.#lastPrune < 3_600_000) return;
+    this.#lastPrune = now;
+    const removed = await this.#o.store.inbound.prune(new Date(now - 7 * 86_400_000));
+    if (removed > 0) this.#o.log.debug({ removed }, 'pruned old delivery records');
   }
 
   // ---- output ----------------------------------------------------------------------------

@@ -62,6 +62,13 @@ describe('persistence', () => {
     };
     const results = await Promise.all([a.inbound.record(inbound, session.id, 'queued'), b.inbound.record(inbound, session.id, 'queued')]);
     expect(results.sort()).toEqual([false, true]);
+    // Old delivery records are pruned; queued (unanswered) ones never are.
+    expect(await a.inbound.prune(new Date(Date.now() + 60_000))).toBe(0);
+    const done = { ...inbound, eventId: 'evt-2' };
+    await a.inbound.record(done, session.id, 'done');
+    expect(await a.inbound.prune(new Date(Date.now() - 60_000))).toBe(0);
+    expect(await a.inbound.prune(new Date(Date.now() + 60_000))).toBe(1);
+    expect(await a.inbound.record(done, session.id, 'done')).toBe(true);
     await a.close();
     await b.close();
   });

@@ -71,10 +71,6 @@ export function sessionsRepo(db: Db) {
       return row.epoch;
     },
 
-    async touch(id: string): Promise<void> {
-      await db.session.update({ where: { id }, data: { updatedAt: new Date() } });
-    },
-
     /**
      * Take (or extend) the session's lease: one conditional update, so exactly one process wins
      * even when several try at once.
@@ -100,10 +96,6 @@ export function sessionsRepo(db: Db) {
       await db.session.updateMany({ where: { id, leaseOwner: owner }, data: { leaseOwner: null, leaseUntil: null } });
     },
 
-    async leaseHolder(id: string): Promise<{ owner: string; until: Date } | undefined> {
-      const row = await db.session.findUnique({ where: { id }, select: { leaseOwner: true, leaseUntil: true } });
-      return row?.leaseOwner && row.leaseUntil ? { owner: row.leaseOwner, until: row.leaseUntil } : undefined;
-    },
   };
 }
 
