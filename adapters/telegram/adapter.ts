@@ -4,6 +4,7 @@
 import { autoRetry } from '@grammyjs/auto-retry';
 import { Bot, type Transformer } from 'grammy';
 import type { BotCommand } from 'grammy/types';
+import { answerOnce } from '../../src/core/ack.ts';
 import { COMMANDS } from '../../src/core/commands.ts';
 import type {
   AdapterCapabilities,
@@ -204,12 +205,7 @@ export class TelegramAdapter implements ChannelAdapter {
   /** Hands a button press to the core; the query is answered exactly once, whatever happens. */
   async #press(sink: InboundSink, press: ButtonPress): Promise<void> {
     const { callbackQueryId, ...fields } = press;
-    let answered = false;
-    const ack = async (toast?: string) => {
-      if (answered) return;
-      answered = true;
-      await this.#answer(callbackQueryId, toast);
-    };
+    const { ack } = answerOnce((toast) => this.#answer(callbackQueryId, toast));
     try {
       await sink.onAction({ ...fields, ack });
     } catch (error) {

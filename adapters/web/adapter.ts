@@ -14,6 +14,7 @@ import type {
   SentRef,
   ToolActivity,
 } from '../../src/core/types.ts';
+import { answerOnce } from '../../src/core/ack.ts';
 import { AccessGuard } from './access.ts';
 import type { ConsoleBackend } from './api.ts';
 import { loadAssets } from './assets.ts';
@@ -175,8 +176,10 @@ export class WebAdapter implements ChannelAdapter, ConsoleBackend {
     const message = this.#transcript.message(chat.chatId, messageId);
     if (!message) throw new HttpError(404, 'there is no such message in this chat');
     if (!message.buttons.flat().some((button) => button.payload === payload)) throw new HttpError(409, 'this button is no longer there');
-    let answered = false;
     let toast: string | undefined;
+    const { ack } = answerOnce(async (text) => {
+      toast = text;
+    });
     const action: Action = {
       channel: this.name,
       chatId: chat.chatId,
@@ -185,11 +188,7 @@ export class WebAdapter implements ChannelAdapter, ConsoleBackend {
       userId: person.id,
       displayName: person.name,
       payload,
-      ack: async (text) => {
-        if (answered) return;
-        answered = true;
-        toast = text;
-      },
+      ack,
     };
     await sink.onAction(action);
     return toast;

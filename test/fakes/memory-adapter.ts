@@ -15,6 +15,7 @@ import type {
   SentRef,
   ToolActivity,
 } from '../../src/core/types.ts';
+import { answerOnce } from '../../src/core/ack.ts';
 
 export interface FakeMessage {
   id: string;
@@ -171,8 +172,11 @@ export class MemoryAdapter implements ChannelAdapter {
   /** Press with an arbitrary payload (forged or stale buttons). */
   async press(message: FakeMessage, payload: string, by: FakeUser = ALICE): Promise<string | undefined> {
     if (!this.#sink) throw new Error('adapter not started');
-    let answered = false;
     let toast: string | undefined;
+    const answer = answerOnce(async (text) => {
+      toast = text;
+      this.toasts.push({ userId: by.id, text, messageId: message.id });
+    });
     const action: Action = {
       channel: this.name,
       chatId: message.chat.chatId,
@@ -182,15 +186,10 @@ export class MemoryAdapter implements ChannelAdapter {
       userId: by.id,
       displayName: by.name,
       payload,
-      ack: async (text) => {
-        if (answered) return;
-        answered = true;
-        toast = text;
-        this.toasts.push({ userId: by.id, text, messageId: message.id });
-      },
+      ack: answer.ack,
     };
     await this.#sink.onAction(action);
-    if (!answered) throw new Error('the button press was never acknowledged');
+    if (!answer.answered) throw new Error('the button press was never acknowledged');
     return toast;
   }
 
