@@ -47,7 +47,6 @@ export class Gateway implements InboundSink {
   readonly #adapters: Map<string, ChannelAdapter>;
   #sweeper: NodeJS.Timeout | undefined;
   #sweeping: Promise<void> | undefined;
-  #started = false;
   #lastPrune = 0;
 
   constructor(options: GatewayOptions) {
@@ -65,7 +64,6 @@ export class Gateway implements InboundSink {
 
   async start(): Promise<void> {
     for (const adapter of this.#adapters.values()) await adapter.start(this);
-    this.#started = true;
     await this.sweep();
     const every = this.#o.sweepIntervalMs ?? 5_000;
     // Not unref'd: the sweeper is also what keeps a bot with no network channel alive.
@@ -80,7 +78,6 @@ export class Gateway implements InboundSink {
     for (const adapter of this.#adapters.values()) {
       await adapter.stop().catch((error: unknown) => this.#o.log.warn({ err: error }, `stopping ${adapter.name} failed`));
     }
-    this.#started = false;
   }
 
   // ---- inbound ---------------------------------------------------------------------------
@@ -332,10 +329,6 @@ export class Gateway implements InboundSink {
     } catch (error) {
       this.#o.log.warn({ err: error, chat }, `could not send a reply: ${errorText(error)}`);
     }
-  }
-
-  get started(): boolean {
-    return this.#started;
   }
 }
 
