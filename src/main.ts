@@ -100,8 +100,6 @@ async function main(): Promise<void> {
     await store.close();
     fail(error instanceof ParleyError || error instanceof Error ? `could not start: ${error.message}` : String(error));
   }
-  process.stdout.write(`${readyBlock(config, store, adapters)}\n`);
-
   let stopping = false;
   const shutdown = async (signal: NodeJS.Signals) => {
     if (stopping) {
@@ -122,6 +120,9 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', (signal) => void shutdown(signal));
   process.on('SIGTERM', (signal) => void shutdown(signal));
+  // Only now say "Press Ctrl-C": without a listener the signal's default action would kill the
+  // process at once, and whoever reads the ready block may send it immediately.
+  process.stdout.write(`${readyBlock(config, store, adapters)}\n`);
 }
 
 main().catch((error: unknown) => {
