@@ -1,0 +1,137 @@
+// discord.js Message / Interaction → neutral Inbound / Action fields. Pure: the adapter logs the
+// outcome and talks to the core. A thread is its own session: chatId is the parent channel and
+// threadId the thread (which is where the answer goes).
+import { ChannelType, type ButtonInteraction, type ChatInputCommandInteraction, type Message, type User } from 'discord.js';
+import type { Action, ChatType, Inbound } from '../../src/core/types.ts';
+
+export interface AccessPolicy {
+  allowedGuilds: ReadonlySet<string>;
+  allowedChannels: ReadonlySet<string>;
+  allowedUsers: ReadonlySet<string>;
+}
+
+export interface Place {
+  chatId: string;
+  chatType: ChatType;
+  threadId?: string;
+  guildId?: string;
+}
+
+export type Classified<T> = { kind: 'accepted'; value: T } | { kind: 'ignored'; reason: string };
+
+export type ButtonPress = Omit<Action, 'ack'>;
+
+export function displayNameOf(user: User): string {
+  return user.globalName || user.username || user.id;
+}
+
+interface ChannelLike {
+  id: string;
+  type: ChannelType;
+  parentId?: string | null;
+}
+
+export function placeOf(channel: ChannelLike, guildId: string | null): Place {
+  if (channel.type === ChannelType.DM || channel.type === ChannelType.GroupDM) return { chatId: channel.id, chatType: 'direct' };
+  const isThread =
+    channel.type === ChannelType.PublicThread || channel.type === ChannelType.PrivateThread || channel.type === ChannelType.AnnouncementThread;
+  const guild = guildId ? { guildId } : {};
+  if (isThread && channel.parentId) return { chatId: channel.parentId, chatType: 'group', threadId: channel.id, ...guild };
+  return { chatId: channel.id, chatType: 'group', ...guild };
+}
+
+export function refusedBy(access: AccessPolicy, place: Place, userId: string): string | undefined {
+  if (place.chatType === 'group') {
+    if (access.allowedGuilds.size > 0 && !(place.guildId && access.allowedGuilds.has(place.guildId))) {
+      return `server ${place.guildId ?? '?'} is not in DISCORD_ALLOWED_GUILDS`;
+    }
+    const channelAllowed = access.allowedChannels.has(place.chatId) || (place.threadId !== undefined && access.allowedChannels.has(place.threadId));
+    if (access.allowedChannels.size > 0 && !channelAllowed) return `channel ${place.chatId} is not in DISCORD_ALLOWED_CHANNELS`;
+  }
+  if (access.allowedUsers.size > 0 && !access.allowedUsers.has(userId)) return `user ${userId} is not in DISCORD_ALLOWED_USERS`;
+  return undefined;
+}
+
+/** `<@id>` / `<@!id>` of the bot become `@Name`, so the model reads a name rather than a number. */
+function readableMentions(text: string, botId: string, botName: string): string {
+  return text.replace(new RegExp(`<@!?${botId}>`, 'g'), `@${botName}`);
+}
+
+export function classifyMessage(message: Message, botId: string, botName: string, access: AccessPolicy, channel: string): Classified<Inbound> {
+  if (message.author.bot || message.webhookId) {
+    return { kind: 'ignored', reason: message.author.id === botId ? 'my own message' : `message from another bot (${message.author.id})` };
+  }
+  if (message.system) return { kind: 'ignored', reason: 'system message' };
+  if (!message.content.trim()) return { kind: 'ignored', reason: 'no text (attachments or embeds only, or MessageContent intent missing)' };
+  const place = placeOf(message.channel, message.guildId);
+  const refusal = refusedBy(access, place, message.author.id);
+  if (refusal) return { kind: 'ignored', reason: refusal };
+  const repliedTo = message.reference?.messageId;
+  const inbound: Inbound = {
+    channel,
+    chatId: place.chatId,
+    chatType: place.chatType,
+    ...(place.threadId ? { threadId: place.threadId } : {}),
+    messageId: message.id,
+    // Message ids are unique across Discord, so a re-delivered MESSAGE_CREATE carries the same one.
+    eventId: message.id,
+    sender: { id: message.author.id, displayName: displayNameOf(message.author), isBot: false },
+    text: readableMentions(message.content, botId, botName),
+    mentionsBot: message.mentions.users.has(botId),
+    repliesToBot: repliedTo !== undefined && message.mentions.repliedUser?.id === botId,
+    ...(repliedTo ? { replyToMessageId: repliedTo } : {}),
+    receivedAt: message.createdAt,
+  };
+  return { kind: 'accepted', value: inbound };
+}
+
+export function classifyButton(interaction: ButtonInteraction, access: AccessPolicy, channel: string): Classified<ButtonPress> {
+  if (interaction.user.bot) return { kind: 'ignored', reason: 'button pressed by a bot' };
+  const source = interaction.channel ?? { id: interaction.channelId, type: interaction.guildId ? ChannelType.GuildText : ChannelType.DM };
+  const place = placeOf(source, interaction.guildId);
+  const refusal = refusedBy(access, place, interaction.user.id);
+  if (refusal) return { kind: 'ignored', reason: refusal };
+  return {
+    kind: 'accepted',
+    value: {
+      channel,
+      chatId: place.chatId,
+      chatType: place.chatType,
+      ...(place.threadId ? { threadId: place.threadId } : {}),
+      messageId: interaction.message.id,
+      userId: interaction.user.id,
+      displayName: displayNameOf(interaction.user),
+      payload: interaction.customId,
+    },
+  };
+}
+
+/** A slash command as the text command the core understands: `/deny abc123 too risky`. */
+export function commandText(interaction: ChatInputCommandInteraction): string {
+  const args = interaction.options.data.map((option) => String(option.value ?? '').trim()).filter(Boolean);
+  return [`/${interaction.commandName}`, ...args].join(' ');
+}
+
+export function classifyCommand(interaction: ChatInputCommandInteraction, access: AccessPolicy, channel: string): Classified<Inbound> {
+  if (interaction.user.bot) return { kind: 'ignored', reason: 'command from a bot' };
+  const source = interaction.channel ?? { id: interaction.channelId, type: interaction.guildId ? ChannelType.GuildText : ChannelType.DM };
+  const place = placeOf(source, interaction.guildId);
+  const refusal = refusedBy(access, place, interaction.user.id);
+  if (refusal) return { kind: 'ignored', reason: refusal };
+  return {
+    kind: 'accepted',
+    value: {
+      channel,
+      chatId: place.chatId,
+      chatType: place.chatType,
+      ...(place.threadId ? { threadId: place.threadId } : {}),
+      messageId: interaction.id,
+      eventId: interaction.id,
+      sender: { id: interaction.user.id, displayName: displayNameOf(interaction.user), isBot: false },
+      text: commandText(interaction),
+      mentionsBot: true,
+      repliesToBot: false,
+      receivedAt: interaction.createdAt,
+    },
+  };
+}

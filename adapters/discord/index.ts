@@ -1,0 +1,15 @@
+// The Discord channel for src/main.ts: on when DISCORD_BOT_TOKEN is set.
+import type { ChannelFactory } from '../../src/core/types.ts';
+import { DiscordAdapter } from './adapter.ts';
+import { loadDiscordConfig } from './config.ts';
+
+export { DiscordAdapter, type DiscordAdapterOptions } from './adapter.ts';
+export { loadDiscordConfig, type DiscordConfig } from './config.ts';
+
+export const discordChannel: ChannelFactory = {
+  name: 'discord',
+  fromEnv({ env, log }) {
+    const config = loadDiscordConfig(env);
+    return config ? new DiscordAdapter({ config, log }) : undefined;
+  },
+};
