@@ -9,7 +9,6 @@ import {
   GatewayIntentBits,
   MessageFlags,
   Partials,
-  RESTEvents,
   Routes,
   type ButtonInteraction,
   type ChatInputCommandInteraction,
@@ -66,13 +65,17 @@ export class DiscordAdapter implements ChannelAdapter {
     this.client = new Client({
       intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.MessageContent, GatewayIntentBits.DirectMessages],
       partials: [Partials.Channel],
-      rest: { api: options.config.apiRoot },
-    });
-    this.client.rest.on(RESTEvents.RateLimited, (info) => {
-      this.#log.info(
-        { route: info.route, method: info.method, global: info.global, waitMs: info.retryAfter },
-        `Discord rate limit on ${info.method} ${info.route}: waiting ${Math.ceil(info.retryAfter)} ms`,
-      );
+      rest: {
+        api: options.config.apiRoot,
+        // Called on every rate limit, anticipated or a 429; false = wait it out (discord.js's queue).
+        rejectOnRateLimit: (info) => {
+          this.#log.info(
+            { route: info.route, method: info.method, global: info.global, waitMs: info.retryAfter },
+            `Discord rate limit on ${info.method.toUpperCase()} ${info.route}: waiting ${Math.ceil(info.retryAfter)} ms`,
+          );
+          return false;
+        },
+      },
     });
     this.#outbound = new DiscordOutbound({ rest: this.client.rest, channel: this.name, token: options.config.token, log: options.log });
   }

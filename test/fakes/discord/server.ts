@@ -146,6 +146,8 @@ export class FakeDiscord {
       this.channels.set(channel.id, channel);
     }
     this.guilds.push(guild);
+    // The bot joins: a connected client learns about it now; later sessions in READY.
+    this.gateway.dispatch('GUILD_CREATE', guildCreate(guild, []));
     return { guild, channels: guild.channels };
   }
 
