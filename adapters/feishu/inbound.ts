@@ -1,0 +1,132 @@
+// Feishu message event → neutral Inbound. Pure. Reads text and rich-text (post) messages,
+// resolves `@_user_N` placeholders to names, drops the bot's own mention (so "@Bot /stop" is the
+// command "/stop") and decides whether the bot was addressed.
+import type { Inbound } from '../../src/core/types.ts';
+import {
+  MessageEventSchema,
+  PostContentSchema,
+  TextContentSchema,
+  type FeishuMention,
+  type FeishuMessageEvent,
+  type PostBody,
+  type PostElement,
+} from './payloads.ts';
+
+export interface BotIdentity {
+  openId: string;
+  name: string;
+}
+
+export type ClassifiedMessage =
+  | { kind: 'message'; inbound: Inbound; parentId?: string }
+  | { kind: 'ignored'; reason: string }
+  | { kind: 'malformed'; reason: string };
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function postBody(raw: unknown): PostBody | undefined {
+  const parsed = PostContentSchema.safeParse(raw);
+  if (!parsed.success) return undefined;
+  const value = parsed.data;
+  if (Array.isArray((value as PostBody).content)) return value as PostBody;
+  const locales = value as Record<string, PostBody>;
+  return locales.zh_cn ?? locales.en_us ?? Object.values(locales)[0];
+}
+
+function postElementText(element: PostElement): string {
+  switch (element.tag) {
+    case 'text':
+      return element.text ?? '';
+    case 'a':
+      return element.text && element.href && element.text !== element.href ? `[${element.text}](${element.href})` : (element.href ?? element.text ?? '');
+    case 'at':
+      // Received posts carry the placeholder key in user_id; it is resolved like text mentions.
+      return element.user_id?.startsWith('@_') ? element.user_id : `@${element.user_name ?? element.user_id ?? ''}`;
+    case 'code_block':
+      return `\n\`\`\`\n${element.text ?? ''}\n\`\`\`\n`;
+    case 'emotion':
+      return '';
+    default:
+      return element.text ?? '';
+  }
+}
+
+/** The message's text with placeholders still in it; undefined for kinds Parley does not read. */
+export function rawTextOf(messageType: string, content: string): string | undefined {
+  const json = parseJson(content);
+  if (messageType === 'text') {
+    const parsed = TextContentSchema.safeParse(json);
+    return parsed.success ? parsed.data.text : undefined;
+  }
+  if (messageType === 'post') {
+    const body = postBody(json);
+    if (!body) return undefined;
+    const lines = body.content.map((line) => line.map(postElementText).join(''));
+    return [body.title, ...lines].filter((line) => line !== undefined && line !== '').join('\n');
+  }
+  return undefined;
+}
+
+/** Replaces `@_user_N` with `@Name`; the bot's own mention is removed. */
+export function resolveMentions(text: string, mentions: readonly FeishuMention[], botOpenId: string): { text: string; mentionsBot: boolean } {
+  let mentionsBot = false;
+  // Longest keys first, so @_user_1 does not eat the start of @_user_10.
+  const sorted = [...mentions].sort((a, b) => b.key.length - a.key.length);
+  let result = text;
+  for (const mention of sorted) {
+    const isBot = mention.id?.open_id === botOpenId;
+    if (isBot && result.includes(mention.key)) mentionsBot = true;
+    result = result.split(mention.key).join(isBot ? '' : `@${mention.name ?? mention.id?.open_id ?? 'someone'}`);
+  }
+  return { text: result.replace(/[ \t]{2,}/g, ' ').trim(), mentionsBot };
+}
+
+function issuesOf(error: { issues: { path: PropertyKey[]; message: string }[] }): string {
+  return error.issues
+    .slice(0, 3)
+    .map((issue) => `${issue.path.map(String).join('.') || '(root)'}: ${issue.message}`)
+    .join('; ');
+}
+
+/**
+ * `repliesToBot` is left false here: whether `parentId` is one of the bot's messages needs the
+ * API, so the adapter settles it.
+ */
+export function classifyMessage(raw: unknown, bot: BotIdentity, channel: string, now: () => Date = () => new Date()): ClassifiedMessage {
+  const parsed = MessageEventSchema.safeParse(raw);
+  if (!parsed.success) return { kind: 'malformed', reason: issuesOf(parsed.error) };
+  const event: FeishuMessageEvent = parsed.data;
+  const { message, sender } = event;
+  if (sender.sender_type !== undefined && sender.sender_type !== 'user') return { kind: 'ignored', reason: `sender is a ${sender.sender_type}` };
+  const senderId = sender.sender_id?.open_id;
+  if (!senderId) return { kind: 'ignored', reason: 'message without a sender open_id' };
+  if (senderId === bot.openId) return { kind: 'ignored', reason: 'my own message' };
+  if (message.chat_type !== 'p2p' && message.chat_type !== 'group') return { kind: 'ignored', reason: `chat type ${message.chat_type}` };
+  const rawText = rawTextOf(message.message_type, message.content);
+  if (rawText === undefined) return { kind: 'ignored', reason: `a ${message.message_type} message (only text and post are read)` };
+  const { text, mentionsBot } = resolveMentions(rawText, message.mentions ?? [], bot.openId);
+  const createdMs = Number(message.create_time);
+  const inbound: Inbound = {
+    channel,
+    chatId: message.chat_id,
+    chatType: message.chat_type === 'p2p' ? 'direct' : 'group',
+    ...(message.thread_id ? { threadId: message.thread_id } : {}),
+    messageId: message.message_id,
+    // Feishu re-pushes an event it thinks was not received, sometimes under a new event_id; the
+    // message id is what identifies the delivery, and the core remembers it persistently.
+    eventId: `msg:${message.message_id}`,
+    sender: { id: senderId, displayName: senderId, isBot: false },
+    text,
+    mentionsBot,
+    repliesToBot: false,
+    ...(message.parent_id ? { replyToMessageId: message.parent_id } : {}),
+    receivedAt: Number.isFinite(createdMs) && createdMs > 0 ? new Date(createdMs) : now(),
+  };
+  return { kind: 'message', inbound, ...(message.parent_id ? { parentId: message.parent_id } : {}) };
+}

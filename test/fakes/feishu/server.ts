@@ -1,0 +1,426 @@
+// A wire-level fake of the Feishu / Lark open platform for the real Lark SDK: tenant token, bot
+// info, send / reply / get / patch messages (strict on JSON-string content and the 30 KB card
+// limit), the long-connection endpoint with protobuf frames, and an event pusher that delivers
+// schema 2.0 events and card callbacks by webhook or long connection and pushes again when the
+// answer is late or not 200.
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { encrypt, sign } from './crypto.ts';
+import { decodeFrame, encodeFrame, headerOf, type Frame } from './frames.ts';
+
+export interface FeishuUser {
+  openId: string;
+  name: string;
+}
+export interface FeishuChat {
+  id: string;
+  type: 'p2p' | 'group';
+}
+export interface StoredMessage {
+  id: string;
+  chatId: string;
+  msgType: string;
+  /** Parsed content (a card for interactive messages). */
+  content: any;
+  versions: any[];
+  parentId?: string;
+  fromBot: boolean;
+  senderId: string;
+}
+export interface ApiCall {
+  method: string;
+  path: string;
+  status: number;
+  code: number;
+}
+export interface Delivery {
+  eventId: string;
+  attempt: number;
+  status: number;
+  body: any;
+  ms: number;
+}
+
+const CARD_LIMIT = 30 * 1024;
+const TEXT_LIMIT = 150 * 1024;
+const PUSH_TIMEOUT_MS = 3_000;
+
+let counter = 0;
+const id = (prefix: string) => `${prefix}_${(++counter).toString(16).padStart(6, '0')}${randomUUID().replace(/-/g, '').slice(0, 18)}`;
+
+/** `ws` sends binary frames for a Uint8Array (the ambient typing in test/fakes/discord knows only strings). */
+function sendBinary(socket: WebSocket, data: Uint8Array): void {
+  (socket as unknown as { send(data: Uint8Array): void }).send(data);
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve) => {
+    let data = '';
+    req.on('data', (c: Buffer) => (data += c.toString()));
+    req.on('end', () => resolve(data));
+  });
+}
+
+export interface FakeFeishuOptions {
+  appId?: string;
+  appSecret?: string;
+  botName?: string;
+}
+
+export class FakeFeishu {
+  readonly appId: string;
+  readonly appSecret: string;
+  readonly botOpenId = id('ou');
+  readonly botName: string;
+  readonly messages = new Map<string, StoredMessage>();
+  readonly calls: ApiCall[] = [];
+  readonly deliveries: Delivery[] = [];
+  readonly toasts: { eventId: string; toast: any }[] = [];
+  /** Delay for answers to message updates (PATCH/PUT), to play a slow platform. */
+  slowUpdatesMs = 0;
+  /** Where events go in webhook mode. */
+  webhookUrl: string | undefined;
+  verificationToken = 'fake-verification-token';
+  encryptKey: string | undefined;
+  /** Long-connection clients refused at the endpoint when false. */
+  wsEnabled = true;
+  readonly #server: Server;
+  readonly #wss: WebSocketServer;
+  readonly #tokens = new Set<string>();
+  #socket: WebSocket | undefined;
+  readonly #acks = new Map<string, (payload: any) => void>();
+  readonly #waitingForSocket: (() => void)[] = [];
+  #port = 0;
+
+  private constructor(options: FakeFeishuOptions) {
+    this.appId = options.appId ?? 'cli_a1b2c3d4e5f60718';
+    this.appSecret = options.appSecret ?? 'fake-app-secret-0123456789';
+    this.botName = options.botName ?? 'Parley';
+    this.#server = createServer((req, res) => void this.#route(req, res));
+    this.#wss = new WebSocketServer({ server: this.#server, path: '/ws' });
+    this.#wss.on('connection', (ws: WebSocket) => this.#onSocket(ws));
+  }
+
+  static async start(options: FakeFeishuOptions = {}): Promise<FakeFeishu> {
+    const fake = new FakeFeishu(options);
+    await new Promise<void>((resolve) => fake.#server.listen(0, '127.0.0.1', resolve));
+    fake.#port = (fake.#server.address() as AddressInfo).port;
+    return fake;
+  }
+
+  get baseUrl(): string {
+    return `http://127.0.0.1:${this.#port}`;
+  }
+
+  get wsConnected(): boolean {
+    return this.#socket !== undefined;
+  }
+
+  async close(): Promise<void> {
+    for (const client of this.#wss.clients) client.terminate();
+    this.#wss.close();
+    this.#server.closeAllConnections();
+    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+  }
+
+  // ---- the people and chats of the world -------------------------------------------------
+
+  user(name: string): FeishuUser {
+    return { openId: id('ou'), name };
+  }
+  p2p(): FeishuChat {
+    return { id: id('oc'), type: 'p2p' };
+  }
+  group(): FeishuChat {
+    return { id: id('oc'), type: 'group' };
+  }
+
+  botMessages(chat: FeishuChat): StoredMessage[] {
+    return [...this.messages.values()].filter((m) => m.chatId === chat.id && m.fromBot);
+  }
+
+  /** The markdown text of a bot card (all markdown elements). */
+  static textOf(message: StoredMessage): string {
+    const elements: any[] = message.content?.elements ?? [];
+    return elements.filter((e) => e.tag === 'markdown').map((e) => e.content).join('\n');
+  }
+  static buttonsOf(message: StoredMessage): any[] {
+    const elements: any[] = message.content?.elements ?? [];
+    return elements.filter((e) => e.tag === 'action').flatMap((e) => e.actions);
+  }
+
+  // ---- events ------------------------------------------------------------------------------
+
+  /** A person writes in a chat; `mention` adds @mentions (use `fake.bot` for the bot). */
+  messageEvent(from: FeishuUser, chat: FeishuChat, text: string, options: { mention?: FeishuUser[]; replyTo?: string; post?: boolean } = {}) {
+    const messageId = id('om');
+    const mentions = (options.mention ?? []).map((user, i) => ({ key: `@_user_${i + 1}`, id: { open_id: user.openId }, name: user.name, tenant_key: 't' }));
+    const prefix = mentions.map((m) => m.key).join(' ');
+    const full = prefix ? `${prefix} ${text}` : text;
+    const content = options.post
+      ? JSON.stringify({ title: '', content: [[...mentions.map((m) => ({ tag: 'at', user_id: m.key, user_name: m.name })), { tag: 'text', text: ` ${text}` }]] })
+      : JSON.stringify({ text: full });
+    this.messages.set(messageId, { id: messageId, chatId: chat.id, msgType: options.post ? 'post' : 'text', content: JSON.parse(content), versions: [], fromBot: false, senderId: from.openId, ...(options.replyTo ? { parentId: options.replyTo } : {}) });
+    return {
+      messageId,
+      event: {
+        schema: '2.0',
+        header: { event_id: randomUUID(), event_type: 'im.message.receive_v1', create_time: String(Date.now()), token: this.verificationToken, app_id: this.appId, tenant_key: 't' },
+        event: {
+          sender: { sender_id: { open_id: from.openId, user_id: from.openId.slice(3, 11) }, sender_type: 'user', tenant_key: 't' },
+          message: {
+            message_id: messageId,
+            ...(options.replyTo ? { parent_id: options.replyTo, root_id: options.replyTo } : {}),
+            create_time: String(Date.now()),
+            chat_id: chat.id,
+            chat_type: chat.type,
+            message_type: options.post ? 'post' : 'text',
+            content,
+            ...(mentions.length ? { mentions } : {}),
+          },
+        },
+      },
+    };
+  }
+
+  get bot(): FeishuUser {
+    return { openId: this.botOpenId, name: this.botName };
+  }
+
+  /** A click on a card button (by its label), as a card.action.trigger callback. */
+  clickEvent(user: FeishuUser, messageId: string, label: string) {
+    const message = this.messages.get(messageId);
+    const button = message && FakeFeishu.buttonsOf(message).find((b) => b.text?.content === label);
+    if (!message || !button) throw new Error(`no button "${label}" on ${messageId}`);
+    return {
+      schema: '2.0',
+      header: { event_id: randomUUID(), event_type: 'card.action.trigger', create_time: String(Date.now()), token: this.verificationToken, app_id: this.appId, tenant_key: 't' },
+      event: {
+        operator: { open_id: user.openId, tenant_key: 't' },
+        token: randomUUID(),
+        action: { tag: 'button', value: button.value },
+        host: 'im_message',
+        context: { open_message_id: messageId, open_chat_id: message.chatId },
+      },
+    };
+  }
+
+  /** Delivers an event (webhook or long connection) and pushes it again while the answer is late or not 200. */
+  async push(event: any, options: { attempts?: number; mode?: 'webhook' | 'ws' } = {}): Promise<Delivery> {
+    const attempts = options.attempts ?? 3;
+    const mode = options.mode ?? (this.webhookUrl ? 'webhook' : 'ws');
+    let last: Delivery | undefined;
+    for (let attempt = 1; attempt <= attempts; attempt++) {
+      const started = Date.now();
+      const answer = mode === 'webhook' ? await this.#postWebhook(event) : await this.#sendFrame(event);
+      last = { eventId: event.header.event_id, attempt, status: answer.status, body: answer.body, ms: Date.now() - started };
+      this.deliveries.push(last);
+      if (answer.status === 200 && last.ms <= PUSH_TIMEOUT_MS) {
+        this.#applyCallbackAnswer(event, answer.body);
+        return last;
+      }
+    }
+    return last!;
+  }
+
+  /** The raw webhook request, for tests that forge or tamper with one. */
+  async postRaw(body: string, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {
+    const response = await fetch(this.webhookUrl!, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body, signal: AbortSignal.timeout(10_000) });
+    const text = await response.text();
+    let parsed: any = text;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      /* not JSON */
+    }
+    return { status: response.status, body: parsed };
+  }
+
+  /** The body and headers Feishu would send for `event` (encrypted and signed with an encrypt key). */
+  envelope(event: any): { body: string; headers: Record<string, string> } {
+    if (!this.encryptKey) return { body: JSON.stringify(event), headers: {} };
+    const body = JSON.stringify({ encrypt: encrypt(JSON.stringify(event), this.encryptKey) });
+    const timestamp = String(Math.floor(Date.now() / 1000));
+    const nonce = randomUUID();
+    return { body, headers: { 'x-lark-request-timestamp': timestamp, 'x-lark-request-nonce': nonce, 'x-lark-signature': sign(timestamp, nonce, this.encryptKey, body) } };
+  }
+
+  async #postWebhook(event: any): Promise<{ status: number; body: any }> {
+    const { body, headers } = this.envelope(event);
+    try {
+      return await this.postRaw(body, headers);
+    } catch {
+      return { status: 0, body: undefined };
+    }
+  }
+
+  /** Drops the long connection (a network cut); the client is expected to reconnect. */
+  cutConnection(): void {
+    this.#socket?.terminate();
+    this.#socket = undefined;
+  }
+
+  async #sendFrame(event: any): Promise<{ status: number; body: any }> {
+    while (!this.#socket) await new Promise<void>((resolve) => this.#waitingForSocket.push(resolve));
+    const socket = this.#socket;
+    const frameId = randomUUID();
+    const frame: Frame = {
+      SeqID: 0,
+      LogID: 0,
+      service: 1,
+      method: 1,
+      headers: [
+        { key: 'type', value: 'event' },
+        { key: 'message_id', value: frameId },
+        { key: 'sum', value: '1' },
+        { key: 'seq', value: '0' },
+        { key: 'trace_id', value: randomUUID() },
+      ],
+      payload: new TextEncoder().encode(JSON.stringify(event)),
+    };
+    const answer = new Promise<any>((resolve) => this.#acks.set(frameId, resolve));
+    sendBinary(socket, encodeFrame(frame));
+    const timeout = new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), PUSH_TIMEOUT_MS + 500));
+    const ack = await Promise.race([answer, timeout]);
+    this.#acks.delete(frameId);
+    if (!ack) return { status: 0, body: undefined };
+    const data = ack.data ? JSON.parse(Buffer.from(ack.data, 'base64').toString('utf8')) : {};
+    return { status: ack.code, body: data };
+  }
+
+  #onSocket(ws: WebSocket): void {
+    this.#socket = ws;
+    for (const wake of this.#waitingForSocket.splice(0)) wake();
+    ws.on('message', (data: Buffer) => {
+      const frame = decodeFrame(new Uint8Array(data));
+      if (frame.method === 0 && headerOf(frame, 'type') === 'ping') {
+        const pong = { ...frame, headers: [{ key: 'type', value: 'pong' }], payload: new TextEncoder().encode(JSON.stringify({ PingInterval: 120, ReconnectCount: -1, ReconnectInterval: 1, ReconnectNonce: 0 })) };
+        sendBinary(ws, encodeFrame(pong));
+        return;
+      }
+      if (frame.method === 1) {
+        const resolve = this.#acks.get(headerOf(frame, 'message_id') ?? '');
+        if (resolve && frame.payload) resolve(JSON.parse(new TextDecoder().decode(frame.payload)));
+      }
+    });
+    ws.on('close', () => {
+      if (this.#socket === ws) this.#socket = undefined;
+    });
+  }
+
+  /** A callback answer may carry a toast and a replacement card. */
+  #applyCallbackAnswer(event: any, body: any): void {
+    if (event.header.event_type !== 'card.action.trigger' || typeof body !== 'object' || body === null) return;
+    if (body.toast) this.toasts.push({ eventId: event.header.event_id, toast: body.toast });
+    if (body.card) {
+      if (body.card.type !== 'raw' || typeof body.card.data !== 'object') throw new Error(`callback card refused (200340): ${JSON.stringify(body.card).slice(0, 200)}`);
+      const message = this.messages.get(event.event.context.open_message_id);
+      if (message) {
+        message.versions.push(message.content);
+        message.content = body.card.data;
+      }
+    }
+  }
+
+  // ---- REST ---------------------------------------------------------------------------------
+
+  async #route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', this.baseUrl);
+    const raw = await readBody(req);
+    let body: any = {};
+    try {
+      body = raw ? JSON.parse(raw) : {};
+    } catch {
+      return this.#answer(req, res, url, 400, { code: 9499, msg: 'bad json' });
+    }
+    const path = url.pathname;
+    if (req.method === 'POST' && path === '/open-apis/auth/v3/tenant_access_token/internal') {
+      if (body.app_id !== this.appId) return this.#answer(req, res, url, 200, { code: 10003, msg: 'invalid param: app_id' });
+      if (body.app_secret !== this.appSecret) return this.#answer(req, res, url, 200, { code: 10014, msg: 'app secret invalid' });
+      const token = `t-${randomUUID()}`;
+      this.#tokens.add(token);
+      return this.#answer(req, res, url, 200, { code: 0, msg: 'ok', tenant_access_token: token, expire: 7200 });
+    }
+    if (req.method === 'POST' && path === '/callback/ws/endpoint') {
+      if (!this.wsEnabled || body.AppID !== this.appId || body.AppSecret !== this.appSecret) return this.#answer(req, res, url, 200, { code: 514, msg: 'auth failed', data: {} });
+      const URL_ = `ws://127.0.0.1:${this.#port}/ws?device_id=d1&service_id=1`;
+      return this.#answer(req, res, url, 200, { code: 0, msg: 'ok', data: { URL: URL_, ClientConfig: { PingInterval: 120, ReconnectCount: -1, ReconnectInterval: 1, ReconnectNonce: 0 } } });
+    }
+    const auth = /^Bearer (.+)$/.exec(req.headers.authorization ?? '');
+    if (!auth || !this.#tokens.has(auth[1]!)) return this.#answer(req, res, url, 401, { code: 99991663, msg: 'Invalid access token for authorization' });
+
+    if (req.method === 'GET' && path === '/open-apis/bot/v3/info') {
+      return this.#answer(req, res, url, 200, { code: 0, msg: 'ok', bot: { open_id: this.botOpenId, app_name: this.botName, activate_status: 2 } });
+    }
+    if (req.method === 'POST' && path === '/open-apis/im/v1/messages') {
+      if (url.searchParams.get('receive_id_type') !== 'chat_id') return this.#answer(req, res, url, 400, { code: 99992402, msg: 'receive_id_type required' });
+      return this.#create(req, res, url, body, String(body.receive_id ?? ''), undefined);
+    }
+    const reply = /^\/open-apis\/im\/v1\/messages\/([^/]+)\/reply$/.exec(path);
+    if (req.method === 'POST' && reply) {
+      const parent = this.messages.get(reply[1]!);
+      if (!parent) return this.#answer(req, res, url, 400, { code: 230011, msg: 'message not found' });
+      return this.#create(req, res, url, body, parent.chatId, parent.id);
+    }
+    const one = /^\/open-apis\/im\/v1\/messages\/([^/]+)$/.exec(path);
+    if (one) {
+      const message = this.messages.get(one[1]!);
+      if (!message) return this.#answer(req, res, url, 400, { code: 230011, msg: 'message not found' });
+      if (req.method === 'GET') {
+        const sender = message.fromBot ? { id: this.appId, id_type: 'app_id', sender_type: 'app' } : { id: message.senderId, id_type: 'open_id', sender_type: 'user' };
+        return this.#answer(req, res, url, 200, { code: 0, msg: 'ok', data: { items: [{ message_id: message.id, sender }] } });
+      }
+      if (req.method === 'PATCH') {
+        if (this.slowUpdatesMs) await new Promise((r) => setTimeout(r, this.slowUpdatesMs));
+        const card = this.#card(body.content);
+        if (typeof card === 'string') return this.#answer(req, res, url, 400, { code: 230099, msg: card });
+        if (message.msgType !== 'interactive' || !message.content?.config?.update_multi) return this.#answer(req, res, url, 400, { code: 230099, msg: 'card is not shared (update_multi)' });
+        message.versions.push(message.content);
+        message.content = card;
+        return this.#answer(req, res, url, 200, { code: 0, msg: 'ok', data: {} });
+      }
+    }
+    return this.#answer(req, res, url, 404, { code: 404, msg: `no route ${req.method} ${path}` });
+  }
+
+  /** A card in a `content` string, or why it is refused. */
+  #card(content: unknown): any {
+    if (typeof content !== 'string') return 'content must be a JSON string';
+    if (Buffer.byteLength(content) > CARD_LIMIT) return 'card over 30 KB';
+    try {
+      const card = JSON.parse(content);
+      if (!Array.isArray(card.elements)) return 'card without elements';
+      return card;
+    } catch {
+      return 'content is not JSON';
+    }
+  }
+
+  #create(req: IncomingMessage, res: ServerResponse, url: URL, body: any, chatId: string, parentId: string | undefined): void {
+    if (!chatId) return this.#answer(req, res, url, 400, { code: 230001, msg: 'invalid receive_id' });
+    let content: any;
+    if (body.msg_type === 'interactive') {
+      content = this.#card(body.content);
+      if (typeof content === 'string') return this.#answer(req, res, url, 400, { code: 230099, msg: content });
+    } else if (body.msg_type === 'text') {
+      if (typeof body.content !== 'string' || Buffer.byteLength(body.content) > TEXT_LIMIT) return this.#answer(req, res, url, 400, { code: 230025, msg: 'bad text content' });
+      content = JSON.parse(body.content);
+    } else {
+      return this.#answer(req, res, url, 400, { code: 230001, msg: `msg_type ${String(body.msg_type)} not supported by the fake` });
+    }
+    const messageId = id('om');
+    this.messages.set(messageId, { id: messageId, chatId, msgType: body.msg_type, content, versions: [], fromBot: true, senderId: this.appId, ...(parentId ? { parentId } : {}) });
+    this.#answer(req, res, url, 200, { code: 0, msg: 'ok', data: { message_id: messageId, chat_id: chatId, msg_type: body.msg_type } });
+  }
+
+  #answer(req: IncomingMessage, res: ServerResponse, url: URL, status: number, body: any): void {
+    this.calls.push({ method: req.method ?? '', path: url.pathname, status, code: body.code });
+    res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+  }
+
+  callsTo(method: string, pathPattern: RegExp): ApiCall[] {
+    return this.calls.filter((c) => c.method === method && pathPattern.test(c.path));
+  }
+}

@@ -1,0 +1,82 @@
+// Shared set-up for the Feishu suites: the fake open platform, the real adapter (real Lark SDK)
+// configured from environment variables in webhook or long-connection mode, and the real core.
+import { z } from 'zod';
+import { FeishuAdapter } from '../../adapters/feishu/adapter.ts';
+import { loadFeishuConfig } from '../../adapters/feishu/config.ts';
+import { defineTool, type AnyTool } from '../../src/agent/tools.ts';
+import { FakeFeishu, type FeishuChat, type StoredMessage } from '../fakes/feishu/index.ts';
+import { FakeModelServer } from '../fakes/model-server.ts';
+import { createHarness, waitFor, type Harness } from '../helpers/harness.ts';
+import { RecordingLogger } from '../telegram/helpers.ts';
+
+export type Mode = 'webhook' | 'ws';
+
+export interface FeishuSetup {
+  fs: FakeFeishu;
+  adapter: FeishuAdapter;
+  h: Harness;
+  log: RecordingLogger;
+  close(): Promise<void>;
+}
+
+const open: (() => Promise<void>)[] = [];
+
+export async function startFeishu(mode: Mode, options: { env?: Record<string, string>; tools?: AnyTool[]; coreEnv?: Record<string, string> } = {}): Promise<FeishuSetup> {
+  const fs = await FakeFeishu.start();
+  if (options.env?.FEISHU_ENCRYPT_KEY) fs.encryptKey = options.env.FEISHU_ENCRYPT_KEY;
+  const model = await FakeModelServer.start();
+  const log = new RecordingLogger();
+  const config = loadFeishuConfig({
+    FEISHU_APP_ID: fs.appId,
+    FEISHU_APP_SECRET: fs.appSecret,
+    FEISHU_DOMAIN: fs.baseUrl,
+    FEISHU_MODE: mode,
+    FEISHU_VERIFICATION_TOKEN: fs.verificationToken,
+    FEISHU_WEBHOOK_PORT: '0',
+    FEISHU_EDIT_INTERVAL_PRIVATE: '40ms',
+    FEISHU_EDIT_INTERVAL_GROUP: '60ms',
+    ...options.env,
+  });
+  if (!config) throw new Error('feishu config expected');
+  const adapter = new FeishuAdapter({ config, log });
+  const h = await createHarness({ adapters: [adapter], model, ...(options.tools ? { tools: options.tools } : {}), ...(options.coreEnv ? { env: options.coreEnv } : {}) });
+  if (mode === 'webhook') fs.webhookUrl = `http://127.0.0.1:${adapter.webhookAddress!.port}/feishu/events`;
+  else await waitFor(() => fs.wsConnected, 'the long connection');
+  let closed = false;
+  const close = async () => {
+    if (closed) return;
+    closed = true;
+    await h.close();
+    await model.close();
+    await fs.close();
+  };
+  open.push(close);
+  return { fs, adapter, h, log, close };
+}
+
+export async function closeFeishu(): Promise<void> {
+  while (open.length) await open.pop()!().catch(() => {});
+}
+
+export function botMessages(fs: FakeFeishu, chat: FeishuChat, count = 1): Promise<StoredMessage[]> {
+  return waitFor(() => {
+    const messages = fs.botMessages(chat);
+    return messages.length >= count ? messages : undefined;
+  }, `${count} bot message(s) in ${chat.id}`);
+}
+
+export const text = FakeFeishu.textOf;
+
+export function deployTool(deployed: string[]): AnyTool {
+  return defineTool({
+    name: 'deploy',
+    description: 'Deploy a service to production',
+    parameters: z.object({ service: z.string() }),
+    approval: 'always',
+    describe: ({ service }) => `deploy ${service} to production`,
+    async execute({ service }) {
+      deployed.push(service);
+      return `deployed ${service}`;
+    },
+  }) as AnyTool;
+}
