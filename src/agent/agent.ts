@@ -16,6 +16,7 @@ import { ShutdownRequest, StopRequest } from './abort.ts';
 import { buildContext } from './context.ts';
 import type { EmitEvent } from './events.ts';
 import { LoopDetector } from './loop-detector.ts';
+import { interruptionNotice, planOpenCalls, replyResume } from './recovery.ts';
 import { composeSystemPrompt } from './system-prompt.ts';
 import { parseArguments, runToolCalls, type ToolResult } from './tool-runner.ts';
 import type { AnyTool, ToolContext, ToolRegistry } from './tools.ts';
@@ -79,30 +80,44 @@ export class Agent {
   /**
    * Continues a turn from the database alone: after its approvals were decided, or after the
    * process running it went away. Unanswered calls of its last message are settled first:
-   * approved → run; denied/expired → an error result naming who and why; anything else (an
-   * interrupted process) → an error result saying so.
+   * approved → run; denied/expired → an error result naming who and why; started but unfinished
+   * (a crash mid-call) → never run again unless the tool is idempotent: the model gets a result
+   * saying so and the chat is told; never started → a normal tool step (gated as usual).
    */
   async continue(run: TurnRun): Promise<TurnOutcome> {
-    run.emit({ type: 'turn_start', turnId: run.turn.id, sessionId: run.session.id, resumed: true });
     return this.#guard(run, async () => {
-      const messages = await this.#o.store.messages.forTurn(run.turn.id);
+      const { store } = this.#o;
+      const messages = await store.messages.forTurn(run.turn.id);
+      const reply = replyResume(run.turn, messages);
+      run.emit({ type: 'turn_start', turnId: run.turn.id, sessionId: run.session.id, resumed: true, reply });
       const detector = new LoopDetector(this.#o.settings.loopWarnAt, this.#o.settings.loopStopAt);
-      detector.seed(messages.flatMap((m) => m.toolCalls ?? []));
       const last = messages.findLast((m) => m.role === 'assistant');
       const answered = new Set(messages.filter((m) => m.role === 'tool').map((m) => m.toolCallId));
       const open = (last?.toolCalls ?? []).filter((call) => !answered.has(call.id));
-      if (last && open.length > 0) {
-        const approvals = new Map((await this.#o.store.approvals.forTurn(run.turn.id)).map((a) => [a.toolCallId, a]));
+      if (!last || open.length === 0) {
+        detector.seed(messages.flatMap((m) => m.toolCalls ?? []));
+      } else {
+        const approvals = new Map((await store.approvals.forTurn(run.turn.id)).map((a) => [a.toolCallId, a]));
         if (open.some((call) => approvals.get(call.id)?.status === 'pending')) {
-          await this.#o.store.turns.suspend(run.turn.id);
+          await store.turns.suspend(run.turn.id);
           return { status: 'awaiting_approval', text: '', approvals: [...approvals.values()].filter((a) => a.status === 'pending') };
         }
-        const approved = open.filter((call) => approvals.get(call.id)?.status === 'approved');
-        const ran = await this.#runCalls(run, approved);
-        const results = open.map((call) => ran.find((r) => r.callId === call.id) ?? settledResult(call, approvals.get(call.id)));
-        await this.#saveResults(run, results);
-        if (run.signal.aborted) return this.#cancelled(run);
-        await this.#injectSteering(run);
+        const started = await store.toolStarts.started(run.turn.id);
+        const plan = planOpenCalls(open, approvals, started, this.#o.tools);
+        const fresh = new Set(plan.fresh.map((call) => call.id));
+        // Calls that never ran are observed when they run, below.
+        detector.seed(messages.flatMap((m) => (m.id === last.id ? (m.toolCalls ?? []).filter((c) => !fresh.has(c.id)) : (m.toolCalls ?? []))));
+        const ran = await this.#runCalls(run, plan.run, started);
+        const results = [...ran, ...plan.settled];
+        await this.#saveResults(run, open.flatMap((call) => results.filter((r) => r.callId === call.id)));
+        if (plan.interrupted.length > 0) run.emit({ type: 'notice', turnId: run.turn.id, text: interruptionNotice(plan.interrupted) });
+        if (plan.fresh.length > 0) {
+          const ended = await this.#afterStep(run, await this.#toolStep(run, last, plan.fresh, detector));
+          if (ended) return ended;
+        } else {
+          if (run.signal.aborted) return this.#cancelled(run);
+          await this.#injectSteering(run);
+        }
       }
       if (last?.role === 'assistant' && !last.toolCalls?.length && messages.at(-1)?.id === last.id) {
         // The answer was already written before the interruption.
@@ -183,18 +198,24 @@ export class Agent {
         await this.#saveResults(run, calls.map((call) => ({ callId: call.id, name: call.name, content: LENGTH_RESULT, isError: true, durationMs: 0 })));
         continue;
       }
-      const step = await this.#toolStep(run, assistant, calls, detector);
-      if (step.kind === 'suspended') {
-        await store.turns.suspend(run.turn.id);
-        return { status: 'awaiting_approval', text: '', approvals: step.approvals };
-      }
-      if (step.kind === 'loop') {
-        const text = `I stopped because I kept calling ${step.call.name} with the same arguments (${step.count} times) without getting anywhere. Could you rephrase or give me more to go on?`;
-        return this.#finish(run, 'failed', text, `Loop detected: ${step.call.name} called ${step.count} times with the same arguments`);
-      }
-      if (run.signal.aborted) return this.#cancelled(run);
-      await this.#injectSteering(run);
+      const ended = await this.#afterStep(run, await this.#toolStep(run, assistant, calls, detector));
+      if (ended) return ended;
     }
+  }
+
+  /** Ends the turn when the tool step suspended it, looped or was stopped; otherwise undefined. */
+  async #afterStep(run: TurnRun, step: Step): Promise<TurnOutcome | undefined> {
+    if (step.kind === 'suspended') {
+      await this.#o.store.turns.suspend(run.turn.id);
+      return { status: 'awaiting_approval', text: '', approvals: step.approvals };
+    }
+    if (step.kind === 'loop') {
+      const text = `I stopped because I kept calling ${step.call.name} with the same arguments (${step.count} times) without getting anywhere. Could you rephrase or give me more to go on?`;
+      return this.#finish(run, 'failed', text, `Loop detected: ${step.call.name} called ${step.count} times with the same arguments`);
+    }
+    if (run.signal.aborted) return this.#cancelled(run);
+    await this.#injectSteering(run);
+    return undefined;
   }
 
   async #complete(run: TurnRun, round: number, atLimit: boolean): Promise<{ completion: Completion; history: MessageRecord[] }> {
@@ -224,8 +245,9 @@ export class Agent {
       );
       return { completion, history };
     } catch (error) {
-      // Keep what the user already saw streaming in, so the history matches the chat.
-      if (partial && run.signal.aborted) {
+      // Stopped: keep what the user already saw streaming in, so the history matches the chat. Not
+      // on shutdown: the turn continues later and this round is asked again.
+      if (partial && run.signal.aborted && !(run.signal.reason instanceof ShutdownRequest)) {
         await store.messages.append({
           sessionId: run.session.id,
           epoch: run.turn.epoch,
@@ -324,8 +346,15 @@ export class Agent {
     return { kind: 'suspended', approvals };
   }
 
-  #runCalls(run: TurnRun, calls: ToolCall[]): Promise<ToolResult[]> {
-    if (calls.length === 0) return Promise.resolve([]);
+  /** Runs calls after committing their start records (`started`: ids recorded already). */
+  async #runCalls(run: TurnRun, calls: ToolCall[], started: ReadonlySet<string> = new Set()): Promise<ToolResult[]> {
+    if (calls.length === 0) return [];
+    // Unknown tools and invalid arguments have no side effect to guard.
+    const starting = calls.filter((call) => {
+      const tool = this.#o.tools.get(call.name);
+      return !started.has(call.id) && tool !== undefined && parseArguments(tool, call.arguments).ok;
+    });
+    await this.#o.store.toolStarts.record(run.turn.id, starting.map((call) => ({ id: call.id, name: call.name })));
     return runToolCalls(calls, this.#o.tools, this.#toolContext(run), {
       timeoutMs: this.#o.settings.toolTimeoutMs,
       maxResultChars: this.#o.settings.toolResultMaxChars,
@@ -398,19 +427,6 @@ function uniqueIds(turnMessages: MessageRecord[], calls: ToolCall[]): ToolCall[]
     seen.add(id);
     return { ...call, id };
   });
-}
-
-function settledResult(call: ToolCall, approval: ApprovalRecord | undefined): ToolResult {
-  const base = { callId: call.id, name: call.name, isError: true, durationMs: 0 };
-  if (!approval) {
-    return { ...base, content: 'Interrupted: the bot restarted while this call was pending; it is not known whether it ran. Check before retrying.' };
-  }
-  if (approval.status === 'expired') {
-    return { ...base, content: `Not run: nobody approved this call before it expired (treated as denied). Do not retry unless the user asks.` };
-  }
-  const who = approval.decidedBy?.displayName ?? 'someone';
-  const why = approval.reason ? `: ${approval.reason}` : '';
-  return { ...base, content: `Not run: ${who} denied this call${why}. Do not retry it unless the user asks.` };
 }
 
 export function describeCall(tool: AnyTool, args: unknown): string {

@@ -1,8 +1,14 @@
 // What a turn reports while it runs. Renderers and logs subscribe; nothing here talks to a channel.
-import type { ApprovalRecord, TurnStatus, Usage } from '../store/types.ts';
+import type { ApprovalRecord, ReplyState, TurnStatus, Usage } from '../store/types.ts';
+
+/**
+ * Where a continued turn's answer goes: `refs` (possibly none) are the messages already showing
+ * it, with the text of rounds `fromRound`... in `texts`; edit them in place, never send a copy.
+ */
+export type ReplyResume = ReplyState & { texts: string[] };
 
 export type AgentEvent =
-  | { type: 'turn_start'; turnId: string; sessionId: string; resumed: boolean }
+  | { type: 'turn_start'; turnId: string; sessionId: string; resumed: boolean; reply?: ReplyResume }
   | { type: 'message_delta'; turnId: string; round: number; kind: 'text' | 'reasoning'; text: string }
   | { type: 'tool_start'; turnId: string; callId: string; name: string; arguments: string; activity?: string }
   | { type: 'tool_end'; turnId: string; callId: string; name: string; ok: boolean; durationMs: number }

@@ -39,6 +39,12 @@ export interface ToolDefinition<S extends z.ZodType = z.ZodType> {
   activity?: string;
   /** Overrides the default per-call timeout. */
   timeoutMs?: number;
+  /**
+   * True when running a call twice has the same effect as running it once (reads, setting a value).
+   * A call interrupted by a crash is then run again on recovery; otherwise it is never re-run and
+   * the model is told it may or may not have taken effect.
+   */
+  idempotent?: boolean;
   execute(args: z.infer<S>, ctx: ToolContext): Promise<string | ToolOutput>;
 }
 

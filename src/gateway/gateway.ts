@@ -226,7 +226,7 @@ export class Gateway implements InboundSink {
     body: (run: TurnRun) => Promise<TurnOutcome>,
   ): Promise<TurnOutcome | undefined> {
     const signal = setTurn(turn.id);
-    const renderer = this.#renderer(turn.origin);
+    const renderer = this.#renderer(turn);
     try {
       return await body({
         turn,
@@ -253,7 +253,7 @@ export class Gateway implements InboundSink {
       turn.sessionId,
       async (lease) => {
         const signal = lease.setTurn(turnId);
-        const renderer = this.#renderer(turn.origin);
+        const renderer = this.#renderer(turn);
         try {
           outcome = await agent.resume(turnId, decisions, {
             signal,
@@ -305,7 +305,7 @@ export class Gateway implements InboundSink {
 
   // ---- output ----------------------------------------------------------------------------
 
-  #renderer(origin: TurnOrigin): ReplyRenderer | undefined {
+  #renderer({ id: turnId, origin }: TurnRecord): ReplyRenderer | undefined {
     const adapter = this.#adapters.get(origin.chat.channel);
     if (!adapter) {
       this.#o.log.warn({ channel: origin.chat.channel }, 'no adapter for this channel in this process; replies are not shown');
@@ -317,6 +317,7 @@ export class Gateway implements InboundSink {
       replyToMessageId: origin.replyToMessageId,
       log: this.#o.log,
       prompts: this.#o.approvals?.prompts,
+      saveReplyState: async (state) => void (await this.#o.store.turns.saveReplyState(turnId, state)),
     });
   }
 

@@ -6,7 +6,7 @@ import { splitMessage } from '../core/text-split.ts';
 import type { ChannelAdapter, ChatRef, OutboundMessage, SentRef } from '../core/types.ts';
 import type { AgentEvent } from '../agent/events.ts';
 import type { Logger } from '../log.ts';
-import type { ApprovalRecord } from '../store/types.ts';
+import type { ApprovalRecord, ReplyState } from '../store/types.ts';
 
 export interface ApprovalPromptSink {
   /** Builds the prompt for a gated call. */
@@ -22,17 +22,30 @@ export interface RendererOptions {
   log: Logger;
   prompts?: ApprovalPromptSink;
   typingIntervalMs?: number;
+  /**
+   * Records the answer's messages each time a new one is sent while it streams (not per edit), so
+   * that after a crash the continued turn edits them in place (see `turn_start.reply`).
+   */
+  saveReplyState?: (state: ReplyState) => Promise<void>;
 }
 
 interface SentPiece {
   ref: SentRef;
   text: string;
+  /** Sent by a process that went away mid-answer; its text is unknown here. */
+  inherited?: boolean;
 }
+
+type RenderPhase = 'streaming' | 'final' | 'paused';
+
+const REPLACED = '_(interrupted answer: replaced by the message above)_';
+const INTERRUPTED = '_(interrupted — the full answer follows)_';
 
 export class ReplyRenderer {
   readonly #o: RendererOptions;
   #text = '';
   #round = 0;
+  #fromRound = 1;
   readonly #sent: SentPiece[] = [];
   readonly #notices: string[] = [];
   #lastRenderAt = 0;
@@ -53,6 +66,7 @@ export class ReplyRenderer {
     if (this.#closed) return;
     switch (event.type) {
       case 'turn_start':
+        if (event.reply) this.#inherit(event.reply.fromRound, event.reply.refs, event.reply.texts);
         this.#startTyping();
         break;
       case 'message_delta':
@@ -83,7 +97,7 @@ export class ReplyRenderer {
         if (!prompts) break;
         this.#cancelTimer();
         this.#enqueue(async () => {
-          await this.#render(this.#text);
+          await this.#render(this.#text, 'final');
           const ref = await this.#o.adapter.send(this.#o.chat, prompts.render(event.approval, event.description, this.#o.chat));
           await prompts.sent(event.approval, ref);
         });
@@ -97,9 +111,10 @@ export class ReplyRenderer {
         this.#cancelTimer();
         let text = this.#text.trim();
         if (event.status !== 'done' && event.text) text = text ? `${text}\n\n_${event.text}_` : event.text;
-        if (event.status === 'done' && !text && this.#sent.length === 0) text = event.text || '_(no answer)_';
+        if (event.status === 'done' && !text && this.#sent.every((p) => p.inherited)) text = event.text || '_(no answer)_';
         for (const notice of this.#notices) text = `${text}\n\n_${notice}_`;
-        this.#enqueue(() => this.#render(text.trim()));
+        // Left `running` (shutdown): the next process continues this answer in these messages.
+        this.#enqueue(() => this.#render(text.trim(), event.status === 'running' ? 'paused' : 'final'));
         break;
       }
     }
@@ -138,23 +153,70 @@ export class ReplyRenderer {
     this.#timer = undefined;
   }
 
-  async #render(text: string): Promise<void> {
+  async #render(text: string, phase: RenderPhase = 'streaming'): Promise<void> {
     if (!text.trim()) return;
     const { adapter, chat } = this.#o;
     const pieces = splitMessage(text, adapter.capabilities.maxTextLength);
+    let added = false;
     for (const [index, piece] of pieces.entries()) {
       const sent = this.#sent[index];
-      if (sent) {
+      const editable = sent !== undefined && (!sent.inherited || (await this.#editInherited(sent, piece)));
+      if (sent && editable) {
         if (sent.text === piece || !adapter.capabilities.canEdit) continue;
         await adapter.edit(sent.ref, { text: piece });
         sent.text = piece;
       } else {
         const replyTo = index === 0 && chat.chatType === 'group' ? this.#o.replyToMessageId : undefined;
         const ref = await adapter.send(chat, { text: piece, ...(replyTo ? { replyToMessageId: replyTo } : {}) });
-        this.#sent.push({ ref, text: piece });
+        this.#sent[index] = { ref, text: piece };
+        added = true;
       }
     }
+    if (phase === 'final') await this.#retireInherited(pieces.length);
+    if (added && phase !== 'final') await this.#saveReplyState();
     this.#lastRenderAt = Date.now();
+  }
+
+  /** Continue an interrupted answer in the messages that show it (only where they can be edited). */
+  #inherit(fromRound: number, refs: SentRef[], texts: string[]): void {
+    this.#fromRound = fromRound;
+    if (refs.length === 0 || !this.#o.adapter.capabilities.canEdit) return;
+    for (const ref of refs) this.#sent.push({ ref, text: '', inherited: true });
+    this.#text = texts.filter((t) => t.trim()).join('\n\n');
+  }
+
+  /** False when the message cannot be edited (deleted...): it is marked if possible, a new one follows. */
+  async #editInherited(sent: SentPiece, piece: string): Promise<boolean> {
+    try {
+      await this.#o.adapter.edit(sent.ref, { text: piece });
+    } catch (error) {
+      this.#o.log.warn({ err: error, chat: this.#o.chat }, `could not continue an interrupted answer in place: ${errorText(error)}`);
+      await this.#o.adapter.edit(sent.ref, { text: INTERRUPTED }).catch(() => {});
+      return false;
+    }
+    sent.text = piece;
+    sent.inherited = false;
+    return true;
+  }
+
+  /** Inherited messages beyond the final answer's length would show a stale fragment: mark them. */
+  async #retireInherited(keep: number): Promise<void> {
+    for (const sent of this.#sent.splice(keep)) {
+      if (!sent.inherited) continue;
+      await this.#o.adapter.edit(sent.ref, { text: REPLACED }).catch((error: unknown) => {
+        this.#o.log.warn({ err: error, chat: this.#o.chat }, `could not mark a replaced message: ${errorText(error)}`);
+      });
+    }
+  }
+
+  async #saveReplyState(): Promise<void> {
+    const save = this.#o.saveReplyState;
+    if (!save) return;
+    try {
+      await save({ fromRound: this.#fromRound, refs: this.#sent.map((p) => p.ref) });
+    } catch (error) {
+      this.#o.log.warn({ err: error, chat: this.#o.chat }, `could not record the answer's messages: ${errorText(error)}`);
+    }
   }
 
   #startTyping(): void {

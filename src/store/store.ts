@@ -12,6 +12,7 @@ import { knowledgeRepo } from './repos/knowledge.ts';
 import { memoryRepo } from './repos/memory.ts';
 import { messagesRepo } from './repos/messages.ts';
 import { sessionsRepo } from './repos/sessions.ts';
+import { toolStartsRepo } from './repos/tool-starts.ts';
 import { turnsRepo } from './repos/turns.ts';
 
 function repositories(db: Db) {
@@ -19,6 +20,7 @@ function repositories(db: Db) {
     sessions: sessionsRepo(db),
     messages: messagesRepo(db),
     turns: turnsRepo(db),
+    toolStarts: toolStartsRepo(db),
     memory: memoryRepo(db),
     inbound: inboundRepo(db),
     approvals: approvalsRepo(db),

@@ -77,8 +77,21 @@ export interface TurnRecord {
   cancelRequested: boolean;
   cancelledBy?: string;
   origin: TurnOrigin;
+  /** The chat messages of the answer being streamed when the turn was interrupted, if any. */
+  replyState?: ReplyState;
   startedAt: Date;
   endedAt?: Date;
+}
+
+/**
+ * Where a turn's streamed answer is shown: the messages sent so far (in order) and the round whose
+ * text they start with. Written when a message is sent (not per edit), so that a turn continued
+ * after a crash edits these messages in place instead of leaving a truncated copy behind.
+ */
+export interface ReplyState {
+  /** 1-based: the turn's first round (= assistant message) whose text these messages show. */
+  fromRound: number;
+  refs: SentRef[];
 }
 
 export type ApprovalStatus = 'pending' | 'approved' | 'denied' | 'expired';

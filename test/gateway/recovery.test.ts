@@ -42,7 +42,33 @@ describe('shutdown and recovery', () => {
     const second = await createHarness({ model, adapters: [channel], tools: [crawl], dbFile: first.dbFile });
     const [resumed] = await settled(second.store, 'memory:dm-u-alice');
     expect(resumed).toMatchObject({ id: turn!.id, status: 'done', rounds: 2 });
-    expect(channel.lastBotMessage()!.text).toBe('The crawl was interrupted; shall I try again?');
+    // One answer: the message that said "I am restarting" is continued in place.
+    const answer = 'Crawling.\n\nThe crawl was interrupted; shall I try again?';
+    await waitFor(() => channel.lastBotMessage()?.text === answer, 'the answer');
+    expect(channel.botMessages().map((m) => m.text)).toEqual([answer]);
+    await model.close();
+  });
+
+  it('an answer interrupted mid-stream by shutdown ends as one complete message, not a truncated one plus a copy', async () => {
+    const model = await FakeModelServer.start();
+    const channel = new MemoryAdapter();
+    const first = await createHarness({ model, adapters: [channel] });
+    model.enqueue({ hang: true, text: 'The first half of the answer' });
+    await channel.say('explain it');
+    await waitFor(() => channel.lastBotMessage()?.text === 'The first half of the answer', 'the first half to stream in');
+    await first.stop();
+    expect(channel.lastBotMessage()!.text).toContain('I am restarting');
+
+    const full = 'The first half of the answer, and the second half.';
+    model.enqueue({ text: full });
+    const second = await createHarness({ model, adapters: [channel], dbFile: first.dbFile });
+    const [turn] = await settled(second.store, 'memory:dm-u-alice');
+    expect(turn).toMatchObject({ status: 'done' });
+    await waitFor(() => channel.botMessages().some((m) => m.text === full), 'the full answer');
+    expect(channel.botMessages().map((m) => m.text)).toEqual([full]);
+    // The cut-off text was not kept as an answer in the history either.
+    const history = await second.store.messages.forTurn(turn!.id);
+    expect(history.filter((m) => m.role === 'assistant').map((m) => m.content)).toEqual([full]);
     await model.close();
   });
 });

@@ -1,10 +1,26 @@
 import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { SentRefSchema } from '../../core/types.ts';
 import type { Db } from '../database.ts';
-import type { TurnOrigin, TurnRecord, TurnStatus, Usage } from '../types.ts';
+import type { ReplyState, TurnOrigin, TurnRecord, TurnStatus, Usage } from '../types.ts';
 
 type Row = Awaited<ReturnType<Db['turn']['findUniqueOrThrow']>>;
 
+const ReplyStateSchema = z.object({ fromRound: z.number().int().min(1), refs: z.array(SentRefSchema).min(1) });
+
+/** A damaged or foreign value is ignored: the continued answer is then sent as a new message. */
+function parseReplyState(raw: string | null): ReplyState | undefined {
+  if (!raw) return undefined;
+  try {
+    const parsed = ReplyStateSchema.safeParse(JSON.parse(raw));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 function toRecord(row: Row): TurnRecord {
+  const replyState = parseReplyState(row.replyState);
   return {
     id: row.id,
     sessionId: row.sessionId,
@@ -16,6 +32,7 @@ function toRecord(row: Row): TurnRecord {
     cancelRequested: row.cancelRequested,
     cancelledBy: row.cancelledBy ?? undefined,
     origin: JSON.parse(row.origin) as TurnOrigin,
+    ...(replyState ? { replyState } : {}),
     startedAt: row.startedAt,
     endedAt: row.endedAt ?? undefined,
   };
@@ -47,17 +64,27 @@ export function turnsRepo(db: Db) {
     async transition(id: string, from: TurnStatus | TurnStatus[], to: TurnStatus): Promise<boolean> {
       const { count } = await db.turn.updateMany({
         where: { id, status: { in: Array.isArray(from) ? from : [from] } },
-        data: { status: to, ...(FINAL.includes(to) ? { endedAt: new Date() } : { endedAt: null }) },
+        data: { status: to, ...(FINAL.includes(to) ? { endedAt: new Date(), replyState: null } : { endedAt: null }) },
       });
       return count === 1;
     },
 
     async finish(id: string, status: Extract<TurnStatus, 'done' | 'failed' | 'cancelled'>, error?: string): Promise<TurnRecord> {
-      return toRecord(await db.turn.update({ where: { id }, data: { status, error: error ?? null, endedAt: new Date() } }));
+      return toRecord(await db.turn.update({ where: { id }, data: { status, error: error ?? null, endedAt: new Date(), replyState: null } }));
     },
 
+    /** What was streamed so far is final (it precedes the approval prompt), so its refs go too. */
     async suspend(id: string): Promise<void> {
-      await db.turn.update({ where: { id }, data: { status: 'awaiting_approval' } });
+      await db.turn.update({ where: { id }, data: { status: 'awaiting_approval', replyState: null } });
+    },
+
+    /**
+     * Records the messages of the answer being streamed. Only while the turn runs: a write that
+     * arrives after the turn suspended or ended changes nothing (those messages are final).
+     */
+    async saveReplyState(id: string, state: ReplyState): Promise<boolean> {
+      const { count } = await db.turn.updateMany({ where: { id, status: 'running' }, data: { replyState: JSON.stringify(state) } });
+      return count === 1;
     },
 
     async addRound(id: string, usage: Usage | undefined): Promise<void> {

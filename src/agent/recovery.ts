@@ -1,0 +1,69 @@
+// What a continued turn does with the calls of its last message that have no result yet, and how
+// it picks up the answer that was being streamed when the process went away.
+import type { ToolCall } from '../llm/types.ts';
+import type { ApprovalRecord, MessageRecord, TurnRecord } from '../store/types.ts';
+import type { ReplyResume } from './events.ts';
+import type { ToolResult } from './tool-runner.ts';
+import type { ToolRegistry } from './tools.ts';
+
+export interface OpenCallPlan {
+  /** Run now: approved calls that never started, and started calls of idempotent tools. */
+  run: ToolCall[];
+  /** Answered without running: denied, expired, or interrupted mid-run. */
+  settled: ToolResult[];
+  /** Started but unfinished, not re-run: the chat is told. */
+  interrupted: ToolCall[];
+  /** Never started and never gated (the process stopped before it got to them): a normal tool step. */
+  fresh: ToolCall[];
+}
+
+export const INTERRUPTED_RESULT =
+  'Interrupted: the bot restarted while this call was running, so it may or may not have taken effect. It was not run again. Check its effect before calling it again, and tell the user.';
+
+/** Sorts the open calls; `started` holds the ids of calls that have a start record. */
+export function planOpenCalls(open: ToolCall[], approvals: Map<string, ApprovalRecord>, started: Set<string>, tools: ToolRegistry): OpenCallPlan {
+  const plan: OpenCallPlan = { run: [], settled: [], interrupted: [], fresh: [] };
+  for (const call of open) {
+    const approval = approvals.get(call.id);
+    if (started.has(call.id)) {
+      if (tools.get(call.name)?.idempotent === true) plan.run.push(call);
+      else {
+        plan.interrupted.push(call);
+        plan.settled.push(errorResult(call, INTERRUPTED_RESULT));
+      }
+    } else if (approval?.status === 'approved') plan.run.push(call);
+    else if (approval) plan.settled.push(decidedResult(call, approval));
+    else plan.fresh.push(call);
+  }
+  return plan;
+}
+
+export function interruptionNotice(calls: ToolCall[]): string {
+  const names = [...new Set(calls.map((c) => c.name))].join(', ');
+  return `I was restarted while running ${names}; it may or may not have taken effect, and I did not run it again.`;
+}
+
+function errorResult(call: ToolCall, content: string): ToolResult {
+  return { callId: call.id, name: call.name, content, isError: true, durationMs: 0 };
+}
+
+function decidedResult(call: ToolCall, approval: ApprovalRecord): ToolResult {
+  if (approval.status === 'expired') {
+    return errorResult(call, 'Not run: nobody approved this call before it expired (treated as denied). Do not retry unless the user asks.');
+  }
+  const who = approval.decidedBy?.displayName ?? 'someone';
+  const why = approval.reason ? `: ${approval.reason}` : '';
+  return errorResult(call, `Not run: ${who} denied this call${why}. Do not retry it unless the user asks.`);
+}
+
+/**
+ * Where a continued turn's answer goes: the messages that were showing it when the process went
+ * away (edited in place), with the text of the rounds they already show. Rounds are counted as the
+ * turn's assistant messages (one per completed round; the interrupted round has none).
+ */
+export function replyResume(turn: TurnRecord, messages: MessageRecord[]): ReplyResume {
+  const rounds = messages.filter((m) => m.role === 'assistant');
+  const state = turn.replyState;
+  if (!state) return { fromRound: rounds.length + 1, refs: [], texts: [] };
+  return { ...state, texts: rounds.slice(Math.max(0, state.fromRound - 1)).map((m) => m.content) };
+}
