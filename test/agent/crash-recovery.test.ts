@@ -106,7 +106,7 @@ describe('recovery of tool calls after a crash', () => {
 
     expect(runs).toEqual({ lookup: 1 });
     expect(toolResults(model)).toEqual({ call_pay: INTERRUPTED_RESULT, call_read: 'balance = 42' });
-    const answer = await waitFor(() => h.adapter.lastBotMessage()?.text.includes('I was restarted') && h.adapter.lastBotMessage(), 'the answer');
+    const answer = await waitFor(() => h.adapter.botMessages().find((m) => m.text.includes('I was restarted')), 'the answer');
     expect(answer.text).toBe(
       'The transfer may or may not have gone through; please check your account.\n\n_I was restarted while running transfer; it may or may not have taken effect, and I did not run it again._',
     );
