@@ -255,6 +255,7 @@ export class FakeDiscord {
       }
     }
     call.status = status;
+    if (status === 204) delete headers['content-type'];
     res.writeHead(status, headers);
     res.end(status === 204 ? undefined : JSON.stringify(payload));
   }
