@@ -8,7 +8,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 export const Intent = { Guilds: 1 << 0, GuildMessages: 1 << 9, DirectMessages: 1 << 12, MessageContent: 1 << 15 } as const;
 
 export interface GatewayHooks {
-  token: string;
+  token(): string;
   /** Whether the application may use the MessageContent intent (Developer Portal switch). */
   messageContentAllowed(): boolean;
   /** READY's `d` plus the GUILD_CREATE payloads to send after it. */
@@ -111,7 +111,7 @@ export class FakeGateway {
 
   #identify(socket: WebSocket, d: Record<string, unknown>): void {
     this.identifies++;
-    if (d.token !== this.#hooks.token && d.token !== `Bot ${this.#hooks.token}`) {
+    if (d.token !== this.#hooks.token() && d.token !== `Bot ${this.#hooks.token()}`) {
       socket.close(4004, 'Authentication failed.');
       return;
     }
@@ -131,7 +131,7 @@ export class FakeGateway {
 
   #resume(socket: WebSocket, d: Record<string, unknown>): void {
     this.resumes++;
-    if (d.token !== this.#hooks.token || d.session_id !== this.#sessionId) {
+    if (d.token !== this.#hooks.token() || d.session_id !== this.#sessionId) {
       this.#send({ op: 9, d: false, s: null, t: null });
       return;
     }

@@ -76,6 +76,8 @@ export class FakeDiscord {
   /** Channels the bot was removed from. */
   readonly lockedOut = new Set<string>();
   messageContent: boolean;
+  /** The token is reset after GET /gateway/bot: IDENTIFY gets close code 4004. */
+  tokenRevokedAtGateway = false;
   /** Delay before answering message edits (a slow REST API). */
   editDelayMs = 0;
   /** Moves the fake's clock for interaction tokens (simulate 15 minutes passing). */
@@ -93,7 +95,7 @@ export class FakeDiscord {
     this.gateway = new FakeGateway(
       this.#server,
       {
-        token: this.token,
+        token: () => (this.tokenRevokedAtGateway ? 'revoked' : this.token),
         messageContentAllowed: () => this.messageContent,
         ready: (sessionId, resumeUrl) => ({
           ready: {
@@ -233,7 +235,7 @@ export class FakeDiscord {
     }
     const url = new URL(req.url ?? '/', 'http://fake');
     const method = req.method ?? 'GET';
-    const path = url.pathname.replace(/^\/api\/v10/, '');
+    const path = decodeURIComponent(url.pathname).replace(/^\/api\/v10/, '');
     const call: RecordedCall = { method, path, body, status: 0, at: Date.now() };
     this.calls.push(call);
     let status = 200;

@@ -1,0 +1,55 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { settled, waitFor } from '../helpers/harness.ts';
+import { botMessages, closeDiscord, sessionKey, startDiscord } from './helpers.ts';
+
+afterEach(closeDiscord);
+
+const EPHEMERAL = 64;
+
+describe('discord: slash commands', () => {
+  it('registers the command registry globally at start, with options for arguments', async () => {
+    const { dc } = await startDiscord();
+    const global = dc.commands.get('global') as { name: string; options: { name: string; required: boolean }[] }[];
+    expect(global.map((c) => c.name)).toEqual(['help', 'stop', 'reset', 'approve', 'deny', 'revoke']);
+    expect(global.find((c) => c.name === 'deny')!.options).toEqual([
+      expect.objectContaining({ name: 'code', required: true }),
+      expect.objectContaining({ name: 'reason', required: false }),
+    ]);
+  });
+
+  it('registers in one guild with DISCORD_COMMANDS_GUILD', async () => {
+    const { dc } = await startDiscord({ env: { DISCORD_COMMANDS_GUILD: '123456789012345678' } });
+    expect(dc.commands.has('global')).toBe(false);
+    expect((dc.commands.get('123456789012345678') as unknown[]).length).toBe(6);
+  });
+
+  it('/stop ends a streaming answer; /help answers only the caller', async () => {
+    const { dc, h } = await startDiscord();
+    const alice = dc.user('Alice');
+    const { channels } = dc.guild('Team');
+    const general = channels[0]!;
+    h.model.enqueue({ hang: true, text: 'Let me think about this for a very long time' });
+
+    dc.say(alice, general, 'tell me everything', { mention: true });
+    const [partial] = await botMessages(dc, general);
+    expect(partial!.message.content).toContain('Let me think');
+    const stop = dc.slash(alice, general, 'stop');
+    const turns = await settled(h.store, sessionKey(general));
+    expect(turns[0]!.status).not.toBe('running');
+    const stopped = dc.interactions.get(stop)!;
+    expect(stopped.ack!.at - stopped.createdAt).toBeLessThan(3_000);
+    expect(stopped.ack!.type).toBe(5);
+    await waitFor(() => stopped.original!.message.content !== '', 'the /stop reply');
+    // The stopped answer says so and keeps what had arrived.
+    await waitFor(() => partial!.message.content.includes('Stopped (by Alice)'), 'the stopped answer');
+    expect(partial!.message.content).toContain('Let me think');
+
+    const help = dc.slash(alice, general, 'help');
+    const state = await waitFor(() => (dc.interactions.get(help)!.original?.message.content ? dc.interactions.get(help) : undefined), 'the /help reply');
+    expect(state.ack!.flags & EPHEMERAL).toBe(EPHEMERAL);
+    expect(state.original!.message.content).toContain('/approve');
+    expect(state.original!.ephemeral).toBe(true);
+    // Nothing visible to the channel besides the stopped answer.
+    expect(dc.botMessages(general).filter((m) => m.message.content.includes('/approve'))).toHaveLength(0);
+  });
+});
