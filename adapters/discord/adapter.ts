@@ -77,7 +77,7 @@ export class DiscordAdapter implements ChannelAdapter {
         },
       },
     });
-    this.#outbound = new DiscordOutbound({ rest: this.client.rest, channel: this.name, token: options.config.token, log: options.log });
+    this.#outbound = new DiscordOutbound({ rest: this.client.rest, channel: this.name, token: options.config.token, log: options.log, goneRetryMs: 10 * 60_000 });
   }
 
   get botId(): string | undefined {
@@ -172,7 +172,6 @@ export class DiscordAdapter implements ChannelAdapter {
       this.#log.debug({ reason: result.reason }, 'Discord message ignored');
       return;
     }
-    this.#outbound.reachable(result.value);
     try {
       await sink.onMessage(result.value);
     } catch (error) {

@@ -1,6 +1,6 @@
 // Sending, editing and typing through discord.js's REST client (its rate-limit queue waits out
 // 429s). Everything is addressed by id, so a turn can reply from any process without a cache.
-// A channel the bot lost access to is logged once and not tried again by this process.
+// A channel the bot lost access to is logged once and left alone for a while (not retried forever).
 import { Routes, type REST } from 'discord.js';
 import { z } from 'zod';
 import type { ChatRef, CoreLogger, OutboundMessage, SentRef } from '../../src/core/types.ts';
@@ -12,6 +12,8 @@ export interface OutboundOptions {
   channel: string;
   token: string;
   log: CoreLogger;
+  /** How long a lost channel is left alone before the next attempt. */
+  goneRetryMs: number;
 }
 
 const SentMessageSchema = z.object({ id: z.string().min(1), channel_id: z.string().min(1) });
@@ -30,7 +32,10 @@ export class ChannelGoneError extends Error {
 
 export class DiscordOutbound {
   readonly #o: OutboundOptions;
-  readonly #gone = new Set<string>();
+  /** Channel → when to try it again. */
+  readonly #gone = new Map<string, number>();
+  /** Channels whose loss was logged (cleared when a send there works again). */
+  readonly #logged = new Set<string>();
 
   constructor(options: OutboundOptions) {
     this.#o = options;
@@ -53,23 +58,20 @@ export class DiscordOutbound {
     await this.#call(target, () => this.#o.rest.patch(Routes.channelMessage(target, ref.messageId), { body: bodyOf(message, true) }));
   }
 
-  /** A message arrived from there: the bot can see it again (re-added, permissions restored). */
-  reachable(chat: Pick<ChatRef, 'chatId' | 'threadId'>): void {
-    this.#gone.delete(targetOf(chat));
-  }
-
   async typing(chat: ChatRef): Promise<void> {
     const target = targetOf(chat);
-    if (this.#gone.has(target)) return;
+    if (this.#isGone(target)) return;
     await this.#o.rest.post(Routes.channelTyping(target)).catch((error: unknown) => {
       if (isGone(error)) this.#markGone(target, error);
     });
   }
 
   async #call<T>(target: string, request: () => Promise<T>): Promise<T> {
-    if (this.#gone.has(target)) throw new ChannelGoneError(target);
+    if (this.#isGone(target)) throw new ChannelGoneError(target);
     try {
-      return await request();
+      const result = await request();
+      this.#logged.delete(target);
+      return result;
     } catch (error) {
       if (isGone(error)) {
         this.#markGone(target, error);
@@ -79,9 +81,22 @@ export class DiscordOutbound {
     }
   }
 
+  #isGone(target: string): boolean {
+    const until = this.#gone.get(target);
+    if (until === undefined) return false;
+    if (Date.now() < until) return true;
+    this.#gone.delete(target);
+    return false;
+  }
+
   #markGone(target: string, error: unknown): void {
-    if (this.#gone.has(target)) return;
-    this.#gone.add(target);
-    this.#o.log.warn({ channelId: target }, `Discord channel ${target} is gone for the bot (${safeErrorMessage(error, this.#o.token)}); not sending there again until a message arrives from it`);
+    this.#gone.set(target, Date.now() + this.#o.goneRetryMs);
+    if (this.#logged.has(target)) return;
+    this.#logged.add(target);
+    const minutes = Math.round(this.#o.goneRetryMs / 60_000);
+    this.#o.log.warn(
+      { channelId: target },
+      `Discord channel ${target} is gone for the bot (${safeErrorMessage(error, this.#o.token)}); not sending there for ${minutes} min (re-add the bot or its permissions)`,
+    );
   }
 }
