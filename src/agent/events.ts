@@ -14,6 +14,8 @@ export type AgentEvent =
   | { type: 'tool_end'; turnId: string; callId: string; name: string; ok: boolean; durationMs: number }
   | { type: 'approval_requested'; turnId: string; approval: ApprovalRecord; description: string }
   | { type: 'notice'; turnId: string; text: string }
+  /** The model server said it is busy (429/503/Retry-After); the request is retried in `retryInMs`. */
+  | { type: 'model_busy'; turnId: string; round: number; retryInMs: number }
   | {
       type: 'turn_end';
       turnId: string;

@@ -1,12 +1,17 @@
 // Turns one turn's events into chat messages: the answer appears as one message edited in place
 // as text streams in (paced per the adapter's edit interval, unchanged text never re-sent), split
 // over several messages past the platform's length limit; approval prompts follow the text.
+// Streaming edits are best effort and coalesced (at most one waits in the queue); the final answer
+// and approval prompts are retried until they land, and a chat whose answer cannot be delivered is
+// told so. While the model is busy, the chat is told once (a placeholder the answer replaces).
+import { deliveryFailureOf } from '../core/delivery.ts';
 import { errorText } from '../core/errors.ts';
 import { splitMessage } from '../core/text-split.ts';
 import type { ChannelAdapter, ChatRef, OutboundMessage, SentRef } from '../core/types.ts';
 import type { AgentEvent } from '../agent/events.ts';
 import type { Logger } from '../log.ts';
 import type { ApprovalRecord, ReplyState } from '../store/types.ts';
+import { persist } from './persist.ts';
 
 export interface ApprovalPromptSink {
   /** Builds the prompt for a gated call. */
@@ -27,6 +32,8 @@ export interface RendererOptions {
    * that after a crash the continued turn edits them in place (see `turn_start.reply`).
    */
   saveReplyState?: (state: ReplyState) => Promise<void>;
+  /** How long a final answer or approval prompt is retried before the chat is told it failed. */
+  deliveryBudgetMs?: number;
 }
 
 interface SentPiece {
@@ -40,6 +47,10 @@ type RenderPhase = 'streaming' | 'final' | 'paused';
 
 const REPLACED = '_(interrupted answer: replaced by the message above)_';
 const INTERRUPTED = '_(interrupted — the full answer follows)_';
+export const MODEL_BUSY = 'The model is busy right now; I will answer as soon as it is available.';
+export const UNDELIVERED = 'I could not deliver my answer here: the chat service kept refusing it. Please ask me again.';
+const DELIVERY_BUDGET_MS = 120_000;
+const NOTICE_BUDGET_MS = 30_000;
 
 export class ReplyRenderer {
   readonly #o: RendererOptions;
@@ -50,6 +61,11 @@ export class ReplyRenderer {
   readonly #notices: string[] = [];
   #lastRenderAt = 0;
   #timer: NodeJS.Timeout | undefined;
+  /** A streaming render waits in the queue (so deltas do not pile up renders behind a slow one). */
+  #streamQueued = false;
+  /** Shown after the text while streaming (the model is busy); cleared by the next text. */
+  #status: string | undefined;
+  #toldBusy = false;
   #typing: NodeJS.Timeout | undefined;
   #queue: Promise<void> = Promise.resolve();
   #closed = false;
@@ -74,7 +90,11 @@ export class ReplyRenderer {
         if (event.round !== this.#round && this.#text.trim()) this.#text += '\n\n';
         this.#round = event.round;
         this.#text += event.text;
+        this.#status = undefined;
         this.#schedule();
+        break;
+      case 'model_busy':
+        this.#modelBusy();
         break;
       case 'tool_start':
       case 'tool_end': {
@@ -97,9 +117,9 @@ export class ReplyRenderer {
         if (!prompts) break;
         this.#cancelTimer();
         this.#enqueue(async () => {
-          await this.#render(this.#text, 'final');
-          const ref = await this.#o.adapter.send(this.#o.chat, prompts.render(event.approval, event.description, this.#o.chat));
-          await prompts.sent(event.approval, ref);
+          await this.#deliver(this.#text);
+          const ref = await this.#sendPersistently(prompts.render(event.approval, event.description, this.#o.chat), 'an approval prompt');
+          if (ref) await prompts.sent(event.approval, ref);
         });
         break;
       }
@@ -111,10 +131,11 @@ export class ReplyRenderer {
         this.#cancelTimer();
         let text = this.#text.trim();
         if (event.status !== 'done' && event.text) text = text ? `${text}\n\n_${event.text}_` : event.text;
-        if (event.status === 'done' && !text && this.#sent.every((p) => p.inherited)) text = event.text || '_(no answer)_';
+        // No text streamed (what was sent, if anything, is inherited or the busy placeholder).
+        if (event.status === 'done' && !text) text = event.text || '_(no answer)_';
         for (const notice of this.#notices) text = `${text}\n\n_${notice}_`;
         // Left `running` (shutdown): the next process continues this answer in these messages.
-        this.#enqueue(() => this.#render(text.trim(), event.status === 'running' ? 'paused' : 'final'));
+        this.#enqueue(() => (event.status === 'running' ? this.#render(text.trim(), 'paused') : this.#deliver(text.trim())));
         break;
       }
     }
@@ -140,12 +161,68 @@ export class ReplyRenderer {
   }
 
   #schedule(): void {
-    if (this.#timer || !this.#o.adapter.capabilities.canEdit) return;
+    if (this.#timer || this.#streamQueued || !this.#o.adapter.capabilities.canEdit) return;
     const wait = Math.max(0, this.#lastRenderAt + this.#interval - Date.now());
     this.#timer = setTimeout(() => {
       this.#timer = undefined;
-      this.#enqueue(() => this.#render(this.#text));
+      this.#streamQueued = true;
+      this.#enqueue(() => this.#stream());
     }, wait);
+  }
+
+  /** One streaming render of the text so far; a rate limit pushes the next one back. */
+  async #stream(): Promise<void> {
+    this.#streamQueued = false;
+    const text = this.#status ? [this.#text.trim(), `_${this.#status}_`].filter(Boolean).join('\n\n') : this.#text;
+    try {
+      await this.#render(text);
+    } catch (error) {
+      this.#lastRenderAt = Date.now() + (deliveryFailureOf(error).retryAfterMs ?? 0);
+      throw error;
+    }
+  }
+
+  /** Tell the chat once that the model is busy: a placeholder the answer replaces, or one message. */
+  #modelBusy(): void {
+    if (this.#toldBusy) return;
+    this.#toldBusy = true;
+    if (this.#o.adapter.capabilities.canEdit) {
+      this.#status = MODEL_BUSY;
+      this.#schedule();
+    } else {
+      this.#enqueue(async () => void (await this.#o.adapter.send(this.#o.chat, { text: MODEL_BUSY, ...this.#replyTo(0) })));
+    }
+  }
+
+  /** The final render must land: retried within the budget; if it cannot, the chat is told so. */
+  async #deliver(text: string): Promise<void> {
+    const { adapter, chat, log } = this.#o;
+    const result = await persist(() => this.#render(text, 'final'), {
+      budgetMs: this.#o.deliveryBudgetMs ?? DELIVERY_BUDGET_MS,
+      onRetry: (error, waitMs, attempt) =>
+        log.warn({ err: error, chat, attempt, waitMs }, `delivering an answer to ${adapter.name} failed; retrying in ${waitMs} ms: ${errorText(error)}`),
+    });
+    if (result.ok) return;
+    log.error({ err: result.error, chat, attempts: result.attempts }, `could not deliver an answer to ${adapter.name} (${result.attempts} tries): ${errorText(result.error)}`);
+    // Forbidden: the bot may not write there (blocked, removed); nothing else would arrive either.
+    if (deliveryFailureOf(result.error).kind !== 'forbidden') await this.#sendPersistently({ text: UNDELIVERED, ...this.#replyTo(0) }, 'the delivery error', NOTICE_BUDGET_MS);
+  }
+
+  /** Sends a message, retrying like the final answer; undefined (logged) when it cannot. */
+  async #sendPersistently(message: OutboundMessage, what: string, budgetMs = this.#o.deliveryBudgetMs ?? DELIVERY_BUDGET_MS): Promise<SentRef | undefined> {
+    const { adapter, chat, log } = this.#o;
+    let ref: SentRef | undefined;
+    const result = await persist(async () => void (ref = await adapter.send(chat, message)), {
+      budgetMs,
+      onRetry: (error, waitMs) => log.warn({ err: error, chat, waitMs }, `sending ${what} to ${adapter.name} failed; retrying in ${waitMs} ms: ${errorText(error)}`),
+    });
+    if (!result.ok) log.error({ err: result.error, chat }, `could not send ${what} to ${adapter.name}: ${errorText(result.error)}`);
+    return ref;
+  }
+
+  #replyTo(index: number): { replyToMessageId?: string } {
+    const replyTo = index === 0 && this.#o.chat.chatType === 'group' ? this.#o.replyToMessageId : undefined;
+    return replyTo ? { replyToMessageId: replyTo } : {};
   }
 
   #cancelTimer(): void {
@@ -163,18 +240,28 @@ export class ReplyRenderer {
       const editable = sent !== undefined && (!sent.inherited || (await this.#editInherited(sent, piece)));
       if (sent && editable) {
         if (sent.text === piece || !adapter.capabilities.canEdit) continue;
-        await adapter.edit(sent.ref, { text: piece });
-        sent.text = piece;
-      } else {
-        const replyTo = index === 0 && chat.chatType === 'group' ? this.#o.replyToMessageId : undefined;
-        const ref = await adapter.send(chat, { text: piece, ...(replyTo ? { replyToMessageId: replyTo } : {}) });
-        this.#sent[index] = { ref, text: piece };
-        added = true;
+        if (await this.#edit(sent, piece)) continue;
       }
+      const ref = await adapter.send(chat, { text: piece, ...this.#replyTo(index) });
+      this.#sent[index] = { ref, text: piece };
+      added = true;
     }
     if (phase === 'final') await this.#retireInherited(pieces.length);
     if (added && phase !== 'final') await this.#saveReplyState();
     this.#lastRenderAt = Date.now();
+  }
+
+  /** False when the message is gone (deleted by someone): that part is then sent anew. */
+  async #edit(sent: SentPiece, piece: string): Promise<boolean> {
+    try {
+      await this.#o.adapter.edit(sent.ref, { text: piece });
+    } catch (error) {
+      if (deliveryFailureOf(error).kind !== 'gone') throw error;
+      this.#o.log.warn({ err: error, chat: this.#o.chat }, `a message of the answer is gone; sending that part anew: ${errorText(error)}`);
+      return false;
+    }
+    sent.text = piece;
+    return true;
   }
 
   /** Continue an interrupted answer in the messages that show it (only where they can be edited). */

@@ -4,17 +4,26 @@
 // getUpdates long polling with offset confirmation and conflicts, webhooks with the secret-token
 // header, HTML entity parsing, the 4096-character limit, "message is not modified", keyboards
 // dropped by edits that do not repeat them, no message_thread_id 1 (General) in forums, and
-// callback queries answerable once. Tests inject updates and failures, and read every call made.
+// callback queries answerable once. Tests inject updates and failures (error answers, dropped
+// connections, slow answers, flood control with 429 retry_after), and read every call made.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { EntityParseError } from './html.ts';
 import { ApiFailure, MessageMethods, num } from './methods.ts';
+import { FloodControl, type RateLimits } from './rate-limit.ts';
 import { errors, type RecordedCall, type StoredMessage, type TgChat, type TgError, type TgMessage, type TgUpdate, type TgUser } from './types.ts';
 import { TelegramWorld, type SayOptions } from './world.ts';
 
+/** What happens to a faulted request: an error answer, no answer at all, or a late one. */
+type FaultAction =
+  | { kind: 'error'; error: TgError }
+  /** The connection is closed without an answer, after the request took effect when `applied`. */
+  | { kind: 'drop'; applied: boolean }
+  | { kind: 'delay'; ms: number };
+
 interface Fault {
   method: string;
-  error: TgError;
+  action: FaultAction;
   remaining: number;
   when?: (params: Record<string, unknown>) => boolean;
 }
@@ -35,6 +44,11 @@ export interface WebhookDelivery {
   status: number;
 }
 
+export interface FaultOptions {
+  times?: number;
+  when?: (params: Record<string, unknown>) => boolean;
+}
+
 /** Telegram's default when allowed_updates is empty: everything but these. */
 const OPT_IN_UPDATES = new Set(['chat_member', 'message_reaction', 'message_reaction_count']);
 
@@ -52,6 +66,7 @@ export class FakeTelegram {
   readonly #server: Server;
   #port = 0;
   #faults: Fault[] = [];
+  #flood: FloodControl | undefined;
   #allowedUpdates: string[] | undefined;
   #poller: PollWaiter | undefined;
   #delivering = false;
@@ -149,8 +164,32 @@ export class FakeTelegram {
   }
 
   /** The next `times` calls of `method` (matching `when`) fail with `error`. */
-  failNext(method: string, error: TgError, options: { times?: number; when?: (params: Record<string, unknown>) => boolean } = {}): void {
-    this.#faults.push({ method, error, remaining: options.times ?? 1, ...(options.when ? { when: options.when } : {}) });
+  failNext(method: string, error: TgError, options: FaultOptions = {}): void {
+    this.#addFault(method, { kind: 'error', error }, options);
+  }
+
+  /** The next `times` calls of `method` get no answer: the connection closes (a lost response). */
+  dropNext(method: string, options: FaultOptions & { applied?: boolean } = {}): void {
+    this.#addFault(method, { kind: 'drop', applied: options.applied ?? false }, options);
+  }
+
+  /** The next `times` calls of `method` are answered `ms` late. */
+  delayNext(method: string, ms: number, options: FaultOptions = {}): void {
+    this.#addFault(method, { kind: 'delay', ms }, options);
+  }
+
+  /** Turns flood control on (or off with undefined); counts start afresh. */
+  setRateLimits(limits: RateLimits | undefined): void {
+    this.#flood = limits ? new FloodControl(limits) : undefined;
+  }
+
+  /** Requests refused with 429 by flood control so far. */
+  get rateLimited(): number {
+    return this.#flood?.refused ?? 0;
+  }
+
+  #addFault(method: string, action: FaultAction, options: FaultOptions): void {
+    this.#faults.push({ method, action, remaining: options.times ?? 1, ...(options.when ? { when: options.when } : {}) });
   }
 
   callsTo(method: string): RecordedCall[] {
@@ -196,7 +235,16 @@ export class FakeTelegram {
     try {
       if (token !== this.token) throw new ApiFailure({ error_code: 401, description: 'Unauthorized' });
       const fault = this.#takeFault(method, params);
-      if (fault) throw new ApiFailure(fault);
+      if (fault?.kind === 'error') throw new ApiFailure(fault.error);
+      if (fault?.kind === 'delay') await new Promise((resolve) => setTimeout(resolve, fault.ms));
+      const limited = this.#flood?.check(method, num(params.chat_id));
+      if (limited) throw new ApiFailure(limited);
+      if (fault?.kind === 'drop') {
+        call.ok = false;
+        if (fault.applied) await this.#dispatch(method, params, aborted.signal).catch(() => undefined);
+        req.socket.destroy();
+        return;
+      }
       result = await this.#dispatch(method, params, aborted.signal);
     } catch (error) {
       const failure: TgError =
@@ -212,12 +260,12 @@ export class FakeTelegram {
     if (!res.destroyed) res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: true, result }));
   }
 
-  #takeFault(method: string, params: Record<string, unknown>): TgError | undefined {
+  #takeFault(method: string, params: Record<string, unknown>): FaultAction | undefined {
     const fault = this.#faults.find((f) => f.method === method && f.remaining > 0 && (!f.when || f.when(params)));
     if (!fault) return undefined;
     fault.remaining--;
     this.#faults = this.#faults.filter((f) => f.remaining > 0);
-    return fault.error;
+    return fault.action;
   }
 
   async #dispatch(method: string, p: Record<string, unknown>, signal: AbortSignal): Promise<unknown> {
