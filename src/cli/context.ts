@@ -88,8 +88,9 @@ export function shortDate(date: Date | undefined): string {
   return date ? date.toISOString().replace('T', ' ').slice(0, 16) : '';
 }
 
+/** Digits only (no "1e3", "0x10", " 5"), and at most 9 of them so the database takes the number as is. */
 export function parsePositiveInt(value: string, name: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n <= 0) throw new CliError(`${name} expects a positive whole number (got "${value}")`);
+  const n = /^\d{1,9}$/.test(value) ? Number(value) : 0;
+  if (n <= 0) throw new CliError(`${name} expects a positive whole number up to 999999999 (got "${value}")`);
   return n;
 }

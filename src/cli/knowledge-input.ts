@@ -1,12 +1,13 @@
 // Where `parley knowledge add` and `edit` get a page from: flags, a Markdown file, standard input,
 // or the person's $EDITOR. Every path ends in the same zod validation (parsePageInput).
 import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { PageFileError, pageFromFile, parseFrontMatter, parsePageInput, renderPageFile } from '../knowledge/page-file.ts';
 import type { PageInput } from '../knowledge/page.ts';
+import { decodePageText, readPageBytes, readStreamBytes } from '../knowledge/text-input.ts';
 import type { KnowledgePageRecord } from '../store/repos/knowledge.ts';
 import { CliError, type CliIO } from './context.ts';
 
@@ -44,20 +45,21 @@ function fileError(path: string, error: unknown): CliError {
 
 async function readStdin(io: CliIO): Promise<string> {
   if (!io.stdin) throw new CliError('no standard input to read the page from');
-  const chunks: Buffer[] = [];
-  for await (const chunk of io.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
-  return Buffer.concat(chunks).toString('utf8');
+  return decodePageText(await readStreamBytes(io.stdin));
 }
 
-/** Reads `file` (a path, or "-" for standard input) as text. */
+/** Reads `file` (a path, or "-" for standard input) as UTF-8 text; binary input is a PageFileError. */
 export async function readInput(io: CliIO, file: string): Promise<string> {
   if (file === '-') return readStdin(io);
   const path = resolve(io.cwd, file);
+  let bytes: Buffer;
   try {
-    return await readFile(path, 'utf8');
+    bytes = await readPageBytes(path);
   } catch (error) {
+    if (error instanceof PageFileError) throw error;
     throw fileError(file, error);
   }
+  return decodePageText(bytes);
 }
 
 /** Turns a PageFileError (bad front matter, empty title...) into a bad-input CLI error. */
@@ -79,7 +81,7 @@ export async function pageForAdd(io: CliIO, file: string | undefined, flags: Pag
     }
     return pageFromFile(text, file === '-' ? '' : basename(file), overrides);
   } catch (error) {
-    throw asCliError(error, file && file !== '-' ? `${file}: ` : '');
+    throw asCliError(error, file === undefined ? '' : file === '-' ? 'standard input: ' : `${file}: `);
   }
 }
 
@@ -122,7 +124,7 @@ export async function editInEditor(io: CliIO, page: KnowledgePageRecord): Promis
     throw new CliError(`the editor (${editor}) exited with code ${code}; nothing changed`, 1);
   }
   try {
-    const edited = pageFromFile(await readFile(draft, 'utf8'), '');
+    const edited = pageFromFile(decodePageText(await readPageBytes(draft)), '');
     if (edited.slug !== page.slug) throw new CliError(`the slug cannot be changed by edit (it was ${page.slug}); your version is kept in ${draft}`);
     return { page: edited, draft, discard };
   } catch (error) {

@@ -1,10 +1,10 @@
 // `parley knowledge add|import|list|show|edit|rm|search|export|history|revert|reindex`.
 import { stat } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { z } from 'zod';
-import { exportPages } from '../knowledge/exporter.ts';
-import { importPages } from '../knowledge/importer.ts';
+import { exportPages, UnsafePathError } from '../knowledge/exporter.ts';
+import { importPages, type ImportReport } from '../knowledge/importer.ts';
 import { knowledgeIndexFile } from '../knowledge/index-location.ts';
 import { KnowledgeBase } from '../knowledge/knowledge-base.ts';
 import type { KnowledgeSaveResult } from '../store/repos/knowledge.ts';
@@ -99,7 +99,7 @@ export function registerKnowledgeCommands(program: Command, ctx: CliContext): vo
       });
       if (options.json) ctx.json(report);
       else printImportReport(ctx, report);
-      if (report.counts.failed > 0) throw new CliError(`${report.counts.failed} file(s) could not be imported (see the report)`, 1);
+      if (report.counts.failed > 0) throw importFailure(report);
     });
 
   knowledge
@@ -215,6 +215,7 @@ export function registerKnowledgeCommands(program: Command, ctx: CliContext): vo
         try {
           return await exportPages(kb, target, (done, total, file) => bar.update(done, total, file));
         } catch (error) {
+          if (error instanceof UnsafePathError) throw new CliError(`cannot export to ${dir}: ${join(dir, error.file)} ${error.why}`);
           const code = (error as NodeJS.ErrnoException).code;
           if (code === 'EACCES' || code === 'ENOTDIR' || code === 'EEXIST' || code === 'EROFS') throw new CliError(`cannot write to ${dir}: ${code}`);
           throw error;
@@ -274,6 +275,16 @@ export function registerKnowledgeCommands(program: Command, ctx: CliContext): vo
         ctx.line(`Indexed ${stats.pages} pages (${stats.sections} sections) in ${(report.ms / 1000).toFixed(1)} s: ${stats.file} (${bytes(stats.bytes)}).`);
       });
     });
+}
+
+/** Exit 2 when only the files' contents were at fault (the person must fix them), else 1. Names the files. */
+function importFailure(report: ImportReport): CliError {
+  const failed = report.outcomes.filter((o) => o.status === 'failed');
+  const exitCode = report.invalid === failed.length ? 2 : 1;
+  if (failed.length === 1) return new CliError(`${failed[0]!.file} could not be imported: ${failed[0]!.reason}`, exitCode);
+  const names = failed.slice(0, 5).map((o) => o.file).join(', ');
+  const more = failed.length > 5 ? ` and ${failed.length - 5} more` : '';
+  return new CliError(`${failed.length} files could not be imported (see the report): ${names}${more}`, exitCode);
 }
 
 function indexProgress(ctx: CliContext) {

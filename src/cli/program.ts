@@ -17,8 +17,22 @@ export function buildProgram(ctx: CliContext): Command {
   return program;
 }
 
+/** Why an argument is not text, if it is not (a real command line cannot carry these; callers in-process can). */
+function notText(arg: string): string | undefined {
+  if (arg.includes('\0')) return 'it contains a NUL character';
+  if (/\p{Surrogate}/u.test(arg)) return 'it contains an unpaired surrogate';
+  return undefined;
+}
+
 /** Runs the CLI; resolves with the exit code instead of exiting (so tests can call it). */
 export async function runCli(argv: string[], io: CliIO): Promise<number> {
+  for (const [i, arg] of argv.entries()) {
+    const why = notText(arg);
+    if (why) {
+      io.err(`parley: argument ${i + 1} is not valid text (${why})\n`);
+      return 2;
+    }
+  }
   const ctx = new CliContext(io);
   const program = buildProgram(ctx);
   try {

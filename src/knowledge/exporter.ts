@@ -1,9 +1,11 @@
 // `parley knowledge export <dir>`: one Markdown file per page at <dir>/<slug>.md, with every field
-// in the front matter so that `import` reads the same pages back.
-import { mkdir, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+// in the front matter so that `import` reads the same pages back. Files are written only inside
+// <dir>, never through a link planted in it (safe-write.ts).
 import type { KnowledgeBase } from './knowledge-base.ts';
 import { renderPageFile } from './page-file.ts';
+import { openRoot, writeInside } from './safe-write.ts';
+
+export { UnsafePathError } from './safe-write.ts';
 
 export interface ExportReport {
   pages: number;
@@ -16,13 +18,11 @@ export async function exportPages(
   onProgress?: (done: number, total: number, file: string) => void,
 ): Promise<ExportReport> {
   const total = await kb.count();
+  const root = await openRoot(dir);
   const files: string[] = [];
-  // Slugs are validated (no "..", no leading "/"), so every file stays inside `dir`.
   for await (const page of kb.allPages()) {
     const file = `${page.slug}.md`;
-    const path = join(dir, file);
-    await mkdir(dirname(path), { recursive: true });
-    await writeFile(path, renderPageFile(page));
+    await writeInside(root, file, renderPageFile(page));
     files.push(file);
     onProgress?.(files.length, total, file);
   }

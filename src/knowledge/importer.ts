@@ -1,11 +1,14 @@
 // `parley knowledge import <dir>`: every Markdown file under a folder becomes a page. Idempotent
 // (an unchanged file writes nothing; a changed one adds a revision); a bad file is reported and
 // skipped, never stopping the rest; a dry run reports what would change without writing.
-import { readdir, readFile, stat } from 'node:fs/promises';
-import { join, relative, sep } from 'node:path';
+// Folders come from repositories others write: a file is read only if it is UTF-8 text and, when
+// it is a link, only if it leads to a regular file inside the imported folder.
+import { lstat, readdir, realpath, stat } from 'node:fs/promises';
+import { isAbsolute, join, relative, sep } from 'node:path';
 import { errorText } from '../core/errors.ts';
 import type { KnowledgeBase } from './knowledge-base.ts';
 import { PageFileError, pageFromFile } from './page-file.ts';
+import { decodePageText, readPageBytes } from './text-input.ts';
 
 export type ImportStatus = 'created' | 'updated' | 'unchanged' | 'failed';
 
@@ -22,6 +25,8 @@ export interface ImportReport {
   dryRun: boolean;
   counts: Record<ImportStatus, number>;
   outcomes: ImportOutcome[];
+  /** Failures caused by a file's contents (not text, bad front matter, a slug used twice...), not by reading it. */
+  invalid: number;
 }
 
 export interface ImportOptions {
@@ -52,6 +57,19 @@ export async function markdownFiles(root: string): Promise<string[]> {
   return out;
 }
 
+/** Reads `path` as page text; a link must stay inside `realRoot` (undefined: the path was named explicitly). */
+async function readPageText(path: string, realRoot: string | undefined): Promise<string> {
+  if (realRoot !== undefined && (await lstat(path)).isSymbolicLink()) {
+    const target = await realpath(path);
+    const inside = relative(realRoot, target);
+    if (inside === '' || inside === '..' || inside.startsWith(`..${sep}`) || isAbsolute(inside)) {
+      throw new PageFileError('not read: it is a link to a file outside the imported folder');
+    }
+  }
+  if (!(await stat(path)).isFile()) throw new PageFileError('not read: it is not a regular file');
+  return decodePageText(await readPageBytes(path));
+}
+
 function reasonOf(error: unknown): string {
   if (error instanceof PageFileError) return error.message;
   const code = (error as NodeJS.ErrnoException).code;
@@ -65,31 +83,34 @@ function reasonOf(error: unknown): string {
 export async function importPages(kb: KnowledgeBase, root: string, options: ImportOptions = {}): Promise<ImportReport> {
   const files = await markdownFiles(root);
   const isSingleFile = files.length === 1 && files[0] === root;
+  // A file named on the command line may be a link; links found inside a folder may not leave it.
+  const realRoot = isSingleFile ? undefined : await realpath(root);
   const counts: Record<ImportStatus, number> = { created: 0, updated: 0, unchanged: 0, failed: 0 };
   const outcomes: ImportOutcome[] = [];
   const slugOwners = new Map<string, string>();
+  let invalid = 0;
   for (const [i, path] of files.entries()) {
     const file = isSingleFile ? path.split(sep).at(-1)! : relative(root, path).split(sep).join('/');
-    const outcome = await importOne(kb, path, file, slugOwners, options);
+    const { outcome, isInvalid } = await importOne(kb, { path, file, realRoot }, slugOwners, options);
     counts[outcome.status]++;
+    if (isInvalid) invalid++;
     outcomes.push(outcome);
     options.onProgress?.(i + 1, files.length, file);
   }
-  return { dryRun: options.dryRun ?? false, counts, outcomes };
+  return { dryRun: options.dryRun ?? false, counts, outcomes, invalid };
 }
 
 async function importOne(
   kb: KnowledgeBase,
-  path: string,
-  file: string,
+  { path, file, realRoot }: { path: string; file: string; realRoot: string | undefined },
   slugOwners: Map<string, string>,
   options: ImportOptions,
-): Promise<ImportOutcome> {
+): Promise<{ outcome: ImportOutcome; isInvalid: boolean }> {
   try {
-    const page = pageFromFile(await readFile(path, 'utf8'), file);
+    const page = pageFromFile(await readPageText(path, realRoot), file);
     const owner = slugOwners.get(page.slug);
     // Two files with one slug would overwrite each other on every import, so the second one fails.
-    if (owner) return { file, status: 'failed', slug: page.slug, reason: `slug ${page.slug} is already used by ${owner}` };
+    if (owner) return { outcome: { file, status: 'failed', slug: page.slug, reason: `slug ${page.slug} is already used by ${owner}` }, isInvalid: true };
     slugOwners.set(page.slug, file);
     const result = await kb.save(page, {
       source: 'import',
@@ -97,9 +118,11 @@ async function importOne(
       ...(options.author ? { author: options.author } : {}),
       ...(options.dryRun ? { dryRun: true } : {}),
     });
-    if (result.status === 'conflict') return { file, status: 'failed', slug: page.slug, reason: 'the page changed while importing; run the import again' };
-    return { file, status: result.status, slug: page.slug, revision: result.page.revision };
+    if (result.status === 'conflict') {
+      return { outcome: { file, status: 'failed', slug: page.slug, reason: 'the page changed while importing; run the import again' }, isInvalid: false };
+    }
+    return { outcome: { file, status: result.status, slug: page.slug, revision: result.page.revision }, isInvalid: false };
   } catch (error) {
-    return { file, status: 'failed', reason: reasonOf(error) };
+    return { outcome: { file, status: 'failed', reason: reasonOf(error) }, isInvalid: error instanceof PageFileError };
   }
 }

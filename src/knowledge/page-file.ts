@@ -1,21 +1,16 @@
-// Markdown files with optional YAML front matter ↔ pages. Reading: front matter (title, summary,
+// Markdown files with optional front matter ↔ pages. Reading: front matter (title, summary,
 // tags, slug, references) wins; otherwise the title is the first heading, the summary the first
 // paragraph and the slug the file's path. Writing (export) puts every field in the front matter,
-// so reading the file back yields the same page.
-import matter from 'gray-matter';
+// so reading the file back yields the same page. Front matter is data only (see front-matter.ts).
 import YAML from 'yaml';
 import { z } from 'zod';
 import type { KnowledgePageFields } from '../store/repos/knowledge.ts';
+import { splitFrontMatter } from './front-matter.ts';
 import { outline } from './markdown.ts';
+import { PageFileError } from './page-error.ts';
 import { describeIssues, PageInputSchema, slugFromPath, type PageInput } from './page.ts';
 
-/** A file that cannot become a page; `message` is one line saying why. */
-export class PageFileError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'PageFileError';
-  }
-}
+export { PageFileError };
 
 const scalarText = (field: string) => z.union([z.string(), z.number(), z.boolean()], { error: `${field} must be text` }).transform(String);
 
@@ -30,25 +25,15 @@ const FrontMatterSchema = z.object({
 
 export type FrontMatter = z.output<typeof FrontMatterSchema>;
 
-const yamlEngine = { engines: { yaml: (text: string): object => YAML.parse(text) as object } };
-
 /** Splits a file into its front matter (validated) and its Markdown body. */
 export function parseFrontMatter(text: string): { frontMatter: FrontMatter; body: string } {
-  let parsed: { data: unknown; content: string };
-  try {
-    // Passing options also turns off gray-matter's cache, which would keep every file in memory.
-    parsed = matter(text.replace(/\r\n?/g, '\n'), yamlEngine as never);
-  } catch (error) {
-    // YAML's message is one line (with the position in the front matter) and then an excerpt.
-    const detail = (error instanceof Error ? error.message.split('\n')[0]! : String(error)).replace(/:\s*$/, '');
-    throw new PageFileError(`invalid front matter: ${detail}`);
-  }
-  if (parsed.data === null || typeof parsed.data !== 'object' || Array.isArray(parsed.data)) {
+  const { data, body } = splitFrontMatter(text.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n'));
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) {
     throw new PageFileError('invalid front matter: expected key: value lines (a YAML mapping)');
   }
-  const result = FrontMatterSchema.safeParse(parsed.data);
+  const result = FrontMatterSchema.safeParse(data);
   if (!result.success) throw new PageFileError(`invalid front matter: ${describeIssues(result.error)}`);
-  return { frontMatter: result.data, body: parsed.content };
+  return { frontMatter: result.data, body };
 }
 
 /** The page a Markdown file describes. `relativePath` gives the slug when the front matter has none. */
@@ -81,7 +66,8 @@ export function renderPageFile(page: KnowledgePageFields): string {
   const frontMatter = {
     slug: page.slug,
     title: page.title,
-    ...(page.summary ? { summary: page.summary } : {}),
+    // Always written: without it, import would derive a summary from the first paragraph.
+    summary: page.summary,
     ...(page.tags.length ? { tags: page.tags } : {}),
     ...(page.references.length ? { references: page.references } : {}),
   };

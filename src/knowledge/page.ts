@@ -14,13 +14,20 @@ export const SlugSchema = z
   .regex(SLUG_PATTERN, `slug must be ${SLUG_HINT}`)
   .refine((slug) => !slug.endsWith('/') && !slug.split('/').some((part) => part === '.' || part === '..'), `slug must be ${SLUG_HINT}`);
 
+// NUL characters and unpaired surrogates are not text: the database cannot store them faithfully.
+const text = (field: string) =>
+  z
+    .string()
+    .refine((value) => !value.includes('\0'), `${field} contains a NUL character (binary data is not text)`)
+    .refine((value) => !/\p{Surrogate}/u.test(value), `${field} is not valid Unicode (it contains an unpaired surrogate)`);
+
 const TagsSchema = z
-  .union([z.array(z.string()), z.string().transform((text) => text.split(','))])
+  .union([z.array(text('a tag')), text('tags').transform((value) => value.split(','))])
   .transform((tags) => [...new Set(tags.map((tag) => tag.trim().toLowerCase()).filter(Boolean))])
   .pipe(z.array(z.string().max(60, 'a tag is longer than 60 characters')).max(50, 'more than 50 tags'));
 
 const ReferencesSchema = z
-  .array(z.string())
+  .array(text('a reference'))
   .transform((refs) => [...new Set(refs.map((ref) => ref.trim()).filter(Boolean))])
   .pipe(z.array(z.string().max(500, 'a reference is longer than 500 characters')).max(100, 'more than 100 references'));
 
@@ -31,17 +38,14 @@ export function normaliseContent(content: string): string {
 
 export const PageInputSchema = z.object({
   slug: SlugSchema,
-  title: z
-    .string()
+  title: text('title')
     .transform((title) => title.replace(/\s+/g, ' ').trim())
     .pipe(z.string().min(1, 'title is empty').max(300, 'title is longer than 300 characters')),
-  summary: z
-    .string()
+  summary: text('summary')
     .default('')
     .transform((summary) => summary.replace(/\r\n?/g, '\n').trim())
     .pipe(z.string().max(2_000, 'summary is longer than 2000 characters')),
-  content: z
-    .string()
+  content: text('content')
     .default('')
     .transform(normaliseContent)
     .pipe(z.string().max(1_000_000, 'content is longer than 1,000,000 characters')),

@@ -1,7 +1,7 @@
 // Every `parley knowledge` command, its success and its error paths (exit codes and messages),
 // run in-process through runCli; one test runs the real bin/parley.mjs.
 import { execFile } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
@@ -81,13 +81,17 @@ describe('parley knowledge import', () => {
     expect(report.counts).toEqual({ created: 1, updated: 1, unchanged: 1, failed: 0 });
   });
 
-  it('finishes the import, lists failures with reasons, and exits 1 when files failed; exits 2 for a missing folder', async () => {
+  it('finishes the import, lists failures with reasons and names them; exits 2 for bad files, 1 for unreadable ones, 2 for a missing folder', async () => {
     writeFiles(dir, { 'docs/good.md': '# Good\n', 'docs/bad.md': '---\ntitle: [x\n---\n' });
     const run = await cli(['knowledge', 'import', 'docs']);
-    expect(run.code).toBe(1);
+    expect(run.code).toBe(2);
     expect(run.out).toMatch(/bad\.md.*invalid front matter/);
     expect(run.out).toContain('Created 1, updated 0, unchanged 0, failed 1.');
-    expect(run.err).toBe('parley: 1 file(s) could not be imported (see the report)\n');
+    expect(run.err).toMatch(/^parley: bad\.md could not be imported: invalid front matter: .*\n$/);
+    symlinkSync(join(dir, 'docs', 'gone.md'), join(dir, 'docs', 'dangling.md'));
+    const mixed = await cli(['knowledge', 'import', 'docs']);
+    expect(mixed.code).toBe(1);
+    expect(mixed.err).toBe('parley: 2 files could not be imported (see the report): bad.md, dangling.md\n');
     expect(await fails(['knowledge', 'import', 'nowhere'])).toBe('parley: cannot read nowhere: no such file or folder');
   });
 });
@@ -103,7 +107,12 @@ describe('parley knowledge list and show', () => {
     expect(await ok(['knowledge', 'list', '--tag', 'Billing'])).not.toContain('faq/returns');
     expect(await ok(['knowledge', 'list', '--prefix', 'faq/'])).not.toContain('billing/refunds');
     expect(await ok(['knowledge', 'list', '--limit', '1'])).toContain('Showing 1-1 of 2 pages');
-    expect(await fails(['knowledge', 'list', '--limit', 'lots'])).toBe('parley: --limit expects a positive whole number (got "lots")');
+    expect(await fails(['knowledge', 'list', '--limit', 'lots'])).toBe('parley: --limit expects a positive whole number up to 999999999 (got "lots")');
+    // Found by the property test: 1e20 passed as a whole number and crashed the query.
+    for (const limit of ['99999999999999999999', '1e3', '0x10', ' 5', '-1']) {
+      expect(await fails(['knowledge', 'list', '--limit', limit])).toBe(`parley: --limit expects a positive whole number up to 999999999 (got "${limit}")`);
+    }
+    expect(await fails(['knowledge', 'search', 'refunds', '--limit', '99999999999999999999'])).toMatch(/^parley: --limit expects a positive whole number/);
   });
 
   it('shows a page or an older revision, and names unknown slugs and revisions', async () => {
@@ -185,7 +194,7 @@ describe('parley knowledge rm, history and revert', () => {
     expect(await fails(['knowledge', 'history', 'nope'])).toBe('parley: no knowledge page with slug nope (see: parley knowledge list)');
     expect(await fails(['knowledge', 'revert', 'nope', '1'])).toBe('parley: no knowledge page with slug nope (see: parley knowledge list)');
     expect(await fails(['knowledge', 'revert', 'billing/refunds', '5'])).toBe('parley: billing/refunds has no revision 5 (it has 1-1)');
-    expect(await fails(['knowledge', 'revert', 'billing/refunds', 'latest'])).toBe('parley: revision expects a positive whole number (got "latest")');
+    expect(await fails(['knowledge', 'revert', 'billing/refunds', 'latest'])).toBe('parley: revision expects a positive whole number up to 999999999 (got "latest")');
     expect(await fails(['knowledge', 'rm', 'nope'])).toBe('parley: no knowledge page with slug nope (see: parley knowledge list)');
   });
 });

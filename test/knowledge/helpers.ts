@@ -1,5 +1,6 @@
 // Shared by the knowledge tests: the corpus location, a knowledge base on a temporary SQLite file,
 // and the `parley` CLI run in-process with captured output.
+import { spawn } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -81,4 +82,23 @@ export function cliFor(dbFile: string, cwd: string, env: Record<string, string> 
     });
     return { code, out, err };
   };
+}
+
+/** Runs the real `parley` (bin/parley.mjs) as a child process, optionally feeding raw bytes on stdin. */
+export function runParley(argv: string[], options: { cwd: string; dbFile: string; stdin?: Uint8Array }): Promise<CliRun> {
+  return new Promise((resolveRun, reject) => {
+    const child = spawn(process.execPath, [join(REPO_ROOT, 'bin', 'parley.mjs'), ...argv], {
+      cwd: options.cwd,
+      env: { ...process.env, DATABASE_URL: `file:${options.dbFile}`, PARLEY_LOG_LEVEL: 'silent', EDITOR: 'true', VISUAL: '' },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
+    child.on('error', reject);
+    child.on('close', (code, signal) => resolveRun({ code: code ?? (signal ? 128 : 1), out, err }));
+    child.stdin.on('error', () => {}); // a command that never reads stdin may close it first
+    child.stdin.end(options.stdin ? Buffer.from(options.stdin) : undefined);
+  });
 }
