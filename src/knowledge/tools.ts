@@ -31,6 +31,7 @@ export function createKnowledgeTools(kb: KnowledgeBase): AnyTool[] {
       limit: z.number().int().min(1).max(10).default(5).describe('How many pages (1-10, default 5)'),
     }),
     approval: 'never',
+    idempotent: true,
     activity: 'searching knowledge',
     async execute({ query, limit }) {
       const { hits } = await kb.search(query, { limit });
@@ -47,6 +48,7 @@ export function createKnowledgeTools(kb: KnowledgeBase): AnyTool[] {
       section: z.string().trim().max(200).optional().describe('Only the section whose heading contains this text'),
     }),
     approval: 'never',
+    idempotent: true,
     activity: 'reading knowledge',
     async execute({ slug, section }) {
       const page = await kb.get(slug.toLowerCase());

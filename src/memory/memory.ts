@@ -36,6 +36,7 @@ export function createMemoryTools(memory: Pick<MemoryRepo, 'set' | 'delete' | 'l
       value: z.string().trim().min(1).max(MAX_VALUE_LENGTH).describe('The fact itself'),
     }),
     approval: 'never',
+    idempotent: true,
     activity: 'remembering',
     async execute({ key, value }, ctx) {
       const facts = await memory.list(ctx.sessionId);
@@ -51,6 +52,7 @@ export function createMemoryTools(memory: Pick<MemoryRepo, 'set' | 'delete' | 'l
     description: 'Remove a remembered fact by its key.',
     parameters: z.object({ key: z.string().trim().min(1).max(MAX_KEY_LENGTH) }),
     approval: 'never',
+    idempotent: true,
     activity: 'forgetting',
     async execute({ key }, ctx) {
       const removed = await memory.delete(ctx.sessionId, key);

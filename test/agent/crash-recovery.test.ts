@@ -144,6 +144,12 @@ describe('recovery of tool calls after a crash', () => {
     await model.close();
   });
 
+  it('of the built-in tools only reads and memory writes are retried after a crash; risky ones never', async () => {
+    const h = await createHarness({ noModel: true, start: false });
+    const retried = h.app.tools.list().filter((tool) => tool.idempotent).map((tool) => tool.name);
+    expect(retried.sort()).toEqual(['forget', 'read_knowledge_page', 'remember', 'search_knowledge']);
+  });
+
   it('records a start for every call that runs, in one batch, before the tool runs', async () => {
     const runs: Record<string, number> = {};
     let startedBeforeRun: string[] | undefined;
