@@ -84,6 +84,9 @@ describe('discord: approval prompts with buttons', () => {
     expect(answer.message.message_reference?.message_id).toBe(request.id);
     await settled(h.store, sessionKey(ops), 20_000);
     expect(deployed).toEqual(['api']);
+    // The prompt is edited with the bot's own message edit, never through an interaction token.
+    expect(dc.callsTo('PATCH', new RegExp(`^/channels/${ops.id}/messages/${prompt.message.id}$`)).length).toBeGreaterThanOrEqual(1);
+    expect(dc.callsTo('PATCH', /^\/webhooks\//)).toEqual([]);
   }, 40_000);
 
   it('a double click and a forged custom_id change nothing and still get an answer', async () => {
@@ -111,5 +114,22 @@ describe('discord: approval prompts with buttons', () => {
     const decided = await h.store.approvals.list({ limit: 10 });
     expect(decided.map((a) => a.status)).toEqual(['denied']);
     expect(dc.botMessages(dm).filter((m) => m.message.components.length > 0)).toHaveLength(0);
+  });
+
+  it("an expired approval (long after any interaction token) is shown on the prompt by the bot's own edit", async () => {
+    const deployed: string[] = [];
+    const { dc, h } = await startDiscord({ tools: [deployTool(deployed)], coreEnv: { PARLEY_APPROVAL_TTL: '1s' } });
+    const alice = dc.user('Alice');
+    const dm = dc.dm(alice);
+    h.model.enqueue({ toolCalls: [{ name: 'deploy', arguments: { service: 'web' } }] }, { text: 'The request expired, so nothing was deployed.' });
+    dc.say(alice, dm, 'deploy web');
+    const prompt = await promptIn(dc, dm);
+    await waitFor(() => prompt.message.components.length === 0 && /Expired/.test(prompt.message.content), 'the expiry on the prompt');
+    // A click after the expiry is answered and changes nothing.
+    const late = dc.click(alice, prompt.message, 'stale-button');
+    expect(await whisperTo(dc, late)).toBeTruthy();
+    await settled(h.store, sessionKey(dm));
+    expect(deployed).toEqual([]);
+    expect(dc.callsTo('PATCH', new RegExp(`^/channels/${dm.id}/messages/${prompt.message.id}$`)).every((c) => c.status === 200)).toBe(true);
   });
 });

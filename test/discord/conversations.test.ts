@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { FakeDiscord } from '../fakes/discord/index.ts';
 import { settled, waitFor } from '../helpers/harness.ts';
 import { botMessages, closeDiscord, sessionKey, startDiscord } from './helpers.ts';
 
@@ -129,4 +130,28 @@ describe('discord: guild channels and threads', () => {
     const accepted = edits.filter((c) => c.status === 200).map((c) => c.at);
     for (let i = 5; i < accepted.length; i++) expect(accepted[i]! - accepted[i - 5]!).toBeGreaterThanOrEqual(4_900);
   }, 40_000);
+
+  it('serves only the allowed channels (a thread through its parent) and users', async () => {
+    const dc = await FakeDiscord.start();
+    const { channels } = dc.guild('Team', ['general', 'random']);
+    const [general, random] = [channels[0]!, channels[1]!];
+    const alice = dc.user('Alice');
+    const mallory = dc.user('Mallory');
+    const { h } = await startDiscord({ dc, env: { DISCORD_ALLOWED_CHANNELS: general.id, DISCORD_ALLOWED_USERS: alice.id } });
+    try {
+      h.model.enqueue({ text: 'Answer in the thread of general.' });
+      dc.say(alice, random, 'not here', { mention: true });
+      dc.say(mallory, general, 'not for me', { mention: true });
+      const thread = dc.thread(general, 'questions', alice);
+      dc.say(alice, thread, 'here please', { mention: true });
+      await waitFor(() => dc.botMessages(thread).some((m) => m.message.content === 'Answer in the thread of general.'), 'the thread answer');
+      await settled(h.store, sessionKey(thread));
+      expect(h.model.requests).toHaveLength(1);
+      expect(dc.botMessages(random)).toHaveLength(0);
+      expect(dc.botMessages(general)).toHaveLength(0);
+    } finally {
+      await closeDiscord();
+      await dc.close();
+    }
+  });
 });
