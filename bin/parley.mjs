@@ -1,6 +1,10 @@
 #!/usr/bin/env node
-// The `parley` admin CLI. Parley runs its TypeScript sources directly through tsx.
-import { register } from 'tsx/esm/api';
+// The `parley` admin CLI. Checks the Node.js version first; only then loads tsx (Parley runs its
+// TypeScript sources directly) and the CLI. No top-level await: old versions must parse this file.
+import { requireSupportedNode } from './node-version.mjs';
 
-register();
-await import('../src/cli/main.ts');
+requireSupportedNode();
+import('tsx/esm/api').then(function (tsx) {
+  tsx.register();
+  return import('../src/cli/main.ts');
+});

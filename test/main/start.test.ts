@@ -1,9 +1,10 @@
-// Starts the real entry point as `npm start` does (`node --import tsx src/main.ts`) in a child process.
+// Starts the real entry point as `npm start` does (`node bin/start.mjs`) in a child process.
 import { spawn } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/harness.ts';
+import { START_ENTRY } from './bot-process.ts';
 
 
 interface Run {
@@ -14,10 +15,10 @@ interface Run {
 }
 
 function start(env: Record<string, string>, cwd: string) {
-  // The loader by absolute URL: the child runs in an empty folder where 'tsx' would not resolve.
-  const child = spawn(process.execPath, ['--import', import.meta.resolve('tsx'), join(process.cwd(), 'src', 'main.ts')], {
+  // The entry by absolute path: the child runs in an empty folder.
+  const child = spawn(process.execPath, [START_ENTRY], {
     cwd,
-    env: { PATH: process.env.PATH!, HOME: process.env.HOME ?? '/tmp', PARLEY_WEB: 'off', PARLEY_LOG_LEVEL: 'warn', ...env },
+    env: { PATH: process.env.PATH!, HOME: process.env.HOME ?? '/tmp', PARLEY_WEB: 'off', PARLEY_LOG_LEVEL: 'warn', PARLEY_HTTP_PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
