@@ -1,12 +1,17 @@
 // Exactly one running turn per session, across all processes: work on a session happens only
 // while holding its lease (a conditional update in the database), which is renewed by a
 // heartbeat that also picks up /stop requests made on other processes.
-import { randomBytes } from 'node:crypto';
-import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ShutdownRequest, StopRequest } from '../agent/abort.ts';
 import type { Logger } from '../log.ts';
 import type { Store } from '../store/store.ts';
+import { newLeaseOwner } from './lease-owner.ts';
+
+/**
+ * How long a lease outlives its last heartbeat (one a second). It bounds how long a session waits
+ * for a process that died on another host; on this host a restart reclaims the lease at once.
+ */
+export const DEFAULT_LEASE_MS = 15_000;
 
 export interface SchedulerOptions {
   store: Store;
@@ -37,9 +42,9 @@ export class SessionScheduler {
   constructor(options: SchedulerOptions) {
     this.#store = options.store;
     this.#log = options.log;
-    this.#leaseMs = options.leaseMs ?? 30_000;
+    this.#leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
     this.#cancelPollMs = options.cancelPollMs ?? 1_000;
-    this.owner = options.owner ?? `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+    this.owner = options.owner ?? newLeaseOwner();
   }
 
   get stopping(): boolean {
