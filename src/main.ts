@@ -7,14 +7,24 @@ import { loadConfig, type Config } from './config/config.ts';
 import { ConfigError } from './core/env.ts';
 import { ParleyError } from './core/errors.ts';
 import type { ChannelAdapter, ChannelFactory } from './core/types.ts';
+import { reclaimStaleLeases, thisProcess } from './gateway/lease-owner.ts';
 import { createLogger, type Logger } from './log.ts';
+import { armHardExit, boundStop, runSteps, type ShutdownStep } from './shutdown.ts';
 import { redactUrl, StoreError } from './store/errors.ts';
+import { acquireRuntimeLock, type RuntimeLock } from './store/runtime-lock.ts';
 import { openStore, type Store } from './store/store.ts';
 
 /** Every channel Parley knows; each decides from the environment whether it runs. */
 const CHANNELS: ChannelFactory[] = [telegramChannel, webChannel];
 
+// Shutdown budget: whatever does not answer (model, platform, database), the process ends within
+// HARD_EXIT_MS of the signal. Turns still running after the grace are interrupted at their next
+// checkpoint and continued by the next start.
 const SHUTDOWN_GRACE_MS = 3_000;
+const ADAPTER_STOP_MS = 1_500;
+const APP_STOP_MS = 6_000;
+const STORE_CLOSE_MS = 1_000;
+const HARD_EXIT_MS = 8_000;
 
 function fail(message: string): never {
   process.stderr.write(`parley: ${message}\n`);
@@ -60,9 +70,18 @@ async function createAdapters(config: Config, log: Logger): Promise<ChannelAdapt
   const adapters: ChannelAdapter[] = [];
   for (const factory of CHANNELS) {
     const adapter = await factory.fromEnv({ env: process.env, log: log.child({ channel: factory.name }), botName: config.bot.name });
-    if (adapter) adapters.push(adapter);
+    if (adapter) adapters.push(boundStop(adapter, ADAPTER_STOP_MS));
   }
   return adapters;
+}
+
+/** The stop steps, in order, each bounded. */
+function stopSteps(app: { stop(graceMs: number): Promise<void> }, store: Store, lock: RuntimeLock, graceMs: number): ShutdownStep[] {
+  return [
+    { what: 'stopping the bot', ms: APP_STOP_MS, run: () => app.stop(graceMs) },
+    { what: 'closing the database', ms: STORE_CLOSE_MS, run: () => store.close() },
+    { what: 'releasing the database lock', ms: STORE_CLOSE_MS, run: async () => lock.release() },
+  ];
 }
 
 async function main(): Promise<void> {
@@ -75,8 +94,11 @@ async function main(): Promise<void> {
     throw error;
   }
   const log = createLogger(config.logLevel);
+  let lock: RuntimeLock;
   let store: Store;
   try {
+    // Before anything touches the database: a second bot on a SQLite file stops here.
+    lock = acquireRuntimeLock(config.database);
     store = await openStore(config.database);
   } catch (error) {
     if (error instanceof StoreError) fail(error.message);
@@ -93,11 +115,15 @@ async function main(): Promise<void> {
   }
 
   const app = createApp({ config, store, adapters, log });
+  const reportStep = (error: unknown, step: ShutdownStep) => log.warn({ err: error }, `${step.what}: ${error instanceof Error ? error.message : String(error)}`);
   try {
+    // Leases of a process that is gone would block its sessions until they expire.
+    const reclaimed = await reclaimStaleLeases(store, { exclusive: lock.exclusive, self: thisProcess(app.scheduler.owner) });
+    if (reclaimed > 0) log.info({ reclaimed }, 'freed session leases left by a stopped process');
     await app.start();
   } catch (error) {
-    await app.stop(0).catch(() => {});
-    await store.close();
+    armHardExit(HARD_EXIT_MS, () => process.exit(1));
+    await runSteps(stopSteps(app, store, lock, 0), reportStep);
     fail(error instanceof ParleyError || error instanceof Error ? `could not start: ${error.message}` : String(error));
   }
   let stopping = false;
@@ -108,15 +134,13 @@ async function main(): Promise<void> {
     }
     stopping = true;
     process.stdout.write(`\nStopping (${signal}): finishing running turns...\n`);
-    try {
-      await app.stop(SHUTDOWN_GRACE_MS);
-      await store.close();
-      process.stdout.write('Stopped.\n');
-      process.exit(0);
-    } catch (error) {
-      log.error({ err: error }, 'error while stopping');
+    armHardExit(HARD_EXIT_MS, () => {
+      process.stderr.write(`parley: still stopping after ${HARD_EXIT_MS / 1000} s; exiting now (unfinished turns continue on the next start)\n`);
       process.exit(1);
-    }
+    });
+    const clean = await runSteps(stopSteps(app, store, lock, SHUTDOWN_GRACE_MS), reportStep);
+    process.stdout.write(clean ? 'Stopped.\n' : 'Stopped (not everything answered in time; unfinished turns continue on the next start).\n');
+    process.exit(clean ? 0 : 1);
   };
   process.on('SIGINT', (signal) => void shutdown(signal));
   process.on('SIGTERM', (signal) => void shutdown(signal));
