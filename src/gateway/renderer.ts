@@ -116,8 +116,10 @@ export class ReplyRenderer {
         const prompts = this.#o.prompts;
         if (!prompts) break;
         this.#cancelTimer();
+        // The turn suspends after this (no turn_end here): notices go with the text, above the prompt.
+        const notices = this.#notices.splice(0).map((notice) => `_${notice}_`);
         this.#enqueue(async () => {
-          await this.#deliver(this.#text);
+          await this.#deliver([this.#text.trim(), ...notices].filter(Boolean).join('\n\n'));
           const ref = await this.#sendPersistently(prompts.render(event.approval, event.description, this.#o.chat), 'an approval prompt');
           if (ref) await prompts.sent(event.approval, ref);
         });
@@ -277,6 +279,9 @@ export class ReplyRenderer {
     try {
       await this.#o.adapter.edit(sent.ref, { text: piece });
     } catch (error) {
+      // Wait and retry (the caller does) rather than leave the old message behind a new copy.
+      const { kind } = deliveryFailureOf(error);
+      if (kind === 'rate_limited' || kind === 'transient') throw error;
       this.#o.log.warn({ err: error, chat: this.#o.chat }, `could not continue an interrupted answer in place: ${errorText(error)}`);
       await this.#o.adapter.edit(sent.ref, { text: INTERRUPTED }).catch(() => {});
       return false;

@@ -115,6 +115,21 @@ describe('recovery of tool calls after a crash', () => {
     await model.close();
   });
 
+  it('the chat is told even when the continued turn stops for another approval', async () => {
+    const dbFile = join(tempDir(), 'parley.db');
+    const turnId = await crashedTurn(dbFile, [{ id: 'call_pay', name: 'transfer', arguments: '{"amount":7}' }], { started: ['call_pay'], approved: ['call_pay'] });
+    const runs: Record<string, number> = {};
+    const model = await FakeModelServer.start();
+    model.enqueue({ text: 'I will check with a smaller amount first.', toolCalls: [{ id: 'call_probe', name: 'transfer', arguments: { amount: 1 } }] });
+    const h = await createHarness({ model, dbFile, tools: tools(runs) });
+    await waitFor(async () => (await h.store.turns.get(turnId))?.status === 'awaiting_approval', 'the turn to suspend again');
+    await waitFor(() => h.adapter.prompts().length === 1, 'the new approval prompt');
+    expect(runs).toEqual({});
+    const told = h.adapter.botMessages().flatMap((m) => m.text.match(/I was restarted while running transfer/g) ?? []);
+    expect(told).toHaveLength(1);
+    await model.close();
+  });
+
   it('calls that never started run as usual: free ones at once, gated ones get their prompt', async () => {
     const dbFile = join(tempDir(), 'parley.db');
     const turnId = await crashedTurn(
