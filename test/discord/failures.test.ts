@@ -115,4 +115,20 @@ describe('discord: duplicate deliveries', () => {
       await dc.close();
     }
   });
+
+  it('resumes after a dropped gateway connection and answers what arrived meanwhile, once', async () => {
+    const { dc, h } = await startDiscord();
+    const alice = dc.user('Alice');
+    const dm = dc.dm(alice);
+    h.model.enqueue({ text: 'got it after the resume' });
+    dc.gateway.drop(4000);
+    const message = dc.say(alice, dm, 'sent while you were away');
+    dc.redeliver(message);
+    await waitFor(() => dc.gateway.resumes >= 1 && dc.gateway.connected, 'the RESUME', 20_000);
+    await waitFor(() => dc.botMessages(dm).some((m) => m.message.content === 'got it after the resume'), 'the answer', 20_000);
+    await settled(h.store, sessionKey(dm));
+    expect(dc.gateway.identifies).toBe(1);
+    expect(h.model.requests).toHaveLength(1);
+    expect(dc.botMessages(dm)).toHaveLength(1);
+  }, 45_000);
 });
