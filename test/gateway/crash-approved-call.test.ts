@@ -70,18 +70,21 @@ describe('crash during an approved tool call', () => {
 
     const second = startParley(env);
     await second.ready();
-    // The session lease of the killed process has to lapse first (up to 30 s) unless it is reclaimed.
+    // The final render carries the notice after the answer. (The session lease of the killed
+    // process has to lapse first, up to 30 s, unless it is reclaimed at start.)
+    const notice = 'I was restarted while running http_request; it may or may not have taken effect, and I did not run it again.';
     const answer = await waitFor(
-      () => tg.botMessages(dm).find((m) => m.message.text?.includes('please check before I try again')),
+      () => tg.botMessages(dm).find((m) => m.message.text?.includes('please check before I try again') && m.message.text.includes(notice)),
       'the answer after the restart',
       60_000,
     );
+    // A clean stop sends whatever is still queued, so nothing can arrive after the count.
+    expect(await second.stop()).toBe(0);
     expect(target.seen).toEqual(['POST /charge']);
     expect(model.requests).toHaveLength(2);
     const result = model.requests[1]!.body.messages.find((m) => m.role === 'tool' && m.tool_call_id === 'call_charge');
     expect(result?.content).toBe(INTERRUPTED_RESULT);
-    const notice = 'I was restarted while running http_request; it may or may not have taken effect, and I did not run it again.';
-    expect(answer.message.text).toContain(notice);
+    expect(answer.message.text).toContain('I cannot tell whether the charge went through');
     const told = tg.botMessages(dm).flatMap((m) => m.message.text?.split(notice).slice(1) ?? []);
     expect(told).toHaveLength(1);
   }, 120_000);

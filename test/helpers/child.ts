@@ -19,6 +19,8 @@ export interface ParleyProcess {
   ready(timeoutMs?: number): Promise<void>;
   /** SIGKILL, and wait until it is gone. */
   kill9(): Promise<void>;
+  /** SIGINT (a clean stop: everything queued is sent first); resolves with the exit code. */
+  stop(): Promise<number | null>;
 }
 
 const running = new Set<ChildProcess>();
@@ -49,6 +51,11 @@ export function startParley(env: Record<string, string>): ParleyProcess {
     async kill9() {
       child.kill('SIGKILL');
       await exited;
+    },
+    async stop() {
+      child.kill('SIGINT');
+      await exited;
+      return child.exitCode;
     },
   };
 }
