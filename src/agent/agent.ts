@@ -241,6 +241,7 @@ export class Agent {
             if (delta.kind === 'text') partial += delta.text;
             run.emit({ type: 'message_delta', turnId: run.turn.id, round, kind: delta.kind, text: delta.text });
           },
+          onBusy: ({ retryInMs }) => run.emit({ type: 'model_busy', turnId: run.turn.id, round, retryInMs }),
         },
       );
       return { completion, history };

@@ -52,6 +52,7 @@ const CoreEnvSchema = z.object({
   OPENAI_MODEL: optionalString(),
   OPENAI_TIMEOUT: duration(120_000),
   OPENAI_MAX_RETRIES: integer(3, 0, 10),
+  OPENAI_RETRY_BUDGET: duration(120_000),
   OPENAI_TEMPERATURE: optionalDecimal(0, 2),
   PARLEY_BOT_NAME: stringWithDefault('Parley'),
   PARLEY_SYSTEM_PROMPT: optionalString(),
@@ -82,7 +83,10 @@ export interface ModelConfig {
   apiKey?: string;
   model?: string;
   timeoutMs: number;
+  /** Retries of 5xx / network errors / timeouts (busy answers are retried until the budget is spent). */
   maxRetries: number;
+  /** How long one model request may keep retrying. */
+  retryBudgetMs: number;
   temperature?: number;
 }
 
@@ -155,6 +159,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       model: parsed.OPENAI_MODEL,
       timeoutMs: parsed.OPENAI_TIMEOUT,
       maxRetries: parsed.OPENAI_MAX_RETRIES,
+      retryBudgetMs: parsed.OPENAI_RETRY_BUDGET,
       temperature: parsed.OPENAI_TEMPERATURE,
     },
     bot: {

@@ -1,10 +1,12 @@
 // Streaming chat completions against any OpenAI-compatible server (OpenAI, DeepSeek, Qwen, vLLM,
-// Ollama...). Retries (exponential backoff with jitter, Retry-After honoured, bounded) are the
-// openai SDK's own, which covers 408/409/429/5xx and connection errors before the stream starts.
+// Ollama...). Retries are Parley's own (src/llm/retry.ts; the SDK's are off): a busy server is
+// waited out within a time budget, other transient failures retried a few times, /stop ends a wait.
 import OpenAI from 'openai';
 import type { ChatCompletionChunk, ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import type { ModelConfig } from '../config/config.ts';
+import { sleep } from '../core/delivery.ts';
 import { LlmError, toLlmError } from './errors.ts';
+import { nextWait, retryVerdict, type RetryState } from './retry.ts';
 import type { ChatMessage, CompleteOptions, Completion, CompletionRequest, LlmClient, ToolCall } from './types.ts';
 
 export interface LlmClientOptions {
@@ -12,11 +14,14 @@ export interface LlmClientOptions {
   apiKey?: string;
   model: string;
   timeoutMs: number;
+  /** Retries of failures other than "busy" answers (5xx, connection errors, timeouts). */
   maxRetries: number;
+  /** No retry starts later than this after a request's first attempt (default 2 minutes). */
+  retryBudgetMs?: number;
   temperature?: number;
   /** Abort a stream that sends nothing for this long. Defaults to `timeoutMs`. */
   idleTimeoutMs?: number;
-  /** Told of every 429/5xx answer (the SDK retries them while attempts remain). */
+  /** Told of every 429/5xx answer (retried while the budget allows). */
   onHttpError?: (status: number) => void;
 }
 
@@ -62,7 +67,7 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
     // Local servers (Ollama, vLLM) accept any key; the SDK insists on one.
     apiKey: options.apiKey ?? 'not-needed',
     timeout: options.timeoutMs,
-    maxRetries: options.maxRetries,
+    maxRetries: 0,
     logLevel: 'off',
     fetch: async (url, init) => {
       const response = await fetch(url, init);
@@ -71,101 +76,127 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
     },
   });
   const idleTimeoutMs = options.idleTimeoutMs ?? options.timeoutMs;
+  const policy = { budgetMs: options.retryBudgetMs ?? DEFAULT_RETRY_BUDGET_MS, maxRetries: options.maxRetries };
+
+  /** One request; `streamed` is set once any part of the answer was handed on. */
+  async function attempt(request: CompletionRequest, callOptions: CompleteOptions, progress: { streamed: boolean }): Promise<Completion> {
+    const outer = callOptions.signal;
+    if (outer?.aborted) throw new LlmError('aborted', 'The model request was aborted before it started');
+    const idle = new AbortController();
+    const signal = outer ? AbortSignal.any([outer, idle.signal]) : idle.signal;
+    let idleTimer: NodeJS.Timeout | undefined;
+    const armIdle = () => {
+      clearTimeout(idleTimer);
+      idleTimer = setTimeout(() => idle.abort(new LlmError('timeout', `No data from the model for ${idleTimeoutMs} ms`)), idleTimeoutMs);
+    };
+
+    const tools: ChatCompletionTool[] | undefined = request.tools?.length
+      ? request.tools.map((tool) => ({
+          type: 'function' as const,
+          function: { name: tool.name, description: tool.description, parameters: tool.parameters },
+        }))
+      : undefined;
+
+    let text = '';
+    let reasoning = '';
+    let finishReason: string | null = null;
+    let usage: Completion['usage'];
+    const calls = new Map<number, PartialCall>();
+    let sawChunk = false;
+
+    try {
+      armIdle();
+      const stream = await sdk.chat.completions.create(
+        {
+          model: options.model,
+          messages: request.messages.map(toSdkMessage),
+          stream: true,
+          stream_options: { include_usage: true },
+          ...(tools ? { tools, tool_choice: request.toolChoice ?? 'auto' } : {}),
+          ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
+        },
+        { signal },
+      );
+      for await (const chunk of stream) {
+        sawChunk = true;
+        armIdle();
+        if (chunk.usage) {
+          usage = {
+            promptTokens: chunk.usage.prompt_tokens ?? 0,
+            completionTokens: chunk.usage.completion_tokens ?? 0,
+            totalTokens: chunk.usage.total_tokens ?? 0,
+          };
+        }
+        for (const choice of chunk.choices ?? []) {
+          const delta = choice.delta ?? {};
+          const thought = reasoningOf(delta);
+          if (thought) {
+            reasoning += thought;
+            progress.streamed = true;
+            callOptions.onDelta?.({ kind: 'reasoning', text: thought });
+          }
+          if (typeof delta.content === 'string' && delta.content.length > 0) {
+            text += delta.content;
+            progress.streamed = true;
+            callOptions.onDelta?.({ kind: 'text', text: delta.content });
+          }
+          for (const fragment of delta.tool_calls ?? []) {
+            const index = fragment.index ?? 0;
+            const call = calls.get(index) ?? { id: '', name: '', arguments: '' };
+            if (fragment.id) call.id = fragment.id;
+            if (fragment.function?.name) call.name += fragment.function.name;
+            if (fragment.function?.arguments) call.arguments += fragment.function.arguments;
+            calls.set(index, call);
+          }
+          if (choice.finish_reason) finishReason = choice.finish_reason;
+        }
+      }
+      // The SDK ends iteration quietly when the request is aborted: surface it.
+      if (signal.aborted) throw signal.reason ?? new LlmError('aborted', 'The model request was aborted');
+      if (!sawChunk || (finishReason === null && text === '' && calls.size === 0)) {
+        throw new LlmError('bad_response', 'The model stream ended without a message');
+      }
+    } catch (error) {
+      if (idle.signal.aborted && !outer?.aborted) throw idle.signal.reason as LlmError;
+      throw toLlmError(error, outer);
+    } finally {
+      clearTimeout(idleTimer);
+    }
+
+    const toolCalls: ToolCall[] = [...calls.entries()]
+      .sort(([a], [b]) => a - b)
+      .map(([index, call]) => ({ id: call.id || `call_${index}`, name: call.name, arguments: call.arguments }));
+    if (toolCalls.some((call) => call.name === '')) {
+      throw new LlmError('bad_response', 'The model sent a tool call without a function name');
+    }
+    return { text, reasoning, toolCalls, finishReason, usage };
+  }
 
   return {
     model: options.model,
     async complete(request: CompletionRequest, callOptions: CompleteOptions = {}): Promise<Completion> {
-      const outer = callOptions.signal;
-      if (outer?.aborted) throw new LlmError('aborted', 'The model request was aborted before it started');
-      const idle = new AbortController();
-      const signal = outer ? AbortSignal.any([outer, idle.signal]) : idle.signal;
-      let idleTimer: NodeJS.Timeout | undefined;
-      const armIdle = () => {
-        clearTimeout(idleTimer);
-        idleTimer = setTimeout(() => idle.abort(new LlmError('timeout', `No data from the model for ${idleTimeoutMs} ms`)), idleTimeoutMs);
-      };
-
-      const tools: ChatCompletionTool[] | undefined = request.tools?.length
-        ? request.tools.map((tool) => ({
-            type: 'function' as const,
-            function: { name: tool.name, description: tool.description, parameters: tool.parameters },
-          }))
-        : undefined;
-
-      let text = '';
-      let reasoning = '';
-      let finishReason: string | null = null;
-      let usage: Completion['usage'];
-      const calls = new Map<number, PartialCall>();
-      let sawChunk = false;
-
-      try {
-        armIdle();
-        const stream = await sdk.chat.completions.create(
-          {
-            model: options.model,
-            messages: request.messages.map(toSdkMessage),
-            stream: true,
-            stream_options: { include_usage: true },
-            ...(tools ? { tools, tool_choice: request.toolChoice ?? 'auto' } : {}),
-            ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
-          },
-          { signal },
-        );
-        for await (const chunk of stream) {
-          sawChunk = true;
-          armIdle();
-          if (chunk.usage) {
-            usage = {
-              promptTokens: chunk.usage.prompt_tokens ?? 0,
-              completionTokens: chunk.usage.completion_tokens ?? 0,
-              totalTokens: chunk.usage.total_tokens ?? 0,
-            };
-          }
-          for (const choice of chunk.choices ?? []) {
-            const delta = choice.delta ?? {};
-            const thought = reasoningOf(delta);
-            if (thought) {
-              reasoning += thought;
-              callOptions.onDelta?.({ kind: 'reasoning', text: thought });
-            }
-            if (typeof delta.content === 'string' && delta.content.length > 0) {
-              text += delta.content;
-              callOptions.onDelta?.({ kind: 'text', text: delta.content });
-            }
-            for (const fragment of delta.tool_calls ?? []) {
-              const index = fragment.index ?? 0;
-              const call = calls.get(index) ?? { id: '', name: '', arguments: '' };
-              if (fragment.id) call.id = fragment.id;
-              if (fragment.function?.name) call.name += fragment.function.name;
-              if (fragment.function?.arguments) call.arguments += fragment.function.arguments;
-              calls.set(index, call);
-            }
-            if (choice.finish_reason) finishReason = choice.finish_reason;
+      const state: RetryState = { startedAt: Date.now(), transientRetries: 0 };
+      for (let n = 1; ; n++) {
+        const progress = { streamed: false };
+        try {
+          return await attempt(request, callOptions, progress);
+        } catch (error) {
+          const verdict = retryVerdict(error);
+          const wait = progress.streamed ? undefined : nextWait(verdict, n, state, policy);
+          if (wait === undefined) throw error;
+          if (verdict.retry && verdict.busy) callOptions.onBusy?.({ retryInMs: wait, attempt: n, ...(verdict.status ? { status: verdict.status } : {}) });
+          try {
+            await sleep(wait, callOptions.signal);
+          } catch (abort) {
+            throw toLlmError(abort, callOptions.signal);
           }
         }
-        // The SDK ends iteration quietly when the request is aborted: surface it.
-        if (signal.aborted) throw signal.reason ?? new LlmError('aborted', 'The model request was aborted');
-        if (!sawChunk || (finishReason === null && text === '' && calls.size === 0)) {
-          throw new LlmError('bad_response', 'The model stream ended without a message');
-        }
-      } catch (error) {
-        if (idle.signal.aborted && !outer?.aborted) throw idle.signal.reason as LlmError;
-        throw toLlmError(error, outer);
-      } finally {
-        clearTimeout(idleTimer);
       }
-
-      const toolCalls: ToolCall[] = [...calls.entries()]
-        .sort(([a], [b]) => a - b)
-        .map(([index, call]) => ({ id: call.id || `call_${index}`, name: call.name, arguments: call.arguments }));
-      if (toolCalls.some((call) => call.name === '')) {
-        throw new LlmError('bad_response', 'The model sent a tool call without a function name');
-      }
-      return { text, reasoning, toolCalls, finishReason, usage };
     },
   };
 }
+
+const DEFAULT_RETRY_BUDGET_MS = 120_000;
 
 export function llmClientFromConfig(config: ModelConfig, onHttpError?: LlmClientOptions['onHttpError']): LlmClient | undefined {
   if (!config.configured || !config.model) return undefined;
@@ -175,6 +206,7 @@ export function llmClientFromConfig(config: ModelConfig, onHttpError?: LlmClient
     model: config.model,
     timeoutMs: config.timeoutMs,
     maxRetries: config.maxRetries,
+    retryBudgetMs: config.retryBudgetMs,
     temperature: config.temperature,
     onHttpError,
   });

@@ -47,9 +47,18 @@ export interface Completion {
   usage?: TokenUsage;
 }
 
+/** The model server said it is busy; the client waits `retryInMs`, then asks again. */
+export interface BusyWait {
+  retryInMs: number;
+  /** The attempt that was refused (1 = the first). */
+  attempt: number;
+  status?: number;
+}
+
 export interface CompleteOptions {
   signal?: AbortSignal;
   onDelta?: (delta: StreamDelta) => void;
+  onBusy?: (wait: BusyWait) => void;
 }
 
 export interface LlmClient {
