@@ -10,18 +10,18 @@ export interface AccessPolicy {
   allowedUsers: ReadonlySet<string>;
 }
 
-export interface Place {
+interface Place {
   chatId: string;
   chatType: ChatType;
   threadId?: string;
   guildId?: string;
 }
 
-export type Classified<T> = { kind: 'accepted'; value: T } | { kind: 'ignored'; reason: string };
+type Classified<T> = { kind: 'accepted'; value: T } | { kind: 'ignored'; reason: string };
 
-export type ButtonPress = Omit<Action, 'ack'>;
+type ButtonPress = Omit<Action, 'ack'>;
 
-export function displayNameOf(user: User): string {
+function displayNameOf(user: User): string {
   return user.globalName || user.username || user.id;
 }
 
@@ -31,7 +31,7 @@ interface ChannelLike {
   parentId?: string | null;
 }
 
-export function placeOf(channel: ChannelLike, guildId: string | null): Place {
+function placeOf(channel: ChannelLike, guildId: string | null): Place {
   if (channel.type === ChannelType.DM || channel.type === ChannelType.GroupDM) return { chatId: channel.id, chatType: 'direct' };
   const isThread =
     channel.type === ChannelType.PublicThread || channel.type === ChannelType.PrivateThread || channel.type === ChannelType.AnnouncementThread;
@@ -40,7 +40,7 @@ export function placeOf(channel: ChannelLike, guildId: string | null): Place {
   return { chatId: channel.id, chatType: 'group', ...guild };
 }
 
-export function refusedBy(access: AccessPolicy, place: Place, userId: string): string | undefined {
+function refusedBy(access: AccessPolicy, place: Place, userId: string): string | undefined {
   if (place.chatType === 'group') {
     if (access.allowedGuilds.size > 0 && !(place.guildId && access.allowedGuilds.has(place.guildId))) {
       return `server ${place.guildId ?? '?'} is not in DISCORD_ALLOWED_GUILDS`;
@@ -107,7 +107,7 @@ export function classifyButton(interaction: ButtonInteraction, access: AccessPol
 }
 
 /** A slash command as the text command the core understands: `/deny abc123 too risky`. */
-export function commandText(interaction: ChatInputCommandInteraction): string {
+function commandText(interaction: ChatInputCommandInteraction): string {
   const args = interaction.options.data.map((option) => String(option.value ?? '').trim()).filter(Boolean);
   return [`/${interaction.commandName}`, ...args].join(' ');
 }

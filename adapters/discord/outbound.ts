@@ -19,11 +19,11 @@ export interface OutboundOptions {
 const SentMessageSchema = z.object({ id: z.string().min(1), channel_id: z.string().min(1) });
 
 /** Where a message to this chat goes: the thread when there is one. */
-export function targetOf(chat: Pick<ChatRef, 'chatId' | 'threadId'>): string {
+function targetOf(chat: Pick<ChatRef, 'chatId' | 'threadId'>): string {
   return chat.threadId ?? chat.chatId;
 }
 
-export class ChannelGoneError extends Error {
+class ChannelGoneError extends Error {
   constructor(channelId: string) {
     super(`Discord channel ${channelId} is no longer reachable for the bot (removed, or permissions lost)`);
     this.name = 'ChannelGoneError';

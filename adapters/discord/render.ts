@@ -8,7 +8,7 @@ export const MAX_CONTENT = 2000;
 const MAX_ROWS = 5;
 const MAX_PER_ROW = 5;
 const MAX_LABEL = 80;
-export const MAX_CUSTOM_ID = 100;
+const MAX_CUSTOM_ID = 100;
 
 export type ActionRow = APIActionRowComponent<APIButtonComponentWithCustomId>;
 
