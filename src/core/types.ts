@@ -5,9 +5,18 @@ import { z } from 'zod';
 export const ChatTypeSchema = z.enum(['direct', 'group']);
 export type ChatType = z.infer<typeof ChatTypeSchema>;
 
+/**
+ * Free text from people, made storable: PostgreSQL refuses NUL characters, and unpaired UTF-16
+ * surrogates (which no UTF-8 platform can send, but a forged payload can) break the database
+ * drivers, so NULs are dropped and lone surrogates become U+FFFD.
+ */
+export const PersonTextSchema = z
+  .string()
+  .transform((text) => text.replace(/\u0000/g, '').replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd'));
+
 export const SenderSchema = z.object({
   id: z.string().min(1),
-  displayName: z.string(),
+  displayName: PersonTextSchema,
   isBot: z.boolean(),
 });
 export type Sender = z.infer<typeof SenderSchema>;
@@ -26,7 +35,7 @@ export const InboundSchema = z.object({
   /** Platform delivery id used for de-duplication (update_id, event_id, ...). */
   eventId: z.string().min(1),
   sender: SenderSchema,
-  text: z.string(),
+  text: PersonTextSchema,
   mentionsBot: z.boolean(),
   repliesToBot: z.boolean(),
   replyToMessageId: z.string().optional(),
@@ -120,6 +129,25 @@ export interface ChannelAdapter {
   showActivity?(chat: ChatRef, activity: ToolActivity): Promise<void>;
   /** Optional: lines for the start-up block ("web console at http://..."). */
   describe?(): string[];
+  /** Optional: register HTTP endpoints (console, webhooks) on the process's one listener; called once, before start(). */
+  routes?(http: HttpRoutes): void;
+  /** Optional: user ids this channel itself vouches for as admins (added to PARLEY_ADMINS); known before start(). */
+  readonly admins?: readonly string[];
+}
+
+/** A web-standard request handler: Hono's `app.fetch`, grammY's `webhookCallback(bot, 'std/http')`. */
+export type HttpHandler = (request: Request) => Response | Promise<Response>;
+
+/** The process's one HTTP listener (src/http), as adapters see it. */
+export interface HttpRoutes {
+  /**
+   * Serves every request whose path is `prefix` or below it; the longest prefix wins and '/' takes
+   * what no other mount claims. The handler sees the full path. Allowed after the host listens
+   * (e.g. from start()); returns a function that removes the mount.
+   */
+  mount(prefix: string, handler: HttpHandler): () => void;
+  /** `http://host:port` of the listener (the real port once it listens). */
+  readonly url: string;
 }
 
 /** The logging surface adapters get (pino's Logger satisfies it). */
@@ -134,6 +162,8 @@ export interface ChannelFactoryContext {
   env: Record<string, string | undefined>;
   log: CoreLogger;
   botName: string;
+  /** Folder for the channel's small per-install files (beside the SQLite database; ./data otherwise). */
+  dataDir?: string;
 }
 
 /**

@@ -1,0 +1,52 @@
+// /readyz: ready only when the database answers a ping (within a bound) and every channel has
+// started (and the process is not stopping). The report says what is not ready, without details
+// that could leak (no URLs, no error texts).
+export type ChannelPhase = 'starting' | 'started' | 'stopping';
+
+export interface ReadinessProbe {
+  /** Resolves when the database answers a trivial query. */
+  pingDatabase(): Promise<void>;
+  /** The configured channels' names. */
+  readonly channels: readonly string[];
+  /** 'started' once every channel started; 'stopping' from the shutdown signal on. */
+  phase(): ChannelPhase;
+}
+
+export interface ReadinessReport {
+  ready: boolean;
+  database: 'ok' | 'unreachable' | 'timeout';
+  channels: Record<string, ChannelPhase>;
+  /** One short line per thing that is not ready (empty when ready). */
+  notReady: string[];
+}
+
+const TIMED_OUT = Symbol('timed out');
+
+async function ping(probe: ReadinessProbe, timeoutMs: number): Promise<ReadinessReport['database']> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<typeof TIMED_OUT>((resolve) => {
+    timer = setTimeout(() => resolve(TIMED_OUT), timeoutMs);
+    timer.unref();
+  });
+  try {
+    const outcome = await Promise.race([probe.pingDatabase().then(() => 'ok' as const), timeout]);
+    return outcome === TIMED_OUT ? 'timeout' : outcome;
+  } catch {
+    return 'unreachable';
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export async function checkReadiness(probe: ReadinessProbe, timeoutMs = 2_000): Promise<ReadinessReport> {
+  const database = await ping(probe, timeoutMs);
+  const phase = probe.phase();
+  const channels = Object.fromEntries(probe.channels.map((name) => [name, phase]));
+  const notReady: string[] = [];
+  if (database === 'unreachable') notReady.push('database: does not answer');
+  if (database === 'timeout') notReady.push(`database: no answer within ${timeoutMs} ms`);
+  if (phase !== 'started') {
+    notReady.push(...(probe.channels.length ? probe.channels.map((name) => `channel ${name}: ${phase}`) : [`parley: ${phase}`]));
+  }
+  return { ready: notReady.length === 0, database, channels, notReady };
+}
