@@ -2,7 +2,7 @@
 // core. Decides what the bot sees: text messages from people in private chats, groups,
 // supergroups and forum topics; not edits, service messages, other bots, channels, commands for
 // other bots, or anything outside the allowlists.
-import type { Action, ChatType, Inbound } from '../../src/core/types.ts';
+import { PersonTextSchema, type Action, type ChatType, type Inbound } from '../../src/core/types.ts';
 import {
   CallbackQuerySchema,
   MessageSchema,
@@ -42,7 +42,9 @@ export function chatTypeOf(chat: TelegramChat): ChatType {
 }
 
 export function displayNameOf(user: TelegramUser): string {
-  return [user.first_name, user.last_name].filter(Boolean).join(' ').trim() || user.username || String(user.id);
+  const name = [user.first_name, user.last_name].filter(Boolean).join(' ').trim() || user.username || String(user.id);
+  // Button presses reach the core without its Inbound schema, so names are made storable here.
+  return PersonTextSchema.parse(name);
 }
 
 /** The forum topic a message belongs to; undefined outside forums and in the General topic. */

@@ -35,15 +35,22 @@ const RepliedMessageSchema = z.object({
   forum_topic_created: z.unknown().optional(),
 });
 
+/** Unix seconds a JavaScript Date can hold; 0 is what Telegram sends for inaccessible messages. */
+const UnixTimeSchema = z.number().int().min(0).max(8_640_000_000_000);
+
 export const MessageSchema = z.object({
   message_id: z.number().int(),
   from: UserSchema.optional(),
   chat: ChatSchema,
-  date: z.number().int(),
+  date: UnixTimeSchema,
   message_thread_id: z.number().int().optional(),
   is_topic_message: z.boolean().optional(),
   text: z.string().optional(),
-  entities: z.array(EntitySchema).optional(),
+  /** Entities only decorate the text: one that does not parse is left out, the message is kept. */
+  entities: z
+    .array(z.unknown())
+    .optional()
+    .transform((list) => list?.flatMap((raw) => EntitySchema.safeParse(raw).data ?? [])),
   reply_to_message: RepliedMessageSchema.optional(),
 });
 export type TelegramMessage = z.infer<typeof MessageSchema>;
