@@ -18,7 +18,7 @@ export interface OpenCallPlan {
 }
 
 export const INTERRUPTED_RESULT =
-  'Interrupted: the bot restarted while this call was running, so it may or may not have taken effect. It was not run again. Check its effect before calling it again, and tell the user.';
+  'Interrupted: this call was cut off before its result was recorded (the bot restarted or lost its database), so it may or may not have taken effect. It was not run again. Check its effect before calling it again, and tell the user.';
 
 /** Sorts the open calls; `started` holds the ids of calls that have a start record. */
 export function planOpenCalls(open: ToolCall[], approvals: Map<string, ApprovalRecord>, started: Set<string>, tools: ToolRegistry): OpenCallPlan {
@@ -40,7 +40,7 @@ export function planOpenCalls(open: ToolCall[], approvals: Map<string, ApprovalR
 
 export function interruptionNotice(calls: ToolCall[]): string {
   const names = [...new Set(calls.map((c) => c.name))].join(', ');
-  return `I was restarted while running ${names}; it may or may not have taken effect, and I did not run it again.`;
+  return `I was interrupted while running ${names}; it may or may not have taken effect, and I did not run it again.`;
 }
 
 function errorResult(call: ToolCall, content: string): ToolResult {

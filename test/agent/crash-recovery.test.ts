@@ -106,11 +106,11 @@ describe('recovery of tool calls after a crash', () => {
 
     expect(runs).toEqual({ lookup: 1 });
     expect(toolResults(model)).toEqual({ call_pay: INTERRUPTED_RESULT, call_read: 'balance = 42' });
-    const answer = await waitFor(() => h.adapter.botMessages().find((m) => m.text.includes('I was restarted')), 'the answer');
+    const answer = await waitFor(() => h.adapter.botMessages().find((m) => m.text.includes('I was interrupted')), 'the answer');
     expect(answer.text).toBe(
-      'The transfer may or may not have gone through; please check your account.\n\n_I was restarted while running transfer; it may or may not have taken effect, and I did not run it again._',
+      'The transfer may or may not have gone through; please check your account.\n\n_I was interrupted while running transfer; it may or may not have taken effect, and I did not run it again._',
     );
-    const notices = h.adapter.botMessages().flatMap((m) => m.text.match(/I was restarted/g) ?? []);
+    const notices = h.adapter.botMessages().flatMap((m) => m.text.match(/I was interrupted/g) ?? []);
     expect(notices).toHaveLength(1);
     await model.close();
   });
@@ -125,7 +125,7 @@ describe('recovery of tool calls after a crash', () => {
     await waitFor(async () => (await h.store.turns.get(turnId))?.status === 'awaiting_approval', 'the turn to suspend again');
     await waitFor(() => h.adapter.prompts().length === 1, 'the new approval prompt');
     expect(runs).toEqual({});
-    const told = h.adapter.botMessages().flatMap((m) => m.text.match(/I was restarted while running transfer/g) ?? []);
+    const told = h.adapter.botMessages().flatMap((m) => m.text.match(/I was interrupted while running transfer/g) ?? []);
     expect(told).toHaveLength(1);
     await model.close();
   });
@@ -148,7 +148,7 @@ describe('recovery of tool calls after a crash', () => {
     await waitFor(() => h.adapter.prompts().length === 1, 'the approval prompt');
     expect(runs).toEqual({ note: 1 });
     expect((await h.store.turns.get(turnId))!.status).toBe('awaiting_approval');
-    expect(h.adapter.botMessages().some((m) => m.text.includes('I was restarted'))).toBe(false);
+    expect(h.adapter.botMessages().some((m) => m.text.includes('I was interrupted'))).toBe(false);
 
     // Approved now: it runs exactly once, after its start record was committed.
     model.enqueue({ text: 'Noted and moved.' });

@@ -72,7 +72,7 @@ describe('crash during an approved tool call', () => {
     await second.ready();
     // The final render carries the notice after the answer. (The session lease of the killed
     // process has to lapse first, up to 30 s, unless it is reclaimed at start.)
-    const notice = 'I was restarted while running http_request; it may or may not have taken effect, and I did not run it again.';
+    const notice = 'I was interrupted while running http_request; it may or may not have taken effect, and I did not run it again.';
     const answer = await waitFor(
       () => tg.botMessages(dm).find((m) => m.message.text?.includes('please check before I try again') && m.message.text.includes(notice)),
       'the answer after the restart',

@@ -102,7 +102,12 @@ describe.runIf(adminUrl)('PostgreSQL', () => {
     await admin((c) => c.query(`ALTER DATABASE ${database} ALLOW_CONNECTIONS true`));
     const [turn] = await settled(h.store, 'memory:dm-u-dora', 20_000);
     expect(turn!.status).toBe('done');
-    expect(h.adapter.lastBotMessage('dm-u-dora')!.text).toBe('Back again: the thing is done.');
+    // One answer: the message that said it paused is continued in place.
+    await waitFor(() => h.adapter.lastBotMessage('dm-u-dora')!.text.includes('Back again'), 'the continued answer');
+    // The tool ran but its result could not be stored: it is not run again, and the chat is told.
+    expect(h.adapter.botMessages('dm-u-dora').map((m) => m.text)).toEqual([
+      'Working on it.\n\nBack again: the thing is done.\n\n_I was interrupted while running unplug; it may or may not have taken effect, and I did not run it again._',
+    ]);
     const session = (await h.store.sessions.getByKey('memory:dm-u-dora'))!;
     const history = await h.store.messages.history(session.id, 0);
     expect(history.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
