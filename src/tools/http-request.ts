@@ -6,6 +6,7 @@ import { Agent, fetch } from 'undici';
 import { z } from 'zod';
 import { defineTool, type AnyTool } from '../agent/tools.ts';
 import { BlockedAddressError, createGuardedAgent, type GuardedAgentOptions } from './guarded-agent.ts';
+import { bodyForModel } from './response-text.ts';
 
 export { isInternalAddress } from './address-policy.ts';
 
@@ -75,8 +76,7 @@ export function createHttpRequestTool(options: HttpRequestToolOptions): AnyTool 
           continue;
         }
         const type = response.headers.get('content-type') ?? '';
-        let text = method === 'HEAD' ? '' : await response.text();
-        if (text.length > MAX_BODY_CHARS) text = `${text.slice(0, MAX_BODY_CHARS)}\n[body truncated: ${text.length} characters in all]`;
+        const text = method === 'HEAD' ? '' : await bodyForModel(response, MAX_BODY_CHARS);
         const head = [`HTTP ${response.status} ${response.statusText}`, `URL: ${url.toString()}`];
         if (type) head.push(`Content-Type: ${type}`);
         return { content: `${head.join('\n')}\n\n${text}`, isError: response.status >= 400 };
