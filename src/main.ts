@@ -1,4 +1,5 @@
 // `npm start`: the one place that wires config → store → adapters → gateway.
+import { dirname, resolve } from 'node:path';
 import { config as loadDotenv } from 'dotenv';
 import { telegramChannel } from '../adapters/telegram/index.ts';
 import { webChannel } from '../adapters/web/index.ts';
@@ -8,6 +9,9 @@ import { ConfigError } from './core/env.ts';
 import { ParleyError } from './core/errors.ts';
 import type { ChannelAdapter, ChannelFactory } from './core/types.ts';
 import { reclaimStaleLeases, thisProcess } from './gateway/lease-owner.ts';
+import { httpConfigFromEnv, type HttpConfig } from './http/config.ts';
+import { HttpHost } from './http/host.ts';
+import type { ChannelPhase } from './http/readiness.ts';
 import { createLogger, type Logger } from './log.ts';
 import { armHardExit, boundStop, runSteps, type ShutdownStep } from './shutdown.ts';
 import { redactUrl, StoreError } from './store/errors.ts';
@@ -48,12 +52,13 @@ function describeModel(config: Config): string[] {
   return [`${config.model.model} at ${config.model.baseUrl ?? 'https://api.openai.com/v1'}`];
 }
 
-function readyBlock(config: Config, store: Store, adapters: ChannelAdapter[]): string {
+function readyBlock(config: Config, store: Store, adapters: ChannelAdapter[], host: HttpHost): string {
   const label = (name: string) => `  ${name.padEnd(10)}`;
   const lines = [config.bot.name === 'Parley' ? 'Parley is running.' : `${config.bot.name} (Parley) is running.`];
   const model = describeModel(config);
   lines.push(label('Model') + model[0], ...model.slice(1).map((l) => ' '.repeat(12) + l));
   lines.push(label('Database') + describeDatabase(config, store));
+  lines.push(label('HTTP') + `${host.url} (/healthz, /readyz)`);
   if (adapters.length === 0) {
     lines.push(label('Channels') + 'none configured (set TELEGRAM_BOT_TOKEN, or enable the web console)');
   } else {
@@ -66,19 +71,37 @@ function readyBlock(config: Config, store: Store, adapters: ChannelAdapter[]): s
   return lines.join('\n');
 }
 
+/** Where channels keep small per-install files: beside the SQLite database, ./data otherwise. */
+function dataDirOf(config: Config): string {
+  const db = config.database;
+  return db.provider === 'sqlite' && db.file !== ':memory:' ? dirname(db.file) : resolve('data');
+}
+
+/** PARLEY_ADMINS plus the ids each channel vouches for (the web console's operator). */
+function withChannelAdmins(config: Config, adapters: ChannelAdapter[]): Config {
+  const vouched = adapters.flatMap((adapter) => (adapter.admins ?? []).map((id) => `${adapter.name}:${id}`));
+  return { ...config, approvals: { ...config.approvals, admins: [...config.approvals.admins, ...vouched] } };
+}
+
 async function createAdapters(config: Config, log: Logger): Promise<ChannelAdapter[]> {
   const adapters: ChannelAdapter[] = [];
   for (const factory of CHANNELS) {
-    const adapter = await factory.fromEnv({ env: process.env, log: log.child({ channel: factory.name }), botName: config.bot.name });
+    const adapter = await factory.fromEnv({
+      env: process.env,
+      log: log.child({ channel: factory.name }),
+      botName: config.bot.name,
+      dataDir: dataDirOf(config),
+    });
     if (adapter) adapters.push(boundStop(adapter, ADAPTER_STOP_MS));
   }
   return adapters;
 }
 
 /** The stop steps, in order, each bounded. */
-function stopSteps(app: { stop(graceMs: number): Promise<void> }, store: Store, lock: RuntimeLock, graceMs: number): ShutdownStep[] {
+function stopSteps(app: { stop(graceMs: number): Promise<void> }, host: HttpHost, store: Store, lock: RuntimeLock, graceMs: number): ShutdownStep[] {
   return [
     { what: 'stopping the bot', ms: APP_STOP_MS, run: () => app.stop(graceMs) },
+    { what: 'closing the HTTP listener', ms: STORE_CLOSE_MS, run: () => host.close() },
     { what: 'closing the database', ms: STORE_CLOSE_MS, run: () => store.close() },
     { what: 'releasing the database lock', ms: STORE_CLOSE_MS, run: async () => lock.release() },
   ];
@@ -87,8 +110,10 @@ function stopSteps(app: { stop(graceMs: number): Promise<void> }, store: Store, 
 async function main(): Promise<void> {
   loadDotenv({ quiet: true });
   let config: Config;
+  let httpConfig: HttpConfig;
   try {
     config = loadConfig();
+    httpConfig = httpConfigFromEnv(process.env);
   } catch (error) {
     if (error instanceof ConfigError) fail(error.message);
     throw error;
@@ -114,16 +139,26 @@ async function main(): Promise<void> {
     throw error;
   }
 
-  const app = createApp({ config, store, adapters, log });
+  // One listener for everything HTTP; /readyz says ready once the channels started and the database answers.
+  let phase: ChannelPhase = 'starting';
+  const host = new HttpHost({
+    ...httpConfig,
+    log: log.child({ component: 'http' }),
+    readiness: { pingDatabase: () => store.ping(), channels: adapters.map((adapter) => adapter.name), phase: () => phase },
+  });
+  for (const adapter of adapters) adapter.routes?.(host);
+  const app = createApp({ config: withChannelAdmins(config, adapters), store, adapters, log });
   const reportStep = (error: unknown, step: ShutdownStep) => log.warn({ err: error }, `${step.what}: ${error instanceof Error ? error.message : String(error)}`);
   try {
     // Leases of a process that is gone would block its sessions until they expire.
     const reclaimed = await reclaimStaleLeases(store, { exclusive: lock.exclusive, self: thisProcess(app.scheduler.owner) });
     if (reclaimed > 0) log.info({ reclaimed }, 'freed session leases left by a stopped process');
+    await host.listen();
     await app.start();
+    phase = 'started';
   } catch (error) {
     armHardExit(HARD_EXIT_MS, () => process.exit(1));
-    await runSteps(stopSteps(app, store, lock, 0), reportStep);
+    await runSteps(stopSteps(app, host, store, lock, 0), reportStep);
     fail(error instanceof ParleyError || error instanceof Error ? `could not start: ${error.message}` : String(error));
   }
   let stopping = false;
@@ -133,12 +168,13 @@ async function main(): Promise<void> {
       process.exit(1);
     }
     stopping = true;
+    phase = 'stopping';
     process.stdout.write(`\nStopping (${signal}): finishing running turns...\n`);
     armHardExit(HARD_EXIT_MS, () => {
       process.stderr.write(`parley: still stopping after ${HARD_EXIT_MS / 1000} s; exiting now (unfinished turns continue on the next start)\n`);
       process.exit(1);
     });
-    const clean = await runSteps(stopSteps(app, store, lock, SHUTDOWN_GRACE_MS), reportStep);
+    const clean = await runSteps(stopSteps(app, host, store, lock, SHUTDOWN_GRACE_MS), reportStep);
     process.stdout.write(clean ? 'Stopped.\n' : 'Stopped (not everything answered in time; unfinished turns continue on the next start).\n');
     process.exit(clean ? 0 : 1);
   };
@@ -146,7 +182,7 @@ async function main(): Promise<void> {
   process.on('SIGTERM', (signal) => void shutdown(signal));
   // Only now say "Press Ctrl-C": without a listener the signal's default action would kill the
   // process at once, and whoever reads the ready block may send it immediately.
-  process.stdout.write(`${readyBlock(config, store, adapters)}\n`);
+  process.stdout.write(`${readyBlock(config, store, adapters, host)}\n`);
 }
 
 main().catch((error: unknown) => {

@@ -1,14 +1,15 @@
 // The web console as a channel: messages typed in the page become Inbound, button clicks become
 // Action, and what the core sends or edits lands in the chat's transcript and is pushed to every
-// page showing that chat.
+// page showing that chat. It serves no HTTP itself: routes() mounts its app on the process's host.
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Context } from 'hono';
 import type {
   Action,
   AdapterCapabilities,
   ChannelAdapter,
   ChatRef,
   CoreLogger,
+  HttpRoutes,
   InboundSink,
   OutboundMessage,
   SentRef,
@@ -18,18 +19,24 @@ import { answerOnce } from '../../src/core/ack.ts';
 import { AccessGuard } from './access.ts';
 import type { ConsoleBackend } from './api.ts';
 import { loadAssets } from './assets.ts';
-import { consoleUrl, type WebConfig } from './config.ts';
+import type { WebConfig } from './config.ts';
+import { createConsoleApp } from './console-app.ts';
 import { HttpError } from './http.ts';
+import { Identities } from './identities.ts';
 import { mentionsBot, normaliseCommand, type WebChat, type WebPerson } from './identity.ts';
 import { createMarkdownRenderer } from './markdown.ts';
-import { close, createWebServer, listen } from './server.ts';
+import { loadSecret } from './secret.ts';
 import { SseHub } from './sse-hub.ts';
-import { Transcript, type MessageEntry, type ReplyPreview, type TranscriptEntry } from './transcript.ts';
+import { Transcript, viewOf, type EntryView, type MessageEntry, type ReplyPreview, type TranscriptEntry } from './transcript.ts';
 
 export interface WebAdapterOptions {
   config: WebConfig;
   botName: string;
   log: CoreLogger;
+  /** Where the identity secret file lives (when PARLEY_WEB_SECRET is not set). */
+  dataDir: string;
+  /** `web:<id>` entries of PARLEY_ADMINS (shown to those browsers as "admin"). */
+  configuredAdmins?: string[];
   transcript?: Transcript;
 }
 
@@ -44,56 +51,75 @@ export class WebAdapter implements ChannelAdapter, ConsoleBackend {
     editIntervalMs: { direct: 100, group: 100 },
   };
   readonly botName: string;
+  /** The operator identity (a browser becomes it with the admin login link) decides any approval. */
+  readonly admins: readonly string[];
   readonly #config: WebConfig;
   readonly #log: CoreLogger;
   readonly #transcript: Transcript;
+  readonly #identities: Identities;
+  readonly #configuredAdmins: Set<string>;
   readonly #render = createMarkdownRenderer();
+  #http: HttpRoutes | undefined;
   #sink: InboundSink | undefined;
-  #server: Server | undefined;
   #hub: SseHub | undefined;
-  #port: number | undefined;
+  #loginCode: string | undefined;
 
   constructor(options: WebAdapterOptions) {
     this.#config = options.config;
     this.botName = options.botName;
     this.#log = options.log;
     this.#transcript = options.transcript ?? new Transcript();
+    this.#identities = new Identities(loadSecret(options.config.secret, options.dataDir));
+    this.admins = [this.#identities.operatorId];
+    this.#configuredAdmins = new Set(
+      (options.configuredAdmins ?? []).filter((entry) => entry.startsWith('web:')).map((entry) => entry.slice('web:'.length)),
+    );
   }
 
-  /** The console's address (after start, with the real port when configured as 0). */
+  /** The console's address (the host's, with its real port once it listens). */
   get url(): string {
-    return consoleUrl(this.#config.host, this.#port ?? this.#config.port);
+    if (!this.#http) throw new Error('web console: not mounted on an HTTP host (routes() was not called)');
+    return this.#http.url;
+  }
+
+  /** The single-use admin login link of this run (after start). */
+  get adminLoginUrl(): string | undefined {
+    return this.#loginCode === undefined ? undefined : `${this.url}/admin-login?code=${this.#loginCode}`;
   }
 
   // ---- ChannelAdapter ---------------------------------------------------------------------
 
+  routes(http: HttpRoutes): void {
+    const app = createConsoleApp({
+      guard: new AccessGuard(this.#config.token),
+      identities: this.#identities,
+      backend: this,
+      assets: loadAssets(),
+      log: this.#log,
+    });
+    http.mount('/', app.fetch);
+    this.#http = http;
+  }
+
   async start(sink: InboundSink): Promise<void> {
-    const hub = new SseHub();
-    const server = createWebServer({ guard: new AccessGuard(this.#config.token), backend: this, assets: loadAssets(), log: this.#log });
-    try {
-      this.#port = (await listen(server, this.#config.host, this.#config.port)).port;
-    } catch (error) {
-      hub.close();
-      throw error;
-    }
+    if (!this.#http) throw new Error('web console: not mounted on an HTTP host (routes() was not called)');
+    this.#hub = new SseHub({ perViewer: this.#config.maxStreamsPerUser, total: this.#config.maxStreams });
     this.#sink = sink;
-    this.#hub = hub;
-    this.#server = server;
-    this.#log.debug({ url: this.url }, 'web console listening');
+    this.#loginCode = this.#identities.newLoginCode();
+    this.#log.debug({ url: this.url }, 'web console serving');
   }
 
   async stop(): Promise<void> {
     this.#sink = undefined;
     this.#hub?.close();
     this.#hub = undefined;
-    if (this.#server) await close(this.#server);
-    this.#server = undefined;
   }
 
   describe(): string[] {
-    const line = `web console at ${this.url}`;
-    if (!this.#config.token) return [line];
-    return [line, `(requires PARLEY_WEB_TOKEN: open it once as ${this.url}/?token=<token>)`];
+    const lines = [`web console at ${this.url}`];
+    if (this.adminLoginUrl) lines.push(`web admin login: ${this.adminLoginUrl} (works once; makes that browser an admin)`);
+    if (this.#config.token) lines.push(`(requires PARLEY_WEB_TOKEN: open it once as ${this.url}/?token=<token>)`);
+    return lines;
   }
 
   async send(chat: ChatRef, message: OutboundMessage): Promise<SentRef> {
@@ -123,7 +149,7 @@ export class WebAdapter implements ChannelAdapter, ConsoleBackend {
   }
 
   async typing(chat: ChatRef): Promise<void> {
-    this.#hub?.publish(chat.chatId, 'typing', { name: this.botName });
+    this.#hub?.publish(chat.chatId, 'typing', () => ({ name: this.botName }));
   }
 
   async showActivity(chat: ChatRef, activity: ToolActivity): Promise<void> {
@@ -141,15 +167,19 @@ export class WebAdapter implements ChannelAdapter, ConsoleBackend {
 
   // ---- ConsoleBackend (the page's API) ----------------------------------------------------
 
-  history(chat: WebChat): TranscriptEntry[] {
-    return this.#transcript.list(chat.chatId);
+  history(chat: WebChat, viewer: string): EntryView[] {
+    return this.#transcript.list(chat.chatId).map((entry) => viewOf(entry, viewer));
   }
 
-  subscribe(chat: WebChat, req: IncomingMessage, res: ServerResponse): void {
-    this.#running().hub.subscribe(chat.chatId, req, res);
+  events(c: Context, chat: WebChat, viewer: string): Response {
+    return this.#running().hub.open(c, chat.chatId, viewer);
   }
 
-  async post(chat: WebChat, person: WebPerson, text: string): Promise<TranscriptEntry> {
+  isAdmin(viewer: string): boolean {
+    return viewer === this.#identities.operatorId || this.#configuredAdmins.has(viewer);
+  }
+
+  async post(chat: WebChat, person: WebPerson, text: string): Promise<{ id: string }> {
     const { sink } = this.#running();
     const entry = this.#transcript.add(chat.chatId, { kind: 'message', author: { id: person.id, name: person.name, isBot: false }, text, buttons: [] });
     this.#publish(chat.chatId, entry);
@@ -202,7 +232,7 @@ export class WebAdapter implements ChannelAdapter, ConsoleBackend {
   }
 
   #publish(chatId: string, entry: TranscriptEntry): void {
-    this.#hub?.publish(chatId, 'entry', entry);
+    this.#hub?.publish(chatId, 'entry', (viewer) => viewOf(entry, viewer));
   }
 
   #checkLength(text: string): void {

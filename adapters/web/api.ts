@@ -1,26 +1,38 @@
-// The console's JSON + Server-Sent Events API. Every query and body is validated here; the
+// The console's JSON + Server-Sent Events API. Who is asking comes from the browser's signed
+// identity cookie (set by the app before these routes run), never from the request: a `user` in a
+// body is refused and one in a query is ignored. Every query and body is validated with zod; the
 // backend (the adapter) only ever sees well-formed people, chats and texts.
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Context, Hono, MiddlewareHandler } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { validator } from 'hono/validator';
 import { z } from 'zod';
-import { HttpError, readJson, sendJson, validate } from './http.ts';
-import { chatFor, DisplayNameSchema, RoomSchema, UserIdSchema, type WebChat, type WebPerson } from './identity.ts';
-import type { TranscriptEntry } from './transcript.ts';
+import { HttpError, jsonError, MAX_BODY_BYTES, validate } from './http.ts';
+import { chatFor, DisplayNameSchema, RoomSchema, type WebChat, type WebPerson } from './identity.ts';
+import type { EntryView } from './transcript.ts';
 
 export const MAX_MESSAGE_CHARS = 8_000;
 
 /** What the API needs from the adapter. */
 export interface ConsoleBackend {
   readonly botName: string;
-  history(chat: WebChat): TranscriptEntry[];
-  post(chat: WebChat, person: WebPerson, text: string): Promise<TranscriptEntry>;
+  history(chat: WebChat, viewer: string): EntryView[];
+  /** Opens the viewer's event stream of the chat (429/503 when over a cap). */
+  events(c: Context, chat: WebChat, viewer: string): Response;
+  post(chat: WebChat, person: WebPerson, text: string): Promise<{ id: string }>;
   /** Presses a button; resolves with the toast meant for the presser alone. */
   press(chat: WebChat, person: WebPerson, messageId: string, payload: string): Promise<string | undefined>;
-  subscribe(chat: WebChat, req: IncomingMessage, res: ServerResponse): void;
+  isAdmin(viewer: string): boolean;
 }
 
-const ChatQuerySchema = z.object({ user: UserIdSchema, room: RoomSchema.optional() });
+export type ConsoleEnv = { Variables: { viewer: string } };
 
-const PersonFields = { user: UserIdSchema, name: DisplayNameSchema, room: RoomSchema.optional() };
+const ChatQuerySchema = z.object({ room: RoomSchema.optional() });
+
+const PersonFields = {
+  name: DisplayNameSchema,
+  room: RoomSchema.optional(),
+  user: z.never({ error: "not accepted: the console knows who you are from this browser's cookie" }).optional(),
+};
 
 const MessageBodySchema = z.strictObject({
   ...PersonFields,
@@ -36,43 +48,67 @@ const ActionBodySchema = z.strictObject({
   payload: z.string().min(1).max(64),
 });
 
-function chatOfQuery(url: URL): WebChat {
-  const query = validate(ChatQuerySchema, Object.fromEntries(url.searchParams), 'query');
-  return chatFor(query.user, query.room);
+// Requiring JSON also means a cross-site form or "simple" request cannot post here without a CORS preflight.
+const requireJson: MiddlewareHandler = async (c, next) => {
+  const type = (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+  if (type !== 'application/json') throw new HttpError(415, 'expects Content-Type: application/json');
+  await next();
+};
+
+const limitBody = bodyLimit({
+  maxSize: MAX_BODY_BYTES,
+  onError: (c) => jsonError(c, 413, `request body is larger than ${MAX_BODY_BYTES} bytes`, { connection: 'close' }),
+});
+
+function jsonBody<S extends z.ZodType>(schema: S) {
+  return [requireJson, limitBody, validator('json', (value) => validate(schema, value, 'request body'))] as const;
 }
 
-type Handler = (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void>;
+const chatQuery = validator('query', (value) => validate(ChatQuerySchema, value, 'query'));
 
-export function apiRoutes(backend: ConsoleBackend): Record<string, Partial<Record<'GET' | 'POST', Handler>>> {
-  return {
-    '/api/chat': {
-      GET: async (_req, res, url) => {
-        const chat = chatOfQuery(url);
-        sendJson(res, 200, { botName: backend.botName, chat, entries: backend.history(chat) });
-      },
-    },
-    '/api/events': {
-      GET: async (req, res, url) => {
-        backend.subscribe(chatOfQuery(url), req, res);
-      },
-    },
-    '/api/messages': {
-      POST: async (req, res) => {
-        const body = await readJson(req, MessageBodySchema);
-        const entry = await backend.post(chatFor(body.user, body.room), { id: body.user, name: body.name }, body.text);
-        sendJson(res, 202, { id: entry.id });
-      },
-    },
-    '/api/actions': {
-      POST: async (req, res) => {
-        const body = await readJson(req, ActionBodySchema);
-        const toast = await backend.press(chatFor(body.user, body.room), { id: body.user, name: body.name }, body.messageId, body.payload);
-        sendJson(res, 200, { toast: toast ?? null });
-      },
-    },
-  };
+function methodNotAllowed(allowed: string) {
+  return (c: Context) => jsonError(c, 405, `method not allowed here (use ${allowed})`, { allow: allowed === 'GET' ? 'GET, HEAD' : allowed });
 }
 
-export function methodNotAllowed(allowed: string[]): HttpError {
-  return new HttpError(405, `method not allowed here (use ${allowed.join(' or ')})`, { allow: allowed.join(', ') });
+export function registerApi(app: Hono<ConsoleEnv>, backend: ConsoleBackend): void {
+  app.get('/api/chat', chatQuery, (c) => {
+    const { room } = c.req.valid('query');
+    const viewer = c.get('viewer');
+    return c.json(
+      {
+        botName: backend.botName,
+        chat: room ? { type: 'group', room } : { type: 'direct' },
+        you: { id: viewer, admin: backend.isAdmin(viewer) },
+        entries: backend.history(chatFor(viewer, room), viewer),
+      },
+      200,
+      { 'cache-control': 'no-store' },
+    );
+  });
+  app.all('/api/chat', methodNotAllowed('GET'));
+
+  app.get('/api/events', chatQuery, (c) => {
+    // HEAD would open a stream nobody reads (and nobody closes).
+    if (c.req.method === 'HEAD') return c.body(null, 200, { 'content-type': 'text/event-stream' });
+    const { room } = c.req.valid('query');
+    const viewer = c.get('viewer');
+    return backend.events(c, chatFor(viewer, room), viewer);
+  });
+  app.all('/api/events', methodNotAllowed('GET'));
+
+  app.post('/api/messages', ...jsonBody(MessageBodySchema), async (c) => {
+    const body = c.req.valid('json');
+    const viewer = c.get('viewer');
+    const entry = await backend.post(chatFor(viewer, body.room), { id: viewer, name: body.name }, body.text);
+    return c.json({ id: entry.id }, 202);
+  });
+  app.all('/api/messages', methodNotAllowed('POST'));
+
+  app.post('/api/actions', ...jsonBody(ActionBodySchema), async (c) => {
+    const body = c.req.valid('json');
+    const viewer = c.get('viewer');
+    const toast = await backend.press(chatFor(viewer, body.room), { id: viewer, name: body.name }, body.messageId, body.payload);
+    return c.json({ toast: toast ?? null }, 200);
+  });
+  app.all('/api/actions', methodNotAllowed('POST'));
 }

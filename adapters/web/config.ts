@@ -1,26 +1,35 @@
-// The web console's settings from the environment. It is on unless PARLEY_WEB turns it off, and
-// it refuses to listen beyond loopback without an access token.
+// The web console's settings from the environment. It is on unless PARLEY_WEB turns it off; it is
+// served by the process's one HTTP listener (PARLEY_HTTP_HOST / PARLEY_HTTP_PORT, src/http) and
+// refuses a listener reachable from other machines without an access token.
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import { boolean, ConfigError, integer, optionalString, parseEnv, stringWithDefault } from '../../src/core/env.ts';
 
 export const MIN_TOKEN_LENGTH = 16;
+export const MIN_SECRET_LENGTH = 32;
 
 const WebEnvSchema = z.object({
   PARLEY_WEB: boolean(true),
-  PARLEY_WEB_PORT: integer(3000, 0, 65_535),
-  PARLEY_WEB_HOST: stringWithDefault('127.0.0.1'),
+  // Read here only to apply the remote-access rule; the listener itself is src/http's.
+  PARLEY_HTTP_HOST: stringWithDefault('127.0.0.1'),
   PARLEY_WEB_TOKEN: optionalString().refine((token) => token === undefined || token.length >= MIN_TOKEN_LENGTH, {
     error: `expects at least ${MIN_TOKEN_LENGTH} characters (for example: openssl rand -hex 16)`,
   }),
+  PARLEY_WEB_SECRET: optionalString().refine((secret) => secret === undefined || secret.length >= MIN_SECRET_LENGTH, {
+    error: `expects at least ${MIN_SECRET_LENGTH} characters (for example: openssl rand -hex 32)`,
+  }),
+  PARLEY_WEB_MAX_STREAMS_PER_USER: integer(8, 1, 1_000),
+  PARLEY_WEB_MAX_STREAMS: integer(200, 1, 100_000),
 });
 
 export interface WebConfig {
-  host: string;
-  port: number;
   token: string | undefined;
-  /** The host is a loopback address: only this machine can connect. */
+  /** The listener is on a loopback address: only this machine can connect. */
   loopback: boolean;
+  /** Signs the browsers' identity cookies; undefined = a per-install file in the data folder. */
+  secret: string | undefined;
+  maxStreamsPerUser: number;
+  maxStreams: number;
 }
 
 export function isLoopbackHost(host: string): boolean {
@@ -36,17 +45,18 @@ export function isLoopbackHost(host: string): boolean {
 export function webConfigFromEnv(env: Record<string, string | undefined>): WebConfig | undefined {
   const parsed = parseEnv(WebEnvSchema, env);
   if (!parsed.PARLEY_WEB) return undefined;
-  const host = parsed.PARLEY_WEB_HOST.replace(/^\[(.*)\]$/, '$1');
+  const host = parsed.PARLEY_HTTP_HOST.replace(/^\[(.*)\]$/, '$1');
   const loopback = isLoopbackHost(host);
   if (!loopback && !parsed.PARLEY_WEB_TOKEN) {
     throw new ConfigError(
-      `Invalid configuration: PARLEY_WEB_HOST is ${host}, which is reachable from other machines; set PARLEY_WEB_TOKEN (at least ${MIN_TOKEN_LENGTH} characters) or bind to 127.0.0.1 (or PARLEY_WEB=off)`,
+      `Invalid configuration: PARLEY_HTTP_HOST is ${host}, which is reachable from other machines; set PARLEY_WEB_TOKEN (at least ${MIN_TOKEN_LENGTH} characters) for the web console, bind to 127.0.0.1, or set PARLEY_WEB=off`,
     );
   }
-  return { host, port: parsed.PARLEY_WEB_PORT, token: parsed.PARLEY_WEB_TOKEN, loopback };
-}
-
-/** `http://host:port/`, with IPv6 hosts in brackets. */
-export function consoleUrl(host: string, port: number): string {
-  return `http://${isIP(host) === 6 ? `[${host}]` : host}:${port}`;
+  return {
+    token: parsed.PARLEY_WEB_TOKEN,
+    loopback,
+    secret: parsed.PARLEY_WEB_SECRET,
+    maxStreamsPerUser: parsed.PARLEY_WEB_MAX_STREAMS_PER_USER,
+    maxStreams: parsed.PARLEY_WEB_MAX_STREAMS,
+  };
 }

@@ -1,7 +1,9 @@
-// Small HTTP helpers: JSON bodies read with a size limit and validated with zod, JSON answers,
-// and an error type whose status and message go to the client as they are.
-import type { IncomingMessage, ServerResponse } from 'node:http';
+// Errors the console answers with: a status and a message that go to the client as they are, as
+// JSON for the API. Anything else is a bug: logged with its stack, answered with a plain 500.
+import type { Context } from 'hono';
+import { HTTPException } from 'hono/http-exception';
 import type { z } from 'zod';
+import type { CoreLogger } from '../../src/core/types.ts';
 
 export class HttpError extends Error {
   readonly status: number;
@@ -16,33 +18,6 @@ export class HttpError extends Error {
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...headers });
-  res.end(text);
-}
-
-export function sendError(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
-  if (res.headersSent) {
-    res.destroy();
-    return;
-  }
-  sendJson(res, status, { error: message }, headers);
-}
-
-async function readBody(req: IncomingMessage, limit: number): Promise<string> {
-  const declared = Number(req.headers['content-length'] ?? 0);
-  if (declared > limit) throw new HttpError(413, `request body is larger than ${limit} bytes`);
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > limit) throw new HttpError(413, `request body is larger than ${limit} bytes`);
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
-
 function describeIssues(error: z.ZodError): string {
   return error.issues.map((issue) => `${issue.path.join('.') || 'body'}: ${issue.message}`).join('; ');
 }
@@ -54,17 +29,17 @@ export function validate<S extends z.ZodType>(schema: S, value: unknown, what: s
   return result.data;
 }
 
-/** Reads a JSON request body (Content-Type application/json only) and validates it. */
-export async function readJson<S extends z.ZodType>(req: IncomingMessage, schema: S): Promise<z.infer<S>> {
-  const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-  // Requiring JSON also means a cross-site form or "simple" request cannot post here without a CORS preflight.
-  if (type !== 'application/json') throw new HttpError(415, 'expects Content-Type: application/json');
-  const text = await readBody(req, MAX_BODY_BYTES);
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    throw new HttpError(400, 'the request body is not valid JSON');
-  }
-  return validate(schema, value, 'request body');
+export function jsonError(c: Context, status: number, message: string, headers: Record<string, string> = {}): Response {
+  return c.json({ error: message }, status as 400, { 'cache-control': 'no-store', ...headers });
+}
+
+/** The console's onError: known errors keep their status and message; the rest is a logged 500. */
+export function errorHandler(log: CoreLogger) {
+  return (error: Error, c: Context): Response => {
+    if (error instanceof HttpError) return jsonError(c, error.status, error.message, error.headers);
+    if (error instanceof HTTPException && error.status < 500) return jsonError(c, error.status, error.message || 'bad request');
+    if (c.req.raw.signal.aborted) return jsonError(c, 499, 'the client went away');
+    log.error({ err: error, method: c.req.method, path: c.req.path }, 'web console request failed');
+    return jsonError(c, 500, 'internal error (details are in the log)');
+  };
 }

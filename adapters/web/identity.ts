@@ -1,14 +1,15 @@
-// Who is talking and where: each browser tab is a person with its own id; without a room a person
-// has a direct chat with the bot, `?room=<name>` puts every tab that names it in one group chat.
+// Where people talk: without a room a browser has a direct chat with the bot, `?room=<name>`
+// puts everyone who names it in one group chat. Who they are is identities.ts's job.
 import { z } from 'zod';
 import type { ChatType } from '../../src/core/types.ts';
 
-export const UserIdSchema = z.string().regex(/^[A-Za-z0-9_-]{8,64}$/, { error: 'expects 8-64 letters, digits, _ or -' });
 export const RoomSchema = z.string().regex(/^[A-Za-z0-9_-]{1,40}$/, { error: 'expects 1-40 letters, digits, _ or -' });
 export const DisplayNameSchema = z.string().trim().min(1, { error: 'expects a name' }).max(40, { error: 'expects at most 40 characters' });
 
 export interface WebPerson {
+  /** The browser's server-minted identity. */
   id: string;
+  /** Cosmetic: what this tab calls itself. */
   name: string;
 }
 

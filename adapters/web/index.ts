@@ -1,4 +1,6 @@
-// The web console channel: on by default (PARLEY_WEB=off turns it off), on 127.0.0.1:3000.
+// The web console channel: on by default (PARLEY_WEB=off turns it off), served at '/' by the
+// process's HTTP host (PARLEY_HTTP_HOST / PARLEY_HTTP_PORT, default 127.0.0.1:3000).
+import { resolve } from 'node:path';
 import type { ChannelFactory } from '../../src/core/types.ts';
 import { WebAdapter } from './adapter.ts';
 import { webConfigFromEnv } from './config.ts';
@@ -8,8 +10,10 @@ export { webConfigFromEnv, type WebConfig } from './config.ts';
 
 export const webChannel: ChannelFactory = {
   name: 'web',
-  fromEnv({ env, log, botName }) {
+  fromEnv({ env, log, botName, dataDir }) {
     const config = webConfigFromEnv(env);
-    return config ? new WebAdapter({ config, botName, log }) : undefined;
+    if (!config) return undefined;
+    const configuredAdmins = (env.PARLEY_ADMINS ?? '').split(',').map((entry) => entry.trim());
+    return new WebAdapter({ config, botName, log, dataDir: dataDir ?? resolve('data'), configuredAdmins });
   },
 };

@@ -44,6 +44,24 @@ export interface ActivityEntry {
 }
 
 export type TranscriptEntry = MessageEntry | ActivityEntry;
+
+/** An author as one viewer sees it: a name, never an id (ids are server-side only). */
+export interface AuthorView {
+  name: string;
+  isBot: boolean;
+  /** Written by the viewer's own browser. */
+  you: boolean;
+}
+
+export type MessageView = Omit<MessageEntry, 'author'> & { author: AuthorView };
+export type EntryView = MessageView | ActivityEntry;
+
+/** What `viewer` (a browser identity) is shown of an entry. */
+export function viewOf(entry: TranscriptEntry, viewer: string): EntryView {
+  if (entry.kind !== 'message') return entry;
+  const { author, ...rest } = entry;
+  return { ...rest, author: { name: author.name, isBot: author.isBot, you: !author.isBot && author.id === viewer } };
+}
 type NewEntry = Omit<MessageEntry, 'id' | 'seq' | 'rev' | 'at'> | Omit<ActivityEntry, 'id' | 'seq' | 'rev' | 'at'>;
 
 export interface TranscriptLimits {

@@ -51,6 +51,7 @@ describe('telegram: the real entry point', () => {
         OPENAI_API_KEY: 'test-key',
         DATABASE_URL: `file:${join(dir, 'parley.db')}`,
         PARLEY_WEB: 'off',
+        PARLEY_HTTP_PORT: '0',
         PARLEY_LOG_LEVEL: 'warn',
       },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -6,32 +6,34 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/core/env.ts';
 import { silentLogger } from '../../src/log.ts';
 import { webChannel, webConfigFromEnv } from '../../adapters/web/index.ts';
-import { closeAll } from '../helpers/harness.ts';
-import { launchBrowser, startConsole, type WebConsole } from './console.ts';
+import { closeConsoles, launchBrowser, startConsole, type WebConsole } from './console.ts';
 
 const TOKEN = 'a-long-secret-token-0123456789';
 
 describe('web console configuration', () => {
-  it('runs by default on 127.0.0.1:3000 and can be turned off', () => {
-    expect(webConfigFromEnv({})).toEqual({ host: '127.0.0.1', port: 3000, token: undefined, loopback: true });
+  it('runs by default (on the loopback HTTP host) and can be turned off', () => {
+    expect(webConfigFromEnv({})).toEqual({ token: undefined, loopback: true, secret: undefined, maxStreamsPerUser: 8, maxStreams: 200 });
     expect(webConfigFromEnv({ PARLEY_WEB: 'off' })).toBeUndefined();
     expect(webChannel.fromEnv({ env: { PARLEY_WEB: 'false' }, log: silentLogger, botName: 'Parley' })).toBeUndefined();
   });
 
-  it('refuses a non-loopback address without a token, with one line naming the variables', () => {
+  it('refuses a non-loopback HTTP host without a token, with one line naming the variables', () => {
     for (const host of ['0.0.0.0', '192.168.1.20', '::', 'parley.example.com']) {
-      const attempt = () => webChannel.fromEnv({ env: { PARLEY_WEB_HOST: host }, log: silentLogger, botName: 'Parley' });
+      const attempt = () => webChannel.fromEnv({ env: { PARLEY_HTTP_HOST: host }, log: silentLogger, botName: 'Parley' });
       expect(attempt).toThrow(ConfigError);
-      expect(attempt).toThrow(/PARLEY_WEB_HOST is .* set PARLEY_WEB_TOKEN/);
+      expect(attempt).toThrow(/PARLEY_HTTP_HOST is .* set PARLEY_WEB_TOKEN/);
     }
-    expect(webConfigFromEnv({ PARLEY_WEB_HOST: '0.0.0.0', PARLEY_WEB_TOKEN: TOKEN })).toMatchObject({ host: '0.0.0.0', loopback: false, token: TOKEN });
-    for (const host of ['localhost', '127.0.0.2', '::1', '[::1]']) expect(webConfigFromEnv({ PARLEY_WEB_HOST: host })?.loopback).toBe(true);
+    expect(webConfigFromEnv({ PARLEY_HTTP_HOST: '0.0.0.0', PARLEY_WEB_TOKEN: TOKEN })).toMatchObject({ loopback: false, token: TOKEN });
+    for (const host of ['localhost', '127.0.0.2', '::1', '[::1]']) expect(webConfigFromEnv({ PARLEY_HTTP_HOST: host })?.loopback).toBe(true);
+    // With the console off, the host may listen anywhere (it serves /healthz and /readyz).
+    expect(webConfigFromEnv({ PARLEY_HTTP_HOST: '0.0.0.0', PARLEY_WEB: 'off' })).toBeUndefined();
   });
 
-  it('rejects a bad port or a short token', () => {
-    expect(() => webConfigFromEnv({ PARLEY_WEB_PORT: 'eighty' })).toThrow(/PARLEY_WEB_PORT expects a whole number from 0 to 65535/);
-    expect(() => webConfigFromEnv({ PARLEY_WEB_PORT: '70000' })).toThrow(ConfigError);
+  it('rejects a short token or secret and bad stream limits', () => {
     expect(() => webConfigFromEnv({ PARLEY_WEB_TOKEN: 'short' })).toThrow(/PARLEY_WEB_TOKEN expects at least 16 characters/);
+    expect(() => webConfigFromEnv({ PARLEY_WEB_SECRET: 'short' })).toThrow(/PARLEY_WEB_SECRET expects at least 32 characters/);
+    expect(() => webConfigFromEnv({ PARLEY_WEB_MAX_STREAMS: '0' })).toThrow(/PARLEY_WEB_MAX_STREAMS expects a whole number from 1/);
+    expect(() => webConfigFromEnv({ PARLEY_WEB_MAX_STREAMS_PER_USER: 'many' })).toThrow(/PARLEY_WEB_MAX_STREAMS_PER_USER expects a whole number/);
   });
 });
 
@@ -44,14 +46,13 @@ describe('web console with PARLEY_WEB_TOKEN', () => {
   });
   afterAll(async () => {
     await browser?.close();
-    await closeAll();
+    await closeConsoles();
   });
 
   const get = (path: string, headers: Record<string, string> = {}) => fetch(`${web.url}${path}`, { headers, redirect: 'manual' });
-  const user = 'tab-0123456789';
 
-  it('refuses the page, the API and the event stream without the token', async () => {
-    for (const path of ['/', `/api/chat?user=${user}`, `/api/events?user=${user}`]) {
+  it('refuses the page, the API, the event stream and the admin login without the token', async () => {
+    for (const path of ['/', '/api/chat', '/api/events', '/admin-login?code=x']) {
       const response = await get(path);
       expect(response.status, path).toBe(401);
       expect(await response.text()).toMatch(/access token required/);
@@ -59,25 +60,25 @@ describe('web console with PARLEY_WEB_TOKEN', () => {
     const post = await fetch(`${web.url}/api/messages`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ user, name: 'Mallory', text: 'hello' }),
+      body: JSON.stringify({ name: 'Mallory', text: 'hello' }),
     });
     expect(post.status).toBe(401);
-    expect(await web.harness.store.sessions.getByKey(`web:dm-${user}`)).toBeUndefined();
+    expect(await web.harness.store.sessions.list()).toEqual([]);
   });
 
   it('refuses a wrong token wherever it is presented', async () => {
-    expect((await get(`/api/chat?user=${user}`, { authorization: 'Bearer not-the-token-at-all' })).status).toBe(401);
-    expect((await get(`/api/chat?user=${user}`, { cookie: 'parley_web_token=not-the-token-at-all' })).status).toBe(401);
+    expect((await get('/api/chat', { authorization: 'Bearer not-the-token-at-all' })).status).toBe(401);
+    expect((await get('/api/chat', { cookie: 'parley_web_token=not-the-token-at-all' })).status).toBe(401);
     expect((await get('/?token=not-the-token-at-all')).status).toBe(401);
   });
 
   it('accepts the token as a bearer header, and trades ?token= on the page for a cookie', async () => {
-    expect((await get(`/api/chat?user=${user}`, { authorization: `Bearer ${TOKEN}` })).status).toBe(200);
+    expect((await get('/api/chat', { authorization: `Bearer ${TOKEN}` })).status).toBe(200);
 
     const exchange = await get(`/?room=ops&token=${TOKEN}`);
     expect(exchange.status).toBe(303);
     expect(exchange.headers.get('location')).toBe('/?room=ops');
-    const cookie = exchange.headers.get('set-cookie')!;
+    const cookie = exchange.headers.getSetCookie().find((c) => c.startsWith('parley_web_token='))!;
     expect(cookie).toMatch(/HttpOnly/);
     expect(cookie).toMatch(/SameSite=Strict/);
     const page = await get('/?room=ops', { cookie: cookie.split(';')[0]! });
@@ -104,13 +105,13 @@ describe('web console with PARLEY_WEB_TOKEN', () => {
 });
 
 describe('web console without a token', () => {
-  afterEach(closeAll);
+  afterEach(closeConsoles);
 
   it('answers only requests addressed to a loopback host name (no DNS rebinding)', async () => {
     const web = await startConsole();
     const statusFor = (host: string) =>
       new Promise<number>((resolve, reject) => {
-        const req = httpRequest(`${web.url}/api/chat?user=tab-0123456789`, { headers: { host } }, (res) => {
+        const req = httpRequest(`${web.url}/api/chat`, { headers: { host } }, (res) => {
           res.resume();
           resolve(res.statusCode ?? 0);
         });

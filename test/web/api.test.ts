@@ -1,24 +1,11 @@
 // The web console's HTTP API at the wire level: bad requests get a clear 4xx JSON error and never
-// hurt the server; the event stream carries what the core sends; the address in use is reported.
-import { createServer, type Server } from 'node:net';
-import type { AddressInfo } from 'node:net';
+// hurt the server; the event stream carries what the core sends, as the viewer sees it.
 import { afterEach, describe, expect, it } from 'vitest';
-import { silentLogger } from '../../src/log.ts';
-import { WebAdapter, webConfigFromEnv } from '../../adapters/web/index.ts';
-import { closeAll, settled } from '../helpers/harness.ts';
-import { startConsole, type WebConsole } from './console.ts';
+import { settled } from '../helpers/harness.ts';
+import { ConsoleClient, readEvents } from './client.ts';
+import { closeConsoles, startConsole } from './console.ts';
 
-afterEach(closeAll);
-
-const USER = 'tab-0123456789';
-
-function postJson(web: WebConsole, path: string, body: unknown, headers: Record<string, string> = {}) {
-  return fetch(`${web.url}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...headers },
-    body: typeof body === 'string' ? body : JSON.stringify(body),
-  });
-}
+afterEach(closeConsoles);
 
 async function errorOf(response: Response): Promise<{ status: number; error: string }> {
   expect(response.headers.get('content-type')).toMatch(/^application\/json/);
@@ -26,117 +13,92 @@ async function errorOf(response: Response): Promise<{ status: number; error: str
   return { status: response.status, error: body.error };
 }
 
-interface SseEvent {
-  event: string;
-  data: unknown;
-}
-
-/** Reads the event stream until `until` matches an event; returns everything read. */
-async function readEvents(response: Response, until: (event: SseEvent) => boolean): Promise<SseEvent[]> {
-  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
-  const events: SseEvent[] = [];
-  let buffer = '';
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error('the event stream ended');
-    buffer += value;
-    let end: number;
-    while ((end = buffer.indexOf('\n\n')) >= 0) {
-      const frame = buffer.slice(0, end);
-      buffer = buffer.slice(end + 2);
-      const event = /^event: (.*)$/m.exec(frame)?.[1];
-      const data = /^data: (.*)$/m.exec(frame)?.[1];
-      if (!event || data === undefined) continue;
-      events.push({ event, data: JSON.parse(data) });
-      if (until(events.at(-1)!)) {
-        await reader.cancel();
-        return events;
-      }
-    }
-  }
-}
-
 describe('web console API', () => {
   it('answers malformed requests with 4xx JSON errors and keeps serving', async () => {
     const web = await startConsole();
-    const cases: [Promise<Response>, number, RegExp][] = [
-      [postJson(web, '/api/messages', '{"user": ', {}), 400, /not valid JSON/],
-      [postJson(web, '/api/messages', { user: USER, name: 'A' }), 400, /text/],
-      [postJson(web, '/api/messages', { user: 'x', name: 'A', text: 'hi' }), 400, /user: expects 8-64 letters/],
-      [postJson(web, '/api/messages', { user: USER, name: '   ', text: 'hi' }), 400, /name: expects a name/],
-      [postJson(web, '/api/messages', { user: USER, name: 'A', text: '   ' }), 400, /text: expects some text/],
-      [postJson(web, '/api/messages', { user: USER, name: 'A', text: 'x'.repeat(8_001) }), 400, /at most 8000 characters/],
-      [postJson(web, '/api/messages', { user: USER, name: 'A', text: 'hi', room: '../etc' }), 400, /room/],
-      [postJson(web, '/api/messages', { user: USER, name: 'A', text: 'hi', admin: true }), 400, /admin/],
-      [postJson(web, '/api/messages', [1, 2, 3]), 400, /invalid request body/],
-      [postJson(web, '/api/messages', { user: USER, name: 'A', text: 'x'.repeat(70_000) }), 413, /larger than/],
-      [postJson(web, '/api/messages', { user: USER, name: 'A', text: 'hi' }, { 'content-type': 'text/plain' }), 415, /application\/json/],
-      [postJson(web, '/api/actions', { user: USER, name: 'A', messageId: 'nope', payload: 'ap:x:a' }), 404, /no such message/],
-      [fetch(`${web.url}/api/chat`), 400, /user/],
-      [fetch(`${web.url}/api/chat?user=${USER}&room=a%20b`), 400, /room/],
-      [fetch(`${web.url}/api/messages`), 405, /use POST/],
-      [fetch(`${web.url}/api/nothing`), 404, /not found/],
-      [fetch(`${web.url}/assets/../../package.json`), 404, /not found/],
+    const client = new ConsoleClient(web.url);
+    const cases: [() => Promise<Response>, number, RegExp][] = [
+      [() => client.post('/api/messages', '{"name": '), 400, /Malformed JSON/],
+      [() => client.post('/api/messages', ''), 400, /Malformed JSON/],
+      [() => client.post('/api/messages', { name: 'A' }), 400, /text/],
+      [() => client.post('/api/messages', { user: 'u-someone-else', name: 'A', text: 'hi' }), 400, /user: not accepted/],
+      [() => client.post('/api/messages', { name: '   ', text: 'hi' }), 400, /name: expects a name/],
+      [() => client.post('/api/messages', { name: 'A', text: '   ' }), 400, /text: expects some text/],
+      [() => client.post('/api/messages', { name: 'A', text: 'x'.repeat(8_001) }), 400, /at most 8000 characters/],
+      [() => client.post('/api/messages', { name: 'A', text: 'hi', room: '../etc' }), 400, /room/],
+      [() => client.post('/api/messages', { name: 'A', text: 'hi', admin: true }), 400, /admin/],
+      [() => client.post('/api/messages', [1, 2, 3]), 400, /invalid request body/],
+      [() => client.post('/api/messages', { name: 'A', text: 'x'.repeat(70_000) }), 413, /larger than/],
+      [() => client.post('/api/messages', { name: 'A', text: 'hi' }, { 'content-type': 'text/plain' }), 415, /application\/json/],
+      [() => client.post('/api/actions', { name: 'A', messageId: 'nope', payload: 'ap:x:a' }), 404, /no such message/],
+      [() => client.get('/api/chat?room=a%20b'), 400, /room/],
+      [() => client.get('/api/chat?room=a&room=b'), 400, /room/],
+      [() => client.get('/api/messages'), 405, /use POST/],
+      [() => client.request('/api/chat', { method: 'PUT' }), 405, /use GET/],
+      [() => client.get('/api/nothing'), 404, /not found/],
+      [() => client.get('/assets/../../package.json'), 404, /not found/],
+      [() => client.get('/assets/index.html'), 404, /not found/],
     ];
-    for (const [response, status, message] of cases) {
-      const error = await errorOf(await response);
+    for (const [send, status, message] of cases) {
+      const error = await errorOf(await send());
       expect(error.status, error.error).toBe(status);
       expect(error.error).toMatch(message);
     }
     const page = await fetch(web.url);
     expect(page.status).toBe(200);
     expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
-    expect(await web.harness.store.sessions.getByKey(`web:dm-${USER}`)).toBeUndefined();
+    expect(page.headers.get('x-frame-options')).toBe('DENY');
+    expect(await web.harness.store.sessions.list()).toEqual([]);
   });
 
   it('streams the chat over SSE, keeps the transcript, and only accepts buttons that are on a message', async () => {
     const web = await startConsole();
+    const ann = new ConsoleClient(web.url);
+    const annId = await ann.id();
     web.harness.model.enqueue({ text: 'Hi from the model.' });
-    const events = await fetch(`${web.url}/api/events?user=${USER}`);
+    const events = await ann.get('/api/events');
     expect(events.headers.get('content-type')).toMatch(/^text\/event-stream/);
 
-    const posted = await postJson(web, '/api/messages', { user: USER, name: 'Ann', text: 'hello' });
+    const posted = await ann.post('/api/messages', { name: 'Ann', text: 'hello' });
     expect(posted.status).toBe(202);
-    const seen = await readEvents(events, (e) => e.event === 'entry' && JSON.stringify(e.data).includes('Hi from the model.'));
-    const entries = seen.filter((e) => e.event === 'entry').map((e) => e.data as { id: string; author: { name: string }; text: string; html?: string });
-    expect(entries[0]).toMatchObject({ author: { name: 'Ann' }, text: 'hello' });
-    expect(entries.at(-1)).toMatchObject({ author: { name: 'Parley' }, text: 'Hi from the model.', html: '<p>Hi from the model.</p>\n' });
-    await settled(web.harness.store, `web:dm-${USER}`);
+    const { events: seen } = await readEvents(events, (e) => e.event === 'entry' && JSON.stringify(e.data).includes('Hi from the model.'));
+    const entries = seen.filter((e) => e.event === 'entry').map((e) => e.data as { id: string; author: unknown; text: string; html?: string });
+    expect(entries[0]).toMatchObject({ author: { name: 'Ann', isBot: false, you: true }, text: 'hello' });
+    expect(entries.at(-1)).toMatchObject({ author: { name: 'Parley', isBot: true, you: false }, text: 'Hi from the model.', html: '<p>Hi from the model.</p>\n' });
+    await settled(web.harness.store, `web:dm-${annId}`);
 
-    const history = (await (await fetch(`${web.url}/api/chat?user=${USER}`)).json()) as { chat: unknown; entries: { text: string }[] };
-    expect(history.chat).toEqual({ chatId: `dm-${USER}`, chatType: 'direct' });
+    const history = await ann.json<{ chat: unknown; you: unknown; entries: { text: string }[] }>('/api/chat');
+    expect(history.chat).toEqual({ type: 'direct' });
+    expect(history.you).toEqual({ id: annId, admin: false });
     expect(history.entries.map((e) => e.text)).toEqual(['hello', 'Hi from the model.']);
 
     const botMessage = entries.at(-1)!;
-    const forged = await postJson(web, '/api/actions', { user: USER, name: 'Ann', messageId: botMessage.id, payload: 'ap:forged:a' });
+    const forged = await ann.post('/api/actions', { name: 'Ann', messageId: botMessage.id, payload: 'ap:forged:a' });
     expect(await errorOf(forged)).toEqual({ status: 409, error: 'this button is no longer there' });
-    // Another person's direct chat is not reachable with one's own id.
-    const elsewhere = await postJson(web, '/api/actions', { user: 'someone-else-42', name: 'Eve', messageId: botMessage.id, payload: 'ap:forged:a' });
+    // Someone else's direct chat is not reachable: it is theirs because of their cookie, not an id in the request.
+    const eve = new ConsoleClient(web.url);
+    const elsewhere = await eve.post(`/api/actions?user=${annId}`, { name: 'Eve', messageId: botMessage.id, payload: 'ap:forged:a' });
     expect((await errorOf(elsewhere)).status).toBe(404);
+    expect((await eve.json<{ entries: unknown[] }>(`/api/chat?user=${annId}`)).entries).toEqual([]);
+  });
+
+  it('serves HEAD of the event stream without opening one', async () => {
+    const web = await startConsole({ webEnv: { PARLEY_WEB_MAX_STREAMS: '1' } });
+    const client = new ConsoleClient(web.url);
+    for (let i = 0; i < 3; i++) expect((await client.request('/api/events', { method: 'HEAD' })).status).toBe(200);
+    const stream = await client.get('/api/events');
+    expect(stream.status).toBe(200);
+    await stream.body!.cancel();
   });
 });
 
-describe('web console listening', () => {
-  let blocker: Server | undefined;
-  afterEach(async () => {
-    await new Promise<void>((resolve) => (blocker ? blocker.close(() => resolve()) : resolve()));
-    blocker = undefined;
-  });
-
-  it('reports its address for the ready block', async () => {
+describe('web console address', () => {
+  it('reports its address and a one-time admin login link for the ready block', async () => {
     const web = await startConsole();
-    expect(web.web.describe()).toEqual([`web console at http://127.0.0.1:${new URL(web.url).port}`]);
-  });
-
-  it('fails to start with one clear line when the port is taken', async () => {
-    blocker = createServer();
-    await new Promise<void>((resolve) => blocker!.listen(0, '127.0.0.1', resolve));
-    const port = (blocker.address() as AddressInfo).port;
-    const adapter = new WebAdapter({ config: webConfigFromEnv({ PARLEY_WEB_PORT: String(port) })!, botName: 'Parley', log: silentLogger });
-    const sink = { onMessage: async () => {}, onAction: async () => {} };
-    await expect(adapter.start(sink)).rejects.toThrow(
-      `web console: http://127.0.0.1:${port} is already in use; set PARLEY_WEB_PORT to a free port (or PARLEY_WEB=off)`,
-    );
-    await adapter.stop();
+    const port = new URL(web.url).port;
+    const [console, admin, ...rest] = web.web.describe();
+    expect(console).toBe(`web console at http://127.0.0.1:${port}`);
+    expect(admin).toMatch(new RegExp(`^web admin login: http://127\\.0\\.0\\.1:${port}/admin-login\\?code=[A-Za-z0-9_-]{32} \\(works once; makes that browser an admin\\)$`));
+    expect(rest).toEqual([]);
   });
 });

@@ -4,8 +4,8 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineTool, type AnyTool } from '../../src/agent/tools.ts';
-import { closeAll, settled } from '../helpers/harness.ts';
-import { launchBrowser, openChat, say, startConsole, userIdOf, type WebConsole } from './console.ts';
+import { settled } from '../helpers/harness.ts';
+import { closeConsoles, launchBrowser, openChat, say, startConsole, userIdOf, type WebConsole } from './console.ts';
 
 const deployed: string[] = [];
 
@@ -39,7 +39,7 @@ beforeEach(async () => {
 });
 afterEach(async () => {
   await context?.close();
-  await closeAll();
+  await closeConsoles();
 });
 
 function prompt(page: Page) {
@@ -73,8 +73,10 @@ describe('web console: approvals', () => {
 
   it('in a group room, refuses another person\'s click (to them alone) and takes the requester\'s', async () => {
     web.harness.model.enqueue({ toolCalls: [{ name: 'deploy', arguments: { service: 'web' } }] }, { text: 'The web service is deployed.' });
+    // Two browsers (separate cookies), so two people.
+    const bobsBrowser = await browser.newContext();
     const alice = await openChat(context, `${web.url}/?room=ops`, { name: 'Alice' });
-    const bob = await openChat(context, `${web.url}/?room=ops`, { name: 'Bob' });
+    const bob = await openChat(bobsBrowser, `${web.url}/?room=ops`, { name: 'Bob' });
     expect(await userIdOf(alice)).not.toBe(await userIdOf(bob));
 
     // Not addressed to the bot: the group sees it, the bot does not answer.
@@ -86,8 +88,8 @@ describe('web console: approvals', () => {
     await prompt(bob).waitFor();
     await prompt(alice).waitFor();
 
-    // Like switching tabs: a background tab's timers and frames are throttled.
-    await bob.bringToFront();
+    // Bob renames his tab "Alice": names are cosmetic, the server knows he is not the requester.
+    await bob.fill('#name', 'Alice');
     await prompt(bob).getByRole('button', { name: 'Approve', exact: true }).click();
     await bob.locator('#toast', { hasText: 'Only Alice (who asked) or an admin can decide this.' }).waitFor();
     // Bob's click was answered (the toast came back), and it changed nothing for anyone.
@@ -96,7 +98,6 @@ describe('web console: approvals', () => {
     expect(await prompt(alice).locator('.buttons button').count()).toBe(3);
     expect(deployed).toEqual([]);
 
-    await alice.bringToFront();
     await prompt(alice).getByRole('button', { name: 'Approve', exact: true }).click();
     for (const page of [alice, bob]) {
       await page.locator('.msg.bot', { hasText: 'Approved by Alice' }).waitFor();
@@ -108,5 +109,30 @@ describe('web console: approvals', () => {
     const userMessages = web.harness.model.requests[0]!.body.messages.filter((m) => m.role === 'user');
     // Only Alice's message reached the model (group messages carry the speaker's name).
     expect(userMessages.map((m) => m.content)).toEqual(['[Alice] @Parley deploy the web service']);
+    await bobsBrowser.close();
+  });
+
+  it("lets the browser that used the admin login link decide someone else's request", async () => {
+    web.harness.model.enqueue({ toolCalls: [{ name: 'deploy', arguments: { service: 'db' } }] }, { text: 'The database is deployed.' });
+    const alice = await openChat(context, `${web.url}/?room=ops`, { name: 'Alice' });
+    await say(alice, '@Parley deploy the database');
+    await prompt(alice).waitFor();
+
+    const operatorsBrowser = await browser.newContext();
+    const carol = await operatorsBrowser.newPage();
+    carol.setDefaultTimeout(10_000);
+    await carol.goto(web.web.adminLoginUrl!);
+    expect(new URL(carol.url()).pathname).toBe('/');
+    await carol.locator('#admin-badge').waitFor();
+    await carol.goto(`${web.url}/?room=ops`);
+    await carol.locator('body[data-ready="true"]').waitFor();
+    await carol.fill('#name', 'Carol');
+    await prompt(carol).getByRole('button', { name: 'Approve', exact: true }).click();
+    await alice.locator('.msg.bot', { hasText: 'Approved by Carol' }).waitFor();
+    await alice.locator('.msg.bot', { hasText: 'The database is deployed.' }).waitFor();
+    expect(deployed).toEqual(['db']);
+    // Alice is no admin: her page shows no badge.
+    expect(await alice.locator('#admin-badge').isVisible()).toBe(false);
+    await operatorsBrowser.close();
   });
 });

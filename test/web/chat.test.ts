@@ -2,8 +2,8 @@
 // Markdown (with the model's HTML shown as text), stop, reload, new conversation.
 import type { Browser, BrowserContext } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { closeAll, settled } from '../helpers/harness.ts';
-import { launchBrowser, openChat, say, startConsole, userIdOf, type WebConsole } from './console.ts';
+import { settled } from '../helpers/harness.ts';
+import { closeConsoles, launchBrowser, openChat, say, startConsole, userIdOf, type WebConsole } from './console.ts';
 
 let browser: Browser;
 let context: BrowserContext;
@@ -21,7 +21,7 @@ beforeEach(async () => {
 });
 afterEach(async () => {
   await context?.close();
-  await closeAll();
+  await closeConsoles();
 });
 
 function gate(): { hold: Promise<void>; release: () => void } {
@@ -100,7 +100,7 @@ describe('web console: chatting', () => {
     expect(turns.map((t) => t.status)).toEqual(['cancelled']);
   });
 
-  it('shows the conversation again after a reload, and each tab is its own direct chat', async () => {
+  it('shows the conversation again after a reload; tabs of one browser are one person, another browser is another', async () => {
     web.harness.model.enqueue({ text: 'The capital of France is **Paris**.' });
     const page = await openChat(context, web.url, { name: 'Alice' });
     const id = await userIdOf(page);
@@ -115,9 +115,20 @@ describe('web console: chatting', () => {
     expect(await page.locator('.msg.bot strong').textContent()).toBe('Paris');
     expect(await page.locator('#name').inputValue()).toBe('Alice');
 
-    const other = await openChat(context, web.url);
-    expect(await userIdOf(other)).not.toBe(id);
-    expect(await other.locator('.msg').count()).toBe(0);
+    // Another tab of the same browser: the same person and direct chat; its name is its own.
+    const tab = await openChat(context, web.url, { name: 'Al' });
+    expect(await userIdOf(tab)).toBe(id);
+    expect(await tab.locator('.msg.mine').allTextContents()).toEqual(['Alice (you)capital of France?']);
+
+    // Another browser (its own cookies): another person with an empty direct chat.
+    const otherBrowser = await browser.newContext();
+    try {
+      const other = await openChat(otherBrowser, web.url);
+      expect(await userIdOf(other)).not.toBe(id);
+      expect(await other.locator('.msg').count()).toBe(0);
+    } finally {
+      await otherBrowser.close();
+    }
   });
 
   it('starts a new conversation with the button', async () => {

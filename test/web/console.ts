@@ -1,11 +1,12 @@
-// Shared set-up for the web console tests: the real core (harness) with the web adapter on a free
-// port, and headless Chromium driven by playwright-core.
-import { existsSync } from 'node:fs';
+// Shared set-up for the web console tests: the real core (harness) with the web adapter mounted on
+// a real HTTP host on a free port, and headless Chromium driven by playwright-core.
+import { existsSync, rmSync } from 'node:fs';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import type { AnyTool } from '../../src/agent/tools.ts';
+import { HttpHost } from '../../src/http/host.ts';
 import { silentLogger } from '../../src/log.ts';
 import { WebAdapter, webChannel } from '../../adapters/web/index.ts';
-import { createHarness, type Harness } from '../helpers/harness.ts';
+import { closeAll, createHarness, tempDir, type Harness } from '../helpers/harness.ts';
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
@@ -31,14 +32,53 @@ export function launchBrowser(): Promise<Browser> {
 export interface WebConsole {
   harness: Harness;
   web: WebAdapter;
+  host: HttpHost;
   url: string;
 }
 
-export async function startConsole(options: { tools?: AnyTool[]; env?: Record<string, string>; webEnv?: Record<string, string> } = {}): Promise<WebConsole> {
-  const adapter = await webChannel.fromEnv({ env: { PARLEY_WEB_PORT: '0', ...options.webEnv }, log: silentLogger, botName: 'Parley' });
+const hosts: HttpHost[] = [];
+const dirs: string[] = [];
+
+export interface ConsoleOptions {
+  tools?: AnyTool[];
+  /** Core environment (PARLEY_ADMINS, ...). */
+  env?: Record<string, string>;
+  /** The web channel's environment (PARLEY_WEB_TOKEN, PARLEY_WEB_MAX_STREAMS, ...). */
+  webEnv?: Record<string, string>;
+  noModel?: boolean;
+}
+
+/** The console as npm start wires it: host → adapter.routes → app (with the channel's admins) → listen. */
+export async function startConsole(options: ConsoleOptions = {}): Promise<WebConsole> {
+  const dataDir = tempDir('parley-web-');
+  dirs.push(dataDir);
+  // One environment, as in npm start (the channel reads PARLEY_ADMINS too, to show who is an admin).
+  const adapter = await webChannel.fromEnv({ env: { ...options.env, ...options.webEnv }, log: silentLogger, botName: 'Parley', dataDir });
   if (!(adapter instanceof WebAdapter)) throw new Error('the web channel did not start');
-  const harness = await createHarness({ adapters: [adapter], ...(options.tools ? { tools: options.tools } : {}), ...(options.env ? { env: options.env } : {}) });
-  return { harness, web: adapter, url: adapter.url };
+  const host = new HttpHost({
+    host: '127.0.0.1',
+    port: 0,
+    log: silentLogger,
+    readiness: { pingDatabase: async () => {}, channels: ['web'], phase: () => 'started' },
+  });
+  hosts.push(host);
+  adapter.routes(host);
+  await host.listen();
+  const admins = [options.env?.PARLEY_ADMINS, ...adapter.admins.map((id) => `web:${id}`)].filter(Boolean).join(',');
+  const harness = await createHarness({
+    adapters: [adapter],
+    env: { ...options.env, PARLEY_ADMINS: admins },
+    ...(options.tools ? { tools: options.tools } : {}),
+    ...(options.noModel ? { noModel: true } : {}),
+  });
+  return { harness, web: adapter, host, url: adapter.url };
+}
+
+/** Closes every console's host and harness (call from afterEach). */
+export async function closeConsoles(): Promise<void> {
+  while (hosts.length) await hosts.pop()!.close();
+  await closeAll();
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 }
 
 /** Opens the console in a new tab and waits until it shows the chat and listens for changes. */
@@ -57,9 +97,9 @@ export async function say(page: Page, text: string): Promise<void> {
   await page.locator('.msg.mine', { hasText: text }).last().waitFor();
 }
 
-/** The id this tab speaks as. */
+/** The id the server gave this page's browser (it sees only its own). */
 export async function userIdOf(page: Page): Promise<string> {
-  const id = await page.evaluate(() => sessionStorage.getItem('parley.user'));
+  const id = await page.evaluate(async () => ((await (await fetch('/api/chat')).json()) as { you: { id: string } }).you.id);
   if (!id) throw new Error('the page has no user id');
   return id;
 }

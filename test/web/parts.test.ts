@@ -1,11 +1,15 @@
 // The web console's small parts on their own: Markdown safety, mentions and commands, the
-// bounded transcript, the access guard.
-import type { IncomingMessage } from 'node:http';
-import { describe, expect, it } from 'vitest';
+// bounded transcript and what a viewer sees of it, the access guard, identities and their secret.
+import { rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { AccessGuard } from '../../adapters/web/access.ts';
+import { Identities } from '../../adapters/web/identities.ts';
+import { loadSecret, SECRET_FILE } from '../../adapters/web/secret.ts';
+import { describe, expect, it } from 'vitest';
+import { tempDir } from '../helpers/harness.ts';
 import { chatFor, mentionsBot, normaliseCommand } from '../../adapters/web/identity.ts';
 import { createMarkdownRenderer } from '../../adapters/web/markdown.ts';
-import { Transcript } from '../../adapters/web/transcript.ts';
+import { Transcript, viewOf } from '../../adapters/web/transcript.ts';
 
 describe('markdown for the page', () => {
   const render = createMarkdownRenderer();
@@ -26,8 +30,8 @@ describe('markdown for the page', () => {
 
 describe('who and where', () => {
   it('gives each person a direct chat and each room one group chat', () => {
-    expect(chatFor('tab-aaaaaaaa', undefined)).toEqual({ chatId: 'dm-tab-aaaaaaaa', chatType: 'direct' });
-    expect(chatFor('tab-aaaaaaaa', 'ops')).toEqual({ chatId: 'room-ops', chatType: 'group' });
+    expect(chatFor('u-aaaaaaaa', undefined)).toEqual({ chatId: 'dm-u-aaaaaaaa', chatType: 'direct' });
+    expect(chatFor('u-aaaaaaaa', 'ops')).toEqual({ chatId: 'room-ops', chatType: 'group' });
   });
 
   it('recognises @mentions of the bot as whole words', () => {
@@ -67,24 +71,74 @@ describe('transcript', () => {
   });
 });
 
-describe('access guard', () => {
-  const request = (headers: Record<string, string>) => ({ headers }) as unknown as IncomingMessage;
+describe('what a viewer sees', () => {
+  it('shows authors by name, marks the viewer\'s own messages, and never carries an id', () => {
+    const transcript = new Transcript();
+    const mine = transcript.add('room-ops', { kind: 'message', author: { id: 'u-alice', name: 'Alice', isBot: false }, text: 'hi', buttons: [] });
+    const bot = transcript.add('room-ops', { kind: 'message', author: { id: 'bot', name: 'Parley', isBot: true }, text: 'hello', buttons: [] });
+    expect(viewOf(mine, 'u-alice')).toMatchObject({ author: { name: 'Alice', isBot: false, you: true } });
+    expect(viewOf(mine, 'u-bob')).toMatchObject({ author: { name: 'Alice', isBot: false, you: false } });
+    expect(viewOf(bot, 'bot')).toMatchObject({ author: { name: 'Parley', isBot: true, you: false } });
+    expect(JSON.stringify(viewOf(mine, 'u-bob'))).not.toContain('u-alice');
+  });
+});
 
+describe('access guard', () => {
   it('takes the token from the bearer header or the cookie, and nothing else', () => {
     const guard = new AccessGuard('the-right-token-123456');
-    expect(guard.allows(request({ authorization: 'Bearer the-right-token-123456' }))).toBe(true);
-    expect(guard.allows(request({ cookie: 'x=1; parley_web_token=the-right-token-123456' }))).toBe(true);
-    expect(guard.allows(request({ authorization: 'Bearer the-right-token-12345' }))).toBe(false);
-    expect(guard.allows(request({ cookie: 'parley_web_token=%E0%A4%A' }))).toBe(false);
-    expect(guard.allows(request({}))).toBe(false);
+    expect(guard.allows('Bearer the-right-token-123456', undefined)).toBe(true);
+    expect(guard.allows(undefined, 'the-right-token-123456')).toBe(true);
+    expect(guard.allows('Bearer the-right-token-12345', undefined)).toBe(false);
+    expect(guard.allows('the-right-token-123456', undefined)).toBe(false);
+    expect(guard.allows(undefined, '%E0%A4%A')).toBe(false);
+    expect(guard.allows(undefined, undefined)).toBe(false);
   });
 
   it('without a token, serves only loopback host names', () => {
     const guard = new AccessGuard(undefined);
-    expect(guard.hostAllowed(request({ host: '127.0.0.1:3000' }))).toBe(true);
-    expect(guard.hostAllowed(request({ host: 'localhost:3000' }))).toBe(true);
-    expect(guard.hostAllowed(request({ host: '[::1]:3000' }))).toBe(true);
-    expect(guard.hostAllowed(request({ host: 'attacker.example:3000' }))).toBe(false);
-    expect(guard.hostAllowed(request({}))).toBe(false);
+    expect(guard.hostAllowed('127.0.0.1:3000')).toBe(true);
+    expect(guard.hostAllowed('localhost:3000')).toBe(true);
+    expect(guard.hostAllowed('[::1]:3000')).toBe(true);
+    expect(guard.hostAllowed('attacker.example:3000')).toBe(false);
+    expect(guard.hostAllowed('a b')).toBe(false);
+    expect(guard.hostAllowed(undefined)).toBe(false);
+  });
+});
+
+describe('identities', () => {
+  const secret = Buffer.alloc(32, 7);
+
+  it('derives one operator id per secret, unguessable without it', () => {
+    expect(new Identities(secret).operatorId).toBe(new Identities(Buffer.from(secret)).operatorId);
+    expect(new Identities(secret).operatorId).toMatch(/^op-[A-Za-z0-9_-]{22}$/);
+    expect(new Identities(Buffer.alloc(32, 8)).operatorId).not.toBe(new Identities(secret).operatorId);
+  });
+
+  it('redeems an admin login code once, and only the newest one', () => {
+    const identities = new Identities(secret);
+    expect(identities.redeem('')).toBe(false);
+    const first = identities.newLoginCode();
+    const second = identities.newLoginCode();
+    expect(identities.redeem(first)).toBe(false);
+    expect(identities.redeem(`${second}x`)).toBe(false);
+    expect(identities.redeem(second)).toBe(true);
+    expect(identities.redeem(second)).toBe(false);
+  });
+
+  it('keeps the secret in a file created once, readable by its owner only', () => {
+    const dir = tempDir('parley-secret-');
+    try {
+      const first = loadSecret(undefined, join(dir, 'data'));
+      expect(first).toHaveLength(32);
+      expect(loadSecret(undefined, join(dir, 'data'))).toEqual(first);
+      expect(statSync(join(dir, 'data', SECRET_FILE)).mode & 0o777).toBe(0o600);
+      expect(loadSecret('a-secret-from-the-environment-0123456789', join(dir, 'elsewhere'))).toEqual(Buffer.from('a-secret-from-the-environment-0123456789'));
+      writeFileSync(join(dir, 'data', SECRET_FILE), 'not hex\n');
+      expect(() => loadSecret(undefined, join(dir, 'data'))).toThrow(/does not hold the secret it wrote/);
+      writeFileSync(join(dir, 'file'), '');
+      expect(() => loadSecret(undefined, join(dir, 'file', 'data'))).toThrow(/cannot keep its secret .* set PARLEY_WEB_SECRET/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

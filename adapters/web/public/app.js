@@ -1,5 +1,6 @@
-// The web console page. Each tab is one person (an id kept in sessionStorage, so a reload keeps
-// it); `?room=<name>` joins a shared group chat, otherwise the tab has a direct chat with the bot.
+// The web console page. The server knows who this browser is (a signed, HttpOnly cookie it set);
+// every tab of the browser is the same person, and the name at the top is only what this tab
+// calls itself. `?room=<name>` joins a shared group chat, otherwise it is the browser's direct chat.
 // The chat's history comes from /api/chat, changes arrive over Server-Sent Events (/api/events).
 // Bot messages arrive as HTML the server rendered from Markdown with any raw HTML escaped;
 // everything else is inserted as plain text.
@@ -11,10 +12,10 @@ const nameInput = byId('name');
 
 const room = new URLSearchParams(location.search).get('room') || undefined;
 
-function randomId() {
-  const bytes = new Uint8Array(12);
-  crypto.getRandomValues(bytes);
-  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+function randomHex(bytes) {
+  const values = new Uint8Array(bytes);
+  crypto.getRandomValues(values);
+  return Array.from(values, (b) => b.toString(16).padStart(2, '0')).join('');
 }
 
 function tabValue(key, make) {
@@ -26,10 +27,9 @@ function tabValue(key, make) {
   return value;
 }
 
-const userId = tabValue('parley.user', randomId);
-let name = tabValue('parley.name', () => `Guest ${userId.slice(0, 4)}`);
+let name = tabValue('parley.name', () => `Guest ${randomHex(2)}`);
 let botName = 'Parley';
-const query = new URLSearchParams({ user: userId, ...(room ? { room } : {}) }).toString();
+const query = new URLSearchParams(room ? { room } : {}).toString();
 
 /** id → { entry, element } of everything shown. */
 const shown = new Map();
@@ -48,7 +48,7 @@ async function post(path, body) {
 }
 
 function sendText(text) {
-  return post('/api/messages', { user: userId, name, room, text });
+  return post('/api/messages', { name, room, text });
 }
 
 async function loadHistory() {
@@ -63,6 +63,7 @@ async function loadHistory() {
     return false;
   }
   setBotName(data.botName);
+  showYou(data.you);
   for (const entry of data.entries) show(entry);
   return true;
 }
@@ -80,7 +81,10 @@ function connect() {
   events.addEventListener('typing', (event) => showTyping(JSON.parse(event.data).name));
   events.addEventListener('error', () => {
     document.body.dataset.ready = 'false';
-    if (events.readyState === EventSource.CLOSED) void loadHistory().then((ok) => ok && showBanner('Lost the connection. Reload the page to reconnect.'));
+    // The server refused the stream (or is gone): too many open tabs of the console is one reason.
+    if (events.readyState === EventSource.CLOSED) {
+      void loadHistory().then((ok) => ok && showBanner('Lost the connection (too many open console tabs in this browser?). Reload the page to reconnect.'));
+    }
     else showBanner('Connection lost; reconnecting…');
   });
 }
@@ -98,7 +102,7 @@ function show(entry) {
   else insertInOrder(element, entry.seq);
   shown.set(entry.id, { entry, element });
   if (entry.kind === 'message' && entry.author.isBot) hideTyping();
-  if (stick || (entry.kind === 'message' && entry.author.id === userId)) messages.scrollTop = messages.scrollHeight;
+  if (stick || (entry.kind === 'message' && entry.author.you)) messages.scrollTop = messages.scrollHeight;
 }
 
 function insertInOrder(element, seq) {
@@ -107,7 +111,7 @@ function insertInOrder(element, seq) {
 }
 
 function messageElement(entry) {
-  const mine = !entry.author.isBot && entry.author.id === userId;
+  const mine = entry.author.you;
   const element = document.createElement('article');
   element.className = `msg ${entry.author.isBot ? 'bot' : mine ? 'mine' : 'other'}`;
   const header = element.appendChild(document.createElement('header'));
@@ -152,7 +156,7 @@ async function press(messageId, payload) {
   const buttonsOf = () => shown.get(messageId)?.element.querySelectorAll('.buttons button') ?? [];
   for (const control of buttonsOf()) control.disabled = true;
   try {
-    const result = await post('/api/actions', { user: userId, name, room, messageId, payload });
+    const result = await post('/api/actions', { name, room, messageId, payload });
     if (result.toast) showToast(result.toast);
   } catch (error) {
     showToast(error.message, true);
@@ -194,6 +198,11 @@ function hideTyping() {
   byId('status').hidden = true;
 }
 
+function showYou(you) {
+  nameInput.title = `This browser's id: ${you.id} (PARLEY_ADMINS=web:${you.id} makes it an admin)`;
+  byId('admin-badge').hidden = !you.admin;
+}
+
 function setBotName(value) {
   botName = value;
   byId('bot-name').textContent = botName;
@@ -205,7 +214,6 @@ function setBotName(value) {
 // ---- controls ------------------------------------------------------------------------------
 
 nameInput.value = name;
-nameInput.title = `Your id in this tab: ${userId}`;
 nameInput.addEventListener('input', () => {
   const value = nameInput.value.trim().slice(0, 40);
   if (!value) return;
