@@ -14,6 +14,9 @@ export interface SplitFile {
 const OPENING = /^---(?!-)([^\n]*)(?:\n|$)/;
 const CLOSING = /^---[ \t]*$/m;
 const FIRST_YAML_LINE = 2; // the opening `---` is line 1 of the file
+// Room for every field at its limit (100 references of 500 characters...). YAML parsing is far from
+// linear on some shapes (many keys, long flow collections), so a hostile file could stall an import.
+export const MAX_FRONT_MATTER_CHARS = 100_000;
 
 /** Splits LF-normalised `text` into its parsed front matter and the Markdown after it. */
 export function splitFrontMatter(text: string): SplitFile {
@@ -25,6 +28,7 @@ export function splitFrontMatter(text: string): SplitFile {
   const closing = CLOSING.exec(rest);
   if (!closing) throw new PageFileError('invalid front matter: it is not closed (add a --- line after it)');
   const source = rest.slice(0, closing.index);
+  if (source.length > MAX_FRONT_MATTER_CHARS) throw new PageFileError('invalid front matter: it is longer than 100,000 characters');
   const afterClosing = rest.slice(closing.index + closing[0].length);
   return { data: source.trim() === '' ? {} : (parse(source) ?? {}), body: afterClosing.startsWith('\n') ? afterClosing.slice(1) : afterClosing };
 }
@@ -38,9 +42,12 @@ function parserFor(language: string): (source: string) => unknown {
 
 function parseYaml(source: string): unknown {
   // resolveKnownTags: false keeps YAML 1.1 extras (!!binary, !!timestamp, !!set...) out as well.
-  const doc = YAML.parseDocument(source, { schema: 'core', resolveKnownTags: false, uniqueKeys: true });
+  // yaml's own uniqueKeys check is quadratic; duplicates that matter (top level) are found below.
+  const doc = YAML.parseDocument(source, { schema: 'core', resolveKnownTags: false, uniqueKeys: false });
   const error = doc.errors[0];
   if (error) throw new PageFileError(`invalid front matter: ${yamlMessage(error)}`);
+  const duplicate = duplicateKey(doc.contents);
+  if (duplicate !== undefined) throw new PageFileError(`invalid front matter: the key ${JSON.stringify(duplicate.slice(0, 40))} appears twice`);
   const tag = doc.warnings.find((warning) => warning.code === 'TAG_RESOLVE_FAILED');
   if (tag) {
     const name = /Unresolved tag: (\S+)/.exec(tag.message)?.[1]?.replace('tag:yaml.org,2002:', '!!') ?? 'an unknown tag';
@@ -51,6 +58,17 @@ function parseYaml(source: string): unknown {
   } catch (cause) {
     throw new PageFileError(`invalid front matter: ${cause instanceof Error ? cause.message.split('\n')[0] : String(cause)}`);
   }
+}
+
+function duplicateKey(contents: unknown): string | undefined {
+  if (!YAML.isMap(contents)) return undefined;
+  const seen = new Set<string>();
+  for (const { key } of contents.items) {
+    const name = YAML.isScalar(key) ? String(key.value) : String(key);
+    if (seen.has(name)) return name;
+    seen.add(name);
+  }
+  return undefined;
 }
 
 /** YAML's message with the line counted in the file (it counts from the first front matter line). */

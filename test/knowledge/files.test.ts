@@ -80,6 +80,33 @@ describe('page files', () => {
     expect(error('---\nslug: Upper/Case\n---\n# T')).toMatch(/^slug must be lower-case letters/);
   });
 
+  it('reads front matter as data only: YAML core schema or JSON, no tags, bounded', () => {
+    const error = (text: string) => {
+      try {
+        pageFromFile(text, 'a.md');
+      } catch (e) {
+        expect(e).toBeInstanceOf(PageFileError);
+        return (e as Error).message;
+      }
+      throw new Error('expected a PageFileError');
+    };
+    expect(pageFromFile('---json\n{"title": "From JSON", "tags": ["a"]}\n---\nBody.\n', 'j.md')).toMatchObject({ title: 'From JSON', tags: ['a'], content: 'Body.' });
+    expect(pageFromFile('---yaml\r\ntitle: CRLF\r\n---\r\nBody.\r\n', 'y.md')).toMatchObject({ title: 'CRLF', content: 'Body.' });
+    expect(pageFromFile('\uFEFF---\n---\n# Empty front matter\n', 'e.md').title).toBe('Empty front matter');
+    expect(pageFromFile('----\n# Not front matter\n', 'r.md').content).toBe('----\n# Not front matter');
+    expect(error('---\ntitle: !!js/function "function () { return 1 }"\n---\n')).toBe('invalid front matter: the YAML tag !!js/function is not allowed (front matter is plain data)');
+    expect(error('---\ntitle: !!binary aGk=\n---\n')).toBe('invalid front matter: the YAML tag !!binary is not allowed (front matter is plain data)');
+    expect(error('---\ntitle: !custom x\n---\n')).toBe('invalid front matter: the YAML tag !custom is not allowed (front matter is plain data)');
+    expect(error('---\ntitle: a\ntitle: b\n---\n')).toBe('invalid front matter: the key "title" appears twice');
+    // Lines are counted in the file (the opening --- is line 1).
+    expect(error('---\ntitle: ok\nsummary: x\nnote: @x\n---\n')).toBe('invalid front matter: Plain value cannot start with reserved character @ at line 4, column 7');
+    expect(error('---\ntitle: never closed\n# Heading\n')).toBe('invalid front matter: it is not closed (add a --- line after it)');
+    expect(error('---toml\ntitle = "x"\n---\n')).toBe('front matter in "toml" is not allowed: only YAML (or JSON) is read, and nothing in a page is run');
+    // YAML's duplicate-key check is quadratic: 12,000 keys took ~25 s; the size bound keeps a file cheap.
+    const manyKeys = Array.from({ length: 12_000 }, (_, i) => `key${i}: value`).join('\n');
+    expect(error(`---\n${manyKeys}\n---\n# T\n`)).toBe('invalid front matter: it is longer than 100,000 characters');
+  });
+
   it('writes files that read back as the same page', () => {
     const page = { slug: 'a/b', title: 'A: "quoted" title', summary: 'Line one.\nLine two.', content: '## Part\n\nText with --- and # marks', tags: ['x'], references: ['https://example.com'] };
     expect(pageFromFile(renderPageFile(page), 'ignored.md')).toEqual(page);

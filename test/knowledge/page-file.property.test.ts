@@ -73,7 +73,7 @@ describe('reading arbitrary files as pages', () => {
   it('pageFromFile yields a valid page or a one-line PageFileError, for any text', () => {
     fc.assert(
       fc.property(fileText, path, (contents, file) => pageOrPageFileError(() => pageFromFile(contents, file))),
-      { seed: SEED, numRuns: 3000 },
+      { seed: SEED, numRuns: 1500 },
     );
   });
 
@@ -95,7 +95,7 @@ describe('reading arbitrary files as pages', () => {
     );
     fc.assert(
       fc.property(bytes, path, (raw, file) => pageOrPageFileError(() => pageFromFile(decodePageText(raw), file))),
-      { seed: SEED, numRuns: 3000 },
+      { seed: SEED, numRuns: 1500 },
     );
   });
 });
@@ -123,7 +123,7 @@ describe('export → import', () => {
         }
         expect(pageFromFile(renderPageFile(valid), 'ignored.md')).toEqual(valid);
       }),
-      { seed: SEED, numRuns: 2000 },
+      { seed: SEED, numRuns: 1000 },
     );
   });
 });
