@@ -70,8 +70,7 @@ export async function readEvents(response: Response, until: (event: SseEvent) =>
     if (done) throw new Error(`the event stream ended; read:\n${raw}`);
     buffer += value;
     raw += value;
-    let end: number;
-    while ((end = buffer.indexOf('\n\n')) >= 0) {
+    for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
       const frame = buffer.slice(0, end);
       buffer = buffer.slice(end + 2);
       const event = /^event: (.*)$/m.exec(frame)?.[1];
