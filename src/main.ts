@@ -26,9 +26,10 @@ const CHANNELS: ChannelFactory[] = [telegramChannel, webChannel];
 // checkpoint and continued by the next start.
 const SHUTDOWN_GRACE_MS = 3_000;
 const ADAPTER_STOP_MS = 1_500;
-const APP_STOP_MS = 6_000;
-const STORE_CLOSE_MS = 1_000;
-const HARD_EXIT_MS = 8_000;
+// The app: the grace, 1.5 s for interrupted turns to wind down (scheduler), then the adapters.
+const APP_STOP_MS = 6_500;
+const STORE_CLOSE_MS = 750;
+const HARD_EXIT_MS = 8_500;
 
 function fail(message: string): never {
   process.stderr.write(`parley: ${message}\n`);

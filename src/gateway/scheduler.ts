@@ -13,6 +13,9 @@ import { newLeaseOwner } from './lease-owner.ts';
  */
 export const DEFAULT_LEASE_MS = 15_000;
 
+/** How long stop() waits for aborted turns to wind down. */
+const ABORT_WIND_DOWN_MS = 1_500;
+
 export interface SchedulerOptions {
   store: Store;
   log: Logger;
@@ -135,6 +138,7 @@ export class SessionScheduler {
     const finished = await Promise.race([all().then(() => true), sleep(graceMs).then(() => false)]);
     if (finished) return;
     for (const running of this.#running.values()) running.controller.abort(new ShutdownRequest());
-    await Promise.race([all(), sleep(2_000)]);
+    // A turn stops at its next checkpoint; one stuck on an unreachable platform is left behind.
+    await Promise.race([all(), sleep(ABORT_WIND_DOWN_MS)]);
   }
 }

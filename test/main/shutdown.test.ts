@@ -51,6 +51,9 @@ describe('npm start: shutdown', () => {
     expect((result as Exit).signal).toBeNull();
     expect((result as Exit).stdout).toContain('Stopping (SIGTERM)');
     expect(proxy.swallowed).toBeGreaterThan(0);
+    // Each adapter's stop is bounded on its own, within the app's bound; the token never shows.
+    expect((result as Exit).stderr).toContain('stopping telegram did not finish within 1.5 s');
+    expect((result as Exit).stdout + (result as Exit).stderr).not.toContain(tg.token);
 
     // Left resumable: the turn is still `running` in the database.
     const store = await openStore(parseDatabaseUrl(databaseUrl));
