@@ -2,7 +2,7 @@
 // beside the database (`<db>.lock`) for its whole life; the operating system drops it when the
 // process ends, however it ends (kill -9 included), so there is nothing stale to clean up. The
 // database itself is not locked: the `parley` CLI keeps working while the bot runs.
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, realpathSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { DatabaseTarget } from '../config/config.ts';
@@ -31,10 +31,11 @@ export function acquireRuntimeLock(target: DatabaseTarget): RuntimeLock {
   if (target.provider !== 'sqlite') return { exclusive: false, release() {} };
   // An in-memory database is private to its process anyway.
   if (target.file === ':memory:') return { exclusive: true, release() {} };
-  const file = lockFileOf(target.file);
   let db: Database.Database | undefined;
   try {
-    mkdirSync(dirname(file), { recursive: true });
+    mkdirSync(dirname(target.file), { recursive: true });
+    // Beside the real file, so a symlink to the database finds the same lock.
+    const file = lockFileOf(existsSync(target.file) ? realpathSync(target.file) : target.file);
     db = new Database(file, { timeout: 0 });
     // No journal file beside the lock; the lock is kept after the first transaction starts.
     db.pragma('journal_mode = MEMORY');

@@ -1,5 +1,5 @@
 // The runtime lock: one bot process per SQLite file, taken and refused without waiting.
-import { readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseDatabaseUrl } from '../../src/config/config.ts';
@@ -36,6 +36,16 @@ describe('runtime lock', () => {
     lock.release();
     const again = acquireRuntimeLock(target);
     again.release();
+  });
+
+  it('follows a symlink to the database', () => {
+    const dir = tempDir();
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    writeFileSync(join(dir, 'parley.db'), '');
+    symlinkSync(join(dir, 'parley.db'), join(dir, 'alias.db'));
+    const lock = acquireRuntimeLock(sqliteIn(dir));
+    cleanups.push(() => lock.release());
+    expect(() => acquireRuntimeLock(sqliteIn(dir, 'alias.db'))).toThrow(DatabaseInUseError);
   });
 
   it('is per database file', () => {
