@@ -175,6 +175,8 @@ export class ReplyRenderer {
   /** One streaming render of the text so far; a rate limit pushes the next one back. */
   async #stream(): Promise<void> {
     this.#streamQueued = false;
+    // Paced from the start of a render, so deltas arriving while it is in flight wait their turn.
+    this.#lastRenderAt = Date.now();
     const text = this.#status ? [this.#text.trim(), `_${this.#status}_`].filter(Boolean).join('\n\n') : this.#text;
     try {
       await this.#render(text);

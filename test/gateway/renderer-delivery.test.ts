@@ -1,0 +1,172 @@
+// Defect 4, at the renderer: the final answer must land. A channel that fails transiently or is
+// rate limited gets the final render again (within the budget); one that cannot take it gets an
+// explicit error message instead; a deleted message is replaced by a new one; streaming edits do
+// not pile up behind a slow one. The channel here is scripted: every call is recorded and can be
+// made to fail or be slow.
+import { pino } from 'pino';
+import { describe, expect, it } from 'vitest';
+import type { AgentEvent } from '../../src/agent/events.ts';
+import { DeliveryError } from '../../src/core/delivery.ts';
+import type { AdapterCapabilities, ChannelAdapter, ChatRef, OutboundMessage, SentRef } from '../../src/core/types.ts';
+import { ReplyRenderer, UNDELIVERED } from '../../src/gateway/renderer.ts';
+import { waitFor } from '../helpers/harness.ts';
+
+interface Call {
+  op: 'send' | 'edit';
+  messageId: string;
+  text: string;
+  ok: boolean;
+  at: number;
+}
+
+class ScriptedChannel implements ChannelAdapter {
+  readonly name = 'scripted';
+  readonly capabilities: AdapterCapabilities;
+  readonly messages = new Map<string, string>();
+  readonly calls: Call[] = [];
+  /** Decides each call's fate: undefined lets it through. */
+  fail: (op: 'send' | 'edit', text: string, messageId: string) => Error | undefined = () => undefined;
+  latencyMs = 0;
+  #next = 1;
+
+  constructor(capabilities: Partial<AdapterCapabilities> = {}) {
+    this.capabilities = { maxTextLength: 4096, canEdit: true, canButtons: false, editIntervalMs: { direct: 0, group: 0 }, ...capabilities };
+  }
+
+  async start(): Promise<void> {}
+  async stop(): Promise<void> {}
+  async typing(): Promise<void> {}
+
+  async send(chat: ChatRef, message: OutboundMessage): Promise<SentRef> {
+    const messageId = String(this.#next);
+    await this.#call('send', message.text, messageId);
+    this.#next++;
+    this.messages.set(messageId, message.text);
+    return { channel: this.name, chatId: chat.chatId, messageId };
+  }
+
+  async edit(ref: SentRef, message: OutboundMessage): Promise<void> {
+    const gone = this.messages.has(ref.messageId) ? undefined : new DeliveryError('message to edit not found', 'gone');
+    await this.#call('edit', message.text, ref.messageId, gone);
+    this.messages.set(ref.messageId, message.text);
+  }
+
+  async #call(op: 'send' | 'edit', text: string, messageId: string, refused?: Error): Promise<void> {
+    if (this.latencyMs) await new Promise((resolve) => setTimeout(resolve, this.latencyMs));
+    const error = refused ?? this.fail(op, text, messageId);
+    this.calls.push({ op, messageId, text, ok: !error, at: Date.now() });
+    if (error) throw error;
+  }
+
+  shown(): string[] {
+    return [...this.messages.values()];
+  }
+}
+
+function recordingLog() {
+  const lines: { level: number; msg: string }[] = [];
+  const log = pino({ level: 'debug' }, { write: (line: string) => void lines.push(JSON.parse(line) as { level: number; msg: string }) });
+  return { log, errors: () => lines.filter((l) => l.level >= 50).map((l) => l.msg) };
+}
+
+const chat: ChatRef = { channel: 'scripted', chatId: 'c1', chatType: 'direct' };
+const base = { turnId: 't1' };
+
+function stream(renderer: ReplyRenderer, text: string): void {
+  renderer.handle({ ...base, type: 'turn_start', sessionId: 's1', resumed: false });
+  renderer.handle({ ...base, type: 'message_delta', round: 1, kind: 'text', text });
+}
+
+function end(renderer: ReplyRenderer, text: string): void {
+  const event: AgentEvent = { ...base, type: 'turn_end', status: 'done', text, usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 }, rounds: 1 };
+  renderer.handle(event);
+}
+
+const rateLimited = () => new DeliveryError('Too Many Requests: retry after 0.05', 'rate_limited', { retryAfterMs: 50 });
+
+describe('reply renderer: the final answer lands', () => {
+  it('retries a final edit that stays rate limited, and a transient failure, until it lands', async () => {
+    const channel = new ScriptedChannel();
+    const { log, errors } = recordingLog();
+    const renderer = new ReplyRenderer({ adapter: channel, chat, log });
+    stream(renderer, 'Half of');
+    await waitFor(() => channel.messages.size === 1, 'the first streamed part');
+    let refusals = 0;
+    channel.fail = (op) => (op === 'edit' && ++refusals <= 6 ? (refusals === 1 ? new DeliveryError('Bad Gateway', 'transient') : rateLimited()) : undefined);
+    renderer.handle({ ...base, type: 'message_delta', round: 1, kind: 'text', text: ' the answer.' });
+    end(renderer, 'Half of the answer.');
+    await renderer.close();
+    expect(channel.shown()).toEqual(['Half of the answer.']);
+    expect(channel.calls.filter((c) => c.op === 'edit').map((c) => c.ok)).toEqual([false, false, false, false, false, false, true]);
+    expect(errors()).toEqual([]);
+  });
+
+  it('sends an explicit error message when the answer cannot be delivered within the budget, and logs it', async () => {
+    const channel = new ScriptedChannel();
+    const { log, errors } = recordingLog();
+    const renderer = new ReplyRenderer({ adapter: channel, chat, log, deliveryBudgetMs: 400 });
+    channel.fail = (_op, text) => (text === 'The answer.' ? rateLimited() : undefined);
+    stream(renderer, 'The answer.');
+    end(renderer, 'The answer.');
+    await renderer.close();
+    expect(channel.shown()).toEqual([UNDELIVERED]);
+    expect(channel.calls.filter((c) => c.text === 'The answer.').length).toBeGreaterThan(2);
+    expect(errors()).toEqual([expect.stringMatching(/could not deliver an answer to scripted \(\d+ tries\): Too Many Requests/)]);
+  });
+
+  it('does not retry what waiting cannot fix: refused text gets the error message at once; a forbidden chat gets nothing more', async () => {
+    const refusing = new ScriptedChannel();
+    const first = recordingLog();
+    const renderer = new ReplyRenderer({ adapter: refusing, chat, log: first.log });
+    refusing.fail = (_op, text) => (text === 'Refused.' ? new DeliveryError('Bad Request: TEXT_INVALID', 'fatal') : undefined);
+    stream(renderer, 'Refused.');
+    end(renderer, 'Refused.');
+    await renderer.close();
+    expect(refusing.calls.filter((c) => c.text === 'Refused.')).toHaveLength(1);
+    expect(refusing.shown()).toEqual([UNDELIVERED]);
+
+    const blocked = new ScriptedChannel();
+    const second = recordingLog();
+    const other = new ReplyRenderer({ adapter: blocked, chat, log: second.log });
+    blocked.fail = () => new DeliveryError('Forbidden: bot was blocked by the user', 'forbidden');
+    stream(other, 'Hello?');
+    end(other, 'Hello?');
+    await other.close();
+    expect(blocked.calls.map((c) => c.text)).toEqual(['Hello?']);
+    expect(second.errors()).toEqual([expect.stringMatching(/could not deliver an answer.*bot was blocked/)]);
+  });
+
+  it('sends the answer anew when its message was deleted', async () => {
+    const channel = new ScriptedChannel();
+    const renderer = new ReplyRenderer({ adapter: channel, chat, log: recordingLog().log });
+    stream(renderer, 'Streaming');
+    await waitFor(() => channel.messages.size === 1, 'the first streamed part');
+    channel.messages.delete('1'); // someone deleted it
+    renderer.handle({ ...base, type: 'message_delta', round: 1, kind: 'text', text: ' done.' });
+    end(renderer, 'Streaming done.');
+    await renderer.close();
+    expect(channel.shown()).toEqual(['Streaming done.']);
+    expect(channel.calls.at(-1)).toMatchObject({ op: 'send', messageId: '2', ok: true });
+  });
+
+  it('paces streaming edits by the interval even when the channel is slow (no edits piling up behind one in flight)', async () => {
+    const channel = new ScriptedChannel({ editIntervalMs: { direct: 500, group: 500 } });
+    channel.latencyMs = 60;
+    const renderer = new ReplyRenderer({ adapter: channel, chat, log: recordingLog().log });
+    renderer.handle({ ...base, type: 'turn_start', sessionId: 's1', resumed: false });
+    const started = Date.now();
+    let n = 0;
+    while (Date.now() - started < 2_000) {
+      renderer.handle({ ...base, type: 'message_delta', round: 1, kind: 'text', text: ` w${n++}` });
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    const streamed = Date.now() - started;
+    await renderer.flush();
+    const renders = channel.calls.length;
+    // One render per interval, plus at most one that waited for the one in flight.
+    expect(renders).toBeLessThanOrEqual(Math.ceil(streamed / 500) + 2);
+    end(renderer, 'x');
+    await renderer.close();
+    expect(channel.shown()[0]!.endsWith(` w${n - 1}`)).toBe(true);
+  });
+});
