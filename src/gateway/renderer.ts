@@ -143,10 +143,14 @@ export class ReplyRenderer {
     }
   };
 
-  /** Resolves when everything queued so far has been sent. */
+  /** Resolves when everything queued has been sent, including work queued while waiting. */
   async flush(): Promise<void> {
     this.#cancelTimer();
-    await this.#queue;
+    let queue: Promise<void>;
+    do {
+      queue = this.#queue;
+      await queue;
+    } while (queue !== this.#queue);
   }
 
   /** Stop typing and pending edits (the turn suspended, or the process is stopping). */

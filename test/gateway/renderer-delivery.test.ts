@@ -27,6 +27,9 @@ class ScriptedChannel implements ChannelAdapter {
   /** Decides each call's fate: undefined lets it through. */
   fail: (op: 'send' | 'edit', text: string, messageId: string) => Error | undefined = () => undefined;
   latencyMs = 0;
+  /** While set, calls wait for it. */
+  gate: Promise<void> | undefined;
+  started = 0;
   #next = 1;
 
   constructor(capabilities: Partial<AdapterCapabilities> = {}) {
@@ -52,7 +55,9 @@ class ScriptedChannel implements ChannelAdapter {
   }
 
   async #call(op: 'send' | 'edit', text: string, messageId: string, refused?: Error): Promise<void> {
+    this.started++;
     if (this.latencyMs) await new Promise((resolve) => setTimeout(resolve, this.latencyMs));
+    await this.gate;
     const error = refused ?? this.fail(op, text, messageId);
     this.calls.push({ op, messageId, text, ok: !error, at: Date.now() });
     if (error) throw error;
@@ -147,6 +152,23 @@ describe('reply renderer: the final answer lands', () => {
     await renderer.close();
     expect(channel.shown()).toEqual(['Streaming done.']);
     expect(channel.calls.at(-1)).toMatchObject({ op: 'send', messageId: '2', ok: true });
+  });
+
+  it('close() waits for work queued while it waits (the final answer is never left behind)', async () => {
+    const channel = new ScriptedChannel();
+    const renderer = new ReplyRenderer({ adapter: channel, chat, log: recordingLog().log });
+    let open = () => {};
+    channel.gate = new Promise<void>((resolve) => (open = resolve));
+    stream(renderer, 'Part');
+    await waitFor(() => channel.started === 1, 'the streaming send to be in flight');
+    const closing = renderer.close();
+    // The rest arrives while close() waits.
+    renderer.handle({ ...base, type: 'message_delta', round: 1, kind: 'text', text: ' and the rest.' });
+    end(renderer, 'Part and the rest.');
+    channel.gate = undefined;
+    open();
+    await closing;
+    expect(channel.shown()).toEqual(['Part and the rest.']);
   });
 
   it('paces streaming edits by the interval even when the channel is slow (no edits piling up behind one in flight)', async () => {
