@@ -1,6 +1,8 @@
 // `npm start`: the one place that wires config → store → adapters → gateway.
 import { dirname, resolve } from 'node:path';
 import { config as loadDotenv } from 'dotenv';
+import { discordChannel } from '../adapters/discord/index.ts';
+import { feishuChannel } from '../adapters/feishu/index.ts';
 import { telegramChannel } from '../adapters/telegram/index.ts';
 import { webChannel } from '../adapters/web/index.ts';
 import { createApp } from './app.ts';
@@ -19,7 +21,7 @@ import { acquireRuntimeLock, type RuntimeLock } from './store/runtime-lock.ts';
 import { openStore, type Store } from './store/store.ts';
 
 /** Every channel Parley knows; each decides from the environment whether it runs. */
-const CHANNELS: ChannelFactory[] = [telegramChannel, webChannel];
+const CHANNELS: ChannelFactory[] = [telegramChannel, discordChannel, feishuChannel, webChannel];
 
 // Shutdown budget: whatever does not answer (model, platform, database), the process ends within
 // HARD_EXIT_MS of the signal. Turns still running after the grace are interrupted at their next
