@@ -13,6 +13,13 @@ export { isInternalAddress } from './address-policy.ts';
 const SAFE_METHODS = new Set(['GET', 'HEAD']);
 const MAX_BODY_CHARS = 20_000;
 const MAX_REDIRECTS = 5;
+/** Credentials meant for one site; like browsers, never forwarded to another origin on redirect. */
+const CREDENTIAL_HEADERS = new Set(['authorization', 'cookie', 'proxy-authorization']);
+
+function withoutCredentials(headers: Record<string, string> | undefined): Record<string, string> | undefined {
+  if (!headers) return undefined;
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => !CREDENTIAL_HEADERS.has(name.toLowerCase())));
+}
 
 export interface HttpRequestToolOptions {
   allowPrivateAddresses: boolean;
@@ -49,10 +56,11 @@ export function createHttpRequestTool(options: HttpRequestToolOptions): AnyTool 
       let url = new URL(args.url);
       let method: string = args.method;
       let body = args.body;
+      let headers = args.headers;
       for (let hop = 0; ; hop++) {
         let response;
         try {
-          response = await fetch(url, { method, headers: args.headers, body: method === 'GET' || method === 'HEAD' ? undefined : body, redirect: 'manual', signal: ctx.signal, dispatcher });
+          response = await fetch(url, { method, headers, body: method === 'GET' || method === 'HEAD' ? undefined : body, redirect: 'manual', signal: ctx.signal, dispatcher });
         } catch (error) {
           const cause = (error as { cause?: unknown }).cause;
           if (cause instanceof BlockedAddressError) return { content: cause.message, isError: true };
@@ -67,12 +75,24 @@ export function createHttpRequestTool(options: HttpRequestToolOptions): AnyTool 
             await response.body?.cancel();
             return { content: `Refused to follow a redirect to ${location}: only http:// and https:// URLs can be fetched.`, isError: true };
           }
+          await response.body?.cancel();
+          const becomesGet = response.status === 303 || ((response.status === 301 || response.status === 302) && method === 'POST');
+          if (next.origin !== url.origin) {
+            // A person approved this request for one site: a redirect must not carry an unsafe method
+            // (and its body) to another one, nor the caller's credentials.
+            if (!SAFE_METHODS.has(method) && !becomesGet) {
+              return {
+                content: `Not followed: the server answered HTTP ${response.status} and redirects this ${method} request to another site (${next.href}). Ask for a new request to that URL if it should be sent there.`,
+                isError: true,
+              };
+            }
+            headers = withoutCredentials(headers);
+          }
           url = next;
-          if (response.status === 303 || ((response.status === 301 || response.status === 302) && method === 'POST')) {
+          if (becomesGet) {
             method = 'GET';
             body = undefined;
           }
-          await response.body?.cancel();
           continue;
         }
         const type = response.headers.get('content-type') ?? '';
