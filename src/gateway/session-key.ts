@@ -1,7 +1,8 @@
 // SessionKey = channel:chatId[:threadId][:userId]. A DM is one session; a group is one shared
-// session per thread/topic, or one per member with PARLEY_GROUP_SESSION=per-user.
-import type { Inbound } from '../core/types.ts';
-import type { SessionSpec } from '../store/types.ts';
+// session per thread/topic, or one per member with PARLEY_GROUP_SESSION=per-user. Also where a
+// message's answer goes (chat and origin).
+import type { ChatRef, Inbound } from '../core/types.ts';
+import type { SessionSpec, TurnOrigin } from '../store/types.ts';
 
 export type GroupSessionMode = 'shared' | 'per-user';
 
@@ -17,5 +18,23 @@ export function sessionSpecFor(inbound: Pick<Inbound, 'channel' | 'chatId' | 'ch
     chatType: inbound.chatType,
     ...(inbound.threadId ? { threadId: inbound.threadId } : {}),
     ...(perUser ? { userId: inbound.sender.id } : {}),
+  };
+}
+
+export function chatOf(inbound: Pick<Inbound, 'channel' | 'chatId' | 'chatType' | 'threadId'>): ChatRef {
+  return {
+    channel: inbound.channel,
+    chatId: inbound.chatId,
+    chatType: inbound.chatType,
+    ...(inbound.threadId ? { threadId: inbound.threadId } : {}),
+  };
+}
+
+/** Where a turn started by this message replies, and who asked. */
+export function originOf(inbound: Inbound): TurnOrigin {
+  return {
+    chat: chatOf(inbound),
+    requester: { id: inbound.sender.id, displayName: inbound.sender.displayName || inbound.sender.id },
+    replyToMessageId: inbound.messageId,
   };
 }

@@ -1,0 +1,61 @@
+// Chat commands: /help, /stop and /reset are answered here; /approve, /deny and /revoke go to the
+// approvals handler.
+import { COMMANDS, type ParsedCommand } from '../core/commands.ts';
+import type { Inbound } from '../core/types.ts';
+import type { Store } from '../store/store.ts';
+import type { SessionRecord } from '../store/types.ts';
+import type { ApprovalHandler } from './ports.ts';
+import type { SessionRunner } from './sessions.ts';
+
+export interface ChatCommandsOptions {
+  store: Store;
+  sessions: SessionRunner;
+  botName: string;
+  approvals: () => ApprovalHandler | undefined;
+}
+
+const CONTROL = new Set(['start', 'help', 'stop', 'reset', 'approve', 'deny', 'revoke']);
+
+export class ChatCommands {
+  readonly #o: ChatCommandsOptions;
+
+  constructor(options: ChatCommandsOptions) {
+    this.#o = options;
+  }
+
+  /** Commands answered without a model turn. */
+  isControl(command: ParsedCommand | undefined): command is ParsedCommand {
+    return command !== undefined && CONTROL.has(command.name);
+  }
+
+  /** Runs a control command; returns the reply text (undefined: nothing to say). */
+  async run(command: ParsedCommand, inbound: Inbound, session: SessionRecord): Promise<string | undefined> {
+    const who = inbound.sender.displayName || inbound.sender.id;
+    switch (command.name) {
+      case 'start':
+      case 'help':
+        return helpText(this.#o.botName, inbound.chatType);
+      case 'stop':
+        return (await this.#o.sessions.stopSession(session.id, who)) ? undefined : 'Nothing to stop.';
+      case 'reset': {
+        await this.#o.sessions.stopSession(session.id, who);
+        await this.#o.store.sessions.reset(session.id);
+        return 'Started a fresh conversation. (Facts I was asked to remember are kept; ask me to forget them if needed.)';
+      }
+      default: {
+        const approvals = this.#o.approvals();
+        if (!approvals) return 'Approvals are not enabled here.';
+        return approvals.handleCommand(command, inbound, session);
+      }
+    }
+  }
+}
+
+function helpText(botName: string, chatType: 'direct' | 'group'): string {
+  const how =
+    chatType === 'group'
+      ? `In a group, mention me (@${botName}), reply to one of my messages, or use a command.`
+      : 'Just write to me.';
+  const list = COMMANDS.map((c) => `- /${c.name}${c.args ? ` ${c.args}` : ''}: ${c.description}`).join('\n');
+  return `I am ${botName}. ${how}\n\n${list}`;
+}

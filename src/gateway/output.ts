@@ -1,0 +1,50 @@
+// How the gateway talks back: short replies to a chat, and a renderer per turn that streams the
+// answer through the chat's adapter.
+import { errorText } from '../core/errors.ts';
+import type { ChannelAdapter, ChatRef, Inbound } from '../core/types.ts';
+import type { Logger } from '../log.ts';
+import type { Store } from '../store/store.ts';
+import type { TurnRecord } from '../store/types.ts';
+import { ReplyRenderer, type ApprovalPromptSink } from './renderer.ts';
+
+export interface OutputOptions {
+  store: Store;
+  adapters: Map<string, ChannelAdapter>;
+  log: Logger;
+  prompts: () => ApprovalPromptSink | undefined;
+}
+
+export class Output {
+  readonly #o: OutputOptions;
+
+  constructor(options: OutputOptions) {
+    this.#o = options;
+  }
+
+  renderer({ id: turnId, origin }: TurnRecord): ReplyRenderer | undefined {
+    const adapter = this.#o.adapters.get(origin.chat.channel);
+    if (!adapter) {
+      this.#o.log.warn({ channel: origin.chat.channel }, 'no adapter for this channel in this process; replies are not shown');
+      return undefined;
+    }
+    return new ReplyRenderer({
+      adapter,
+      chat: origin.chat,
+      replyToMessageId: origin.replyToMessageId,
+      log: this.#o.log,
+      prompts: this.#o.prompts(),
+      saveReplyState: async (state) => void (await this.#o.store.turns.saveReplyState(turnId, state)),
+    });
+  }
+
+  async reply(chat: ChatRef, text: string, inReplyTo?: Inbound): Promise<void> {
+    const adapter = this.#o.adapters.get(chat.channel);
+    if (!adapter) return;
+    try {
+      const replyTo = inReplyTo && chat.chatType === 'group' ? inReplyTo.messageId : undefined;
+      await adapter.send(chat, { text, ...(replyTo ? { replyToMessageId: replyTo } : {}) });
+    } catch (error) {
+      this.#o.log.warn({ err: error, chat }, `could not send a reply: ${errorText(error)}`);
+    }
+  }
+}

@@ -1,0 +1,72 @@
+// Inbound messages: validation, the trigger policy (a DM always; in a group a mention, a reply to
+// the bot or a /command), the session, the persisted de-duplication record, and then either a
+// chat command or the session's mailbox.
+import { parseCommand } from '../core/commands.ts';
+import { InboundSchema, type Inbound } from '../core/types.ts';
+import type { Logger } from '../log.ts';
+import type { Store } from '../store/store.ts';
+import type { ChatCommands } from './commands.ts';
+import type { Output } from './output.ts';
+import { chatOf, sessionSpecFor, type GroupSessionMode } from './session-key.ts';
+import type { SessionRunner } from './sessions.ts';
+
+export interface RouterOptions {
+  store: Store;
+  log: Logger;
+  groupSession: GroupSessionMode;
+  /** False when no model is configured: the bot then explains how to configure one. */
+  hasModel: boolean;
+  commands: ChatCommands;
+  sessions: SessionRunner;
+  output: Output;
+}
+
+const NO_MODEL =
+  'No language model is configured yet, so I cannot answer. An admin needs to set OPENAI_MODEL and OPENAI_BASE_URL (or OPENAI_API_KEY) and restart me.';
+
+export class Router {
+  readonly #o: RouterOptions;
+
+  constructor(options: RouterOptions) {
+    this.#o = options;
+  }
+
+  async onMessage(raw: Inbound): Promise<void> {
+    const { store, log, output } = this.#o;
+    const parsed = InboundSchema.safeParse(raw);
+    if (!parsed.success) {
+      log.warn({ issues: parsed.error.issues }, 'dropped a malformed inbound message from an adapter');
+      return;
+    }
+    const inbound = parsed.data;
+    if (inbound.sender.isBot) return;
+    const command = parseCommand(inbound.text);
+    const addressed = inbound.chatType === 'direct' || inbound.mentionsBot || inbound.repliesToBot || command !== undefined;
+    if (!addressed) {
+      log.debug({ channel: inbound.channel, chatId: inbound.chatId }, 'ignored: group message not addressed to the bot');
+      return;
+    }
+    const session = await store.sessions.ensure(sessionSpecFor(inbound, this.#o.groupSession));
+    const chat = chatOf(inbound);
+
+    if (this.#o.commands.isControl(command)) {
+      if (!(await store.inbound.record(inbound, session.id, 'done'))) return;
+      const reply = await this.#o.commands.run(command, inbound, session);
+      if (reply) await output.reply(chat, reply, inbound);
+      return;
+    }
+    if (!this.#o.hasModel) {
+      if (await store.inbound.record(inbound, session.id, 'done')) await output.reply(chat, NO_MODEL, inbound);
+      return;
+    }
+    if (!(await store.inbound.record(inbound, session.id, 'queued'))) {
+      log.debug({ channel: inbound.channel, eventId: inbound.eventId }, 'duplicate delivery ignored');
+      return;
+    }
+    const active = await store.turns.active(session.id);
+    if (active?.status === 'awaiting_approval') {
+      await output.reply(chat, 'I am waiting for a decision on a tool approval in this conversation; I will read your message right after it.', inbound);
+    }
+    this.#o.sessions.kick(session.id);
+  }
+}

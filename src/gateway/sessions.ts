@@ -1,0 +1,145 @@
+// Session scheduling: whoever holds a session's lease works through its mailbox one turn at a
+// time, continues a turn left running by a process that went away, and resumes decided turns.
+import { StopRequest } from '../agent/abort.ts';
+import type { Agent, TurnOutcome, TurnRun } from '../agent/agent.ts';
+import type { Logger } from '../log.ts';
+import type { Store } from '../store/store.ts';
+import type { Decision, SessionRecord, TurnRecord } from '../store/types.ts';
+import type { Output } from './output.ts';
+import type { ApprovalHandler } from './ports.ts';
+import type { SessionScheduler } from './scheduler.ts';
+import { originOf } from './session-key.ts';
+
+export interface SessionRunnerOptions {
+  store: Store;
+  agent?: Agent;
+  scheduler: SessionScheduler;
+  output: Output;
+  log: Logger;
+  approvals: () => ApprovalHandler | undefined;
+}
+
+export class SessionRunner {
+  readonly #o: SessionRunnerOptions;
+
+  constructor(options: SessionRunnerOptions) {
+    this.#o = options;
+  }
+
+  /** Make sure someone works through the session's mailbox (this process if it can). */
+  kick(sessionId: string): void {
+    if (this.#o.scheduler.stopping) return;
+    void this.#o.scheduler.track(this.#drain(sessionId)).catch((error: unknown) => {
+      this.#o.log.error({ err: error, sessionId }, 'session worker failed');
+    });
+  }
+
+  /** Stops the session's unfinished turn, wherever it runs. True when there was one. */
+  async stopSession(sessionId: string, by: string): Promise<boolean> {
+    const active = await this.#o.store.turns.active(sessionId);
+    if (!active) return false;
+    if (active.status === 'awaiting_approval') {
+      if (await this.#o.store.turns.transition(active.id, 'awaiting_approval', 'cancelled')) {
+        await this.#o.approvals()?.turnStopped(active.id, by);
+        await this.#o.output.reply(active.origin.chat, `Stopped (by ${by}).`);
+      }
+      return true;
+    }
+    // Running here: abort now (the turn announces it). Elsewhere: that process polls the flag.
+    if (!this.#o.scheduler.abortLocal(sessionId, new StopRequest(by), active.id)) {
+      await this.#o.store.turns.requestCancel(active.id, by);
+    }
+    return true;
+  }
+
+  async #drain(sessionId: string): Promise<void> {
+    for (;;) {
+      const worked = await this.#o.scheduler.withLease(sessionId, async (lease) => {
+        while (!this.#o.scheduler.stopping) {
+          const next = await this.#nextTurn(sessionId, lease.setTurn);
+          if (next === 'idle' || next === 'blocked') return;
+        }
+      });
+      // Whoever holds the lease drains the mailbox; after releasing it, look once more so a
+      // message queued while we were finishing is never left behind.
+      if (!worked || this.#o.scheduler.stopping) return;
+      const active = await this.#o.store.turns.active(sessionId);
+      if (active?.status === 'awaiting_approval' || !(await this.#o.store.inbound.hasQueued(sessionId))) return;
+    }
+  }
+
+  async #nextTurn(sessionId: string, setTurn: (turnId: string) => AbortSignal): Promise<'ran' | 'idle' | 'blocked'> {
+    const { store } = this.#o;
+    const agent = this.#o.agent;
+    const session = await store.sessions.get(sessionId);
+    if (!session || !agent) return 'idle';
+    const active = await store.turns.active(sessionId);
+    if (active?.status === 'awaiting_approval') return 'blocked';
+    if (active?.status === 'running') {
+      // We hold the lease, so nobody runs it: a process died or stopped mid-turn. Continue it.
+      await this.#execute(active, session, setTurn, (run) => agent.continue(run));
+      return 'ran';
+    }
+    const first = await store.inbound.peekQueued(sessionId);
+    if (!first) return 'idle';
+    const turn = await store.turns.create({ sessionId, epoch: session.epoch, origin: originOf(first) });
+    const claimed = await store.inbound.claimAsMessages(sessionId, turn.id, session.epoch);
+    if (claimed.length === 0) {
+      await store.turns.finish(turn.id, 'cancelled', 'nothing to answer');
+      return 'idle';
+    }
+    await this.#execute(turn, session, setTurn, (run) => agent.start(run));
+    return 'ran';
+  }
+
+  async #execute(
+    turn: TurnRecord,
+    session: SessionRecord,
+    setTurn: (turnId: string) => AbortSignal,
+    body: (run: TurnRun) => Promise<TurnOutcome>,
+  ): Promise<TurnOutcome | undefined> {
+    const signal = setTurn(turn.id);
+    const renderer = this.#o.output.renderer(turn);
+    try {
+      return await body({
+        turn,
+        session,
+        signal,
+        emit: renderer?.handle ?? (() => {}),
+        takeSteering: () => this.#o.store.inbound.claimAsMessages(session.id, turn.id, turn.epoch),
+      });
+    } finally {
+      await renderer?.close();
+    }
+  }
+
+  /**
+   * Continues a suspended turn once its approvals are decided (`decisions` are recorded first,
+   * keyed by tool call id). Safe to call from any process, any number of times.
+   */
+  async resume(turnId: string, decisions: Record<string, Decision> = {}): Promise<TurnOutcome | undefined> {
+    const agent = this.#o.agent;
+    const turn = await this.#o.store.turns.get(turnId);
+    if (!agent || !turn) return undefined;
+    let outcome: TurnOutcome | undefined;
+    await this.#o.scheduler.withLease(
+      turn.sessionId,
+      async (lease) => {
+        const signal = lease.setTurn(turnId);
+        const renderer = this.#o.output.renderer(turn);
+        try {
+          outcome = await agent.resume(turnId, decisions, {
+            signal,
+            emit: renderer?.handle ?? (() => {}),
+            takeSteering: () => this.#o.store.inbound.claimAsMessages(turn.sessionId, turnId, turn.epoch),
+          });
+        } finally {
+          await renderer?.close();
+        }
+      },
+      10_000,
+    );
+    this.kick(turn.sessionId);
+    return outcome;
+  }
+}
