@@ -10,6 +10,7 @@ import { importPages } from '../src/knowledge/importer.ts';
 import { knowledgeIndexFile } from '../src/knowledge/index-location.ts';
 import { KnowledgeBase } from '../src/knowledge/knowledge-base.ts';
 import { KnowledgeIndex, type KnowledgeIndexSource } from '../src/knowledge/search/knowledge-index.ts';
+import { planQuery } from '../src/knowledge/search/query.ts';
 import { createTokenizer } from '../src/knowledge/tokenizer.ts';
 import { openStore } from '../src/store/store.ts';
 import type { KnowledgePageRecord } from '../src/store/repos/knowledge.ts';
@@ -112,7 +113,7 @@ async function scaleSection(corpus: KnowledgePageRecord[], sizes: number[]): Pro
     for (let round = 0; round < 3; round++) {
       for (const query of queries) {
         const t = performance.now();
-        index.sections(index.plan(query), 40);
+        index.rank(planQuery(query, { tokenize: index.tokenizer, vocabulary: index.vocabulary, synonyms: index.synonyms() }).weighted, 5, { candidates: 32 });
         latencies.push(performance.now() - t);
       }
     }
@@ -138,7 +139,7 @@ export async function run(): Promise<void> {
     const started = performance.now();
     const report = await importPages(kb, CORPUS_DIR);
     console.log(`Imported ${report.counts.created} corpus pages into a fresh database in ${((performance.now() - started) / 1000).toFixed(1)} s (failed: ${report.counts.failed})`);
-    const icuWords = new KnowledgeBase({ repo: store.knowledge, indexFile: join(dir, 'icu-words-index.db'), tokenize: createTokenizer({ cjk: 'words' }) });
+    const icuWords = new KnowledgeBase({ repo: store.knowledge, indexFile: join(dir, 'icu-words-index.db'), tokenizer: createTokenizer({ cjk: 'words' }) });
     await qualitySection(kb, icuWords, corpus);
     await icuWords.close();
     await thresholdSection(kb);

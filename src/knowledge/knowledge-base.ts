@@ -10,11 +10,13 @@ import type {
   KnowledgeSaveResult,
 } from '../store/repos/knowledge.ts';
 import type { PageInput } from './page.ts';
-import type { Field, SectionMatch } from './search/index-file.ts';
+import type { PageField } from './search/bm25.ts';
 import { pageSections, sectionLabel } from './search/indexed-page.ts';
-import { KnowledgeIndex, type QueryPlan, type SyncProgress, type SyncReport } from './search/knowledge-index.ts';
+import { KnowledgeIndex, type SyncProgress, type SyncReport } from './search/knowledge-index.ts';
+import { planQuery, type QueryPlan } from './search/query.ts';
+import type { RankedPage } from './search/second-pass.ts';
 import { snippet } from './snippet.ts';
-import { tokenize as defaultTokenize, type Tokenize } from './tokenizer.ts';
+import { defaultTokenizer, type Tokenizer } from './tokenizer.ts';
 
 export interface PageHit {
   slug: string;
@@ -30,14 +32,18 @@ export interface ExplainedHit extends PageHit {
   sectionScore: number;
   nextSectionScore: number;
   /** What each field alone scores for the best section (BM25 with that field's weight only). */
-  fields: Record<Field, number>;
+  fields: Record<PageField, number>;
 }
 
 export interface SearchResult<H extends PageHit = PageHit> {
   hits: H[];
   terms: string[];
-  /** Very frequent terms left out of a large index. */
+  /** Query terms no page contains (and no correction replaced). */
   dropped: string[];
+  /** Unknown words and the known terms they were read as. */
+  corrections: QueryPlan['corrections'];
+  /** Terms added from the synonym list. */
+  synonyms: QueryPlan['synonyms'];
 }
 
 export interface SectionHit {
@@ -54,33 +60,28 @@ export interface KnowledgeBaseOptions {
   indexFile: string;
   log?: Logger;
   /** Only to compare tokenisers (the benchmark). */
-  tokenize?: Tokenize;
+  tokenizer?: Tokenizer;
 }
 
-const NEXT_SECTION_SHARE = 0.5;
-
-interface RankedPage {
-  best: SectionMatch;
-  second?: SectionMatch;
-  score: number;
-}
+/** The first pass hands at least this many pages to the second (section) pass. */
+const MIN_CANDIDATES = 32;
 
 export class KnowledgeBase {
   readonly #repo: KnowledgeRepo;
   readonly #indexFile: string;
   readonly #log: Logger | undefined;
-  readonly #tokenize: Tokenize;
+  readonly #tokenizer: Tokenizer;
   #index: KnowledgeIndex | undefined;
 
   constructor(options: KnowledgeBaseOptions) {
     this.#repo = options.repo;
     this.#indexFile = options.indexFile;
     this.#log = options.log;
-    this.#tokenize = options.tokenize ?? defaultTokenize;
+    this.#tokenizer = options.tokenizer ?? defaultTokenizer;
   }
 
   #openIndex(): KnowledgeIndex {
-    this.#index ??= new KnowledgeIndex({ source: this.#repo, file: this.#indexFile, tokenize: this.#tokenize });
+    this.#index ??= new KnowledgeIndex({ source: this.#repo, file: this.#indexFile, tokenizer: this.#tokenizer });
     return this.#index;
   }
 
@@ -119,7 +120,7 @@ export class KnowledgeBase {
   async save(input: PageInput, options: KnowledgeSaveOptions): Promise<KnowledgeSaveResult> {
     const result = await this.#repo.save(input, options);
     if (!options.dryRun && (result.status === 'created' || result.status === 'updated')) {
-      this.#afterWrite(() => this.#openIndex().indexPage(result.page));
+      this.#afterWrite(() => this.#openIndex().indexPages([result.page]));
     }
     return result;
   }
@@ -128,7 +129,7 @@ export class KnowledgeBase {
   async remove(slug: string): Promise<boolean> {
     const page = await this.#repo.get(slug);
     if (!page || !(await this.#repo.remove(slug))) return false;
-    this.#afterWrite(() => this.#openIndex().removePage(page.id));
+    this.#afterWrite(() => this.#openIndex().removePages([page.id]));
     return true;
   }
 
@@ -169,30 +170,28 @@ export class KnowledgeBase {
     return this.#openIndex().rebuild(onProgress);
   }
 
-  indexStats(): { pages: number; sections: number; bytes: number; file: string } {
+  indexStats(): { pages: number; sections: number; bytes: number; file: string; segments: number } {
     return this.#openIndex().stats();
   }
 
   async search(query: string, options: { limit?: number } = {}): Promise<SearchResult> {
     const { plan, ranked } = await this.#rank(query, options.limit ?? 5);
     const hits = (await this.#withSnippets(ranked, query)).map(({ ranked: _ranked, ...hit }) => hit);
-    return { hits, terms: plan.terms, dropped: plan.dropped };
+    return { hits, ...planSummary(plan) };
   }
 
   /** Search with the score broken down by field. */
   async explain(query: string, options: { limit?: number } = {}): Promise<SearchResult<ExplainedHit>> {
-    const { plan, ranked } = await this.#rank(query, options.limit ?? 5);
+    const { plan, ranked } = await this.#rank(query, options.limit ?? 5, true);
     const hits = await this.#withSnippets(ranked, query);
-    const fields = ranked.length ? this.#openIndex().fieldScores(plan, ranked.map((r) => r.best.sectionId)) : new Map<number, Record<Field, number>>();
     return {
       hits: hits.map(({ ranked: page, ...hit }) => ({
         ...hit,
         sectionScore: round(page.best.score),
         nextSectionScore: round(page.second?.score ?? 0),
-        fields: roundFields(fields.get(page.best.sectionId)!),
+        fields: roundFields(page.fields!),
       })),
-      terms: plan.terms,
-      dropped: plan.dropped,
+      ...planSummary(plan),
     };
   }
 
@@ -204,45 +203,39 @@ export class KnowledgeBase {
     if (options.limit <= 0) return [];
     const { ranked } = await this.#rank(query, options.limit);
     const chosen = ranked.filter((page) => page.score >= options.minScore);
-    const matches = [...chosen.map((page) => page.best), ...chosen.flatMap((page) => (page.second ? [page.second] : []))].slice(0, options.limit);
-    const pages = new Map((await this.#repo.getByIds(chosen.map((page) => page.best.pageId))).map((p) => [p.id, p]));
+    const matches = [
+      ...chosen.map((page) => ({ pageId: page.pageId, section: page.best })),
+      ...chosen.flatMap((page) => (page.second ? [{ pageId: page.pageId, section: page.second }] : [])),
+    ].slice(0, options.limit);
+    const pages = new Map((await this.#repo.getByIds(chosen.map((page) => page.pageId))).map((p) => [p.id, p]));
     return matches.flatMap((match) => {
       const page = pages.get(match.pageId);
-      const section = page && pageSections(page.content)[match.position];
+      const section = page && pageSections(page.content)[match.section.position];
       if (!page || !section) return [];
-      return [{ slug: page.slug, title: page.title, section: sectionLabel(section.path), score: round(match.score), markdown: section.markdown }];
+      return [{ slug: page.slug, title: page.title, section: sectionLabel(section.path), score: round(match.section.score), markdown: section.markdown }];
     });
   }
 
-  async #rank(query: string, limit: number): Promise<{ plan: QueryPlan; ranked: RankedPage[] }> {
+  async #rank(query: string, limit: number, explain = false): Promise<{ plan: QueryPlan; ranked: RankedPage[] }> {
     const { index } = await this.#ready();
-    if (!index) return { plan: { terms: [...new Set(this.#tokenize(query))], dropped: [], expression: '' }, ranked: [] };
-    const plan = index.plan(query);
-    const byPage = new Map<string, { best: SectionMatch; second?: SectionMatch }>();
-    for (const match of index.sections(plan, Math.max(40, limit * 8))) {
-      const entry = byPage.get(match.pageId);
-      if (!entry) byPage.set(match.pageId, { best: match });
-      else entry.second ??= match;
-    }
-    const ranked = [...byPage.values()]
-      .map((entry) => ({ ...entry, score: entry.best.score + NEXT_SECTION_SHARE * (entry.second?.score ?? 0) }))
-      .sort((a, b) => b.score - a.score)
-      .slice(0, limit);
+    if (!index) return { plan: planQuery(query, { tokenize: this.#tokenizer }), ranked: [] };
+    const plan = planQuery(query, { tokenize: this.#tokenizer, vocabulary: index.vocabulary, synonyms: index.synonyms() });
+    const ranked = index.rank(plan.weighted, limit, { candidates: Math.max(MIN_CANDIDATES, limit * 4), explain });
     return { plan, ranked };
   }
 
   /** Hits with the snippet of their best section; a page deleted since it was ranked is left out. */
   async #withSnippets(ranked: RankedPage[], query: string): Promise<(PageHit & { ranked: RankedPage })[]> {
-    const pages = new Map((await this.#repo.getByIds(ranked.map((r) => r.best.pageId))).map((p) => [p.id, p]));
+    const pages = new Map((await this.#repo.getByIds(ranked.map((r) => r.pageId))).map((p) => [p.id, p]));
     return ranked.flatMap((entry) => {
-      const page = pages.get(entry.best.pageId);
+      const page = pages.get(entry.pageId);
       if (!page) return [];
       const section = pageSections(page.content)[entry.best.position];
       return [
         {
           slug: page.slug,
           title: page.title,
-          section: sectionLabel(section?.path ?? entry.best.path),
+          section: sectionLabel(section?.path ?? ''),
           snippet: snippet(section?.text || page.summary, query),
           score: round(entry.score),
           ranked: entry,
@@ -262,6 +255,10 @@ function round(score: number): number {
   return Math.round(score * 100) / 100;
 }
 
-function roundFields(fields: Record<Field, number>): Record<Field, number> {
-  return Object.fromEntries(Object.entries(fields).map(([field, score]) => [field, round(score)])) as Record<Field, number>;
+function roundFields(fields: Record<PageField, number>): Record<PageField, number> {
+  return Object.fromEntries(Object.entries(fields).map(([field, score]) => [field, round(score)])) as Record<PageField, number>;
+}
+
+function planSummary(plan: QueryPlan) {
+  return { terms: plan.terms, dropped: plan.dropped, corrections: plan.corrections, synonyms: plan.synonyms };
 }

@@ -1,75 +1,124 @@
-// The search index: a SQLite FTS5 table of page sections in its own file next to the database.
-// FTS5 stores the postings and ranks with BM25 and per-column weights; Parley gives it terms it
-// has already tokenised (CJK bigrams, stems), so its own tokenizer only splits on spaces. The
-// table is contentless: the text lives in the database, the index only holds what ranking needs.
-// The file is a cache: deleting it only means the next start rebuilds it.
+// The search index: its own SQLite file next to the database, a cache (deleting it only means the
+// next start rebuilds it). It holds an inverted index of pages, written in segments:
+// - page: one row per indexed page (a document number, and its per-term counts for ranking its
+//   sections, see indexed-page.ts);
+// - term: the vocabulary (term text → id);
+// - block: per segment, the posting lists of its terms (the documents containing each term, with
+//   its impact in each), packed into blocks of consecutive terms (see codec.ts);
+// - segment: one per batch of indexed pages; small ones are merged (see merge.ts);
+// - deleted: documents of pages deleted or re-indexed since their segment was written.
+// A page that changes gets a new document number in a new segment; the old one is only marked
+// deleted. Every write is one transaction, so several processes can share the file; each caches
+// what queries need and reloads it when another process has written (PRAGMA data_version).
+import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
+import type { FieldCounts } from './bm25.ts';
+import { ByteReader, decodeList, type BlockEntry, type Postings } from './codec.ts';
+import { decodeForwardHeader, type ForwardHeader } from './indexed-page.ts';
+import type { BuiltSegment } from './segment-builder.ts';
+import { SYNONYMS_SLUG } from './synonyms.ts';
 
-/** Bump when tokenisation, sectioning or the table layout changes: the index is then rebuilt. */
-export const INDEX_FORMAT = '1';
+/** Bump when tokenisation, sectioning, scoring or the layout changes: the index is then rebuilt. */
+export const INDEX_FORMAT = '2';
 
-export const FIELDS = ['title', 'heading', 'summary', 'tags', 'content'] as const;
-export type Field = (typeof FIELDS)[number];
-export type FieldWeights = Record<Field, number>;
-
-export interface IndexedSection {
-  position: number;
-  /** Headings of the section joined with " › " ("" for the introduction). */
-  path: string;
-  /** Space-separated terms per field. */
-  terms: Record<Field, string>;
+export interface IndexTotals extends FieldCounts {
+  pages: number;
+  sections: number;
+  /** Sum of section lengths, each counting its page's title, summary and tags (what section BM25 normalises by). */
+  sectionTokens: number;
 }
 
-export interface IndexedPage {
+/** The index was emptied (by another process) after the segment's term ids were looked up. */
+export class StaleSegmentError extends Error {
+  constructor() {
+    super('the search index was rebuilt while pages were being indexed');
+    this.name = 'StaleSegmentError';
+  }
+}
+
+const ZERO_TOTALS: IndexTotals = { pages: 0, sections: 0, sectionTokens: 0, title: 0, heading: 0, summary: 0, tags: 0, content: 0 };
+
+export interface SegmentInfo {
+  id: number;
+  firstDoc: number;
+  lastDoc: number;
+  docs: number;
+}
+
+export interface PageRow {
+  doc: number;
   id: string;
   slug: string;
   title: string;
   revision: number;
-  sections: IndexedSection[];
+  data: Buffer;
 }
 
-export interface SectionMatch {
-  sectionId: number;
-  pageId: string;
-  slug: string;
-  title: string;
-  position: number;
-  path: string;
-  score: number;
+/** A term's posting lists, one per segment that has it. */
+export interface TermPostings {
+  termId: number;
+  /** Documents containing the term, deleted ones included. */
+  df: number;
+  maxImpact: number;
+  lists: Postings[];
 }
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS page (id TEXT PRIMARY KEY, slug TEXT NOT NULL, title TEXT NOT NULL, revision INTEGER NOT NULL);
-CREATE TABLE IF NOT EXISTS section (id INTEGER PRIMARY KEY, page_id TEXT NOT NULL, position INTEGER NOT NULL, path TEXT NOT NULL);
-CREATE INDEX IF NOT EXISTS section_by_page ON section (page_id);
-CREATE VIRTUAL TABLE IF NOT EXISTS section_text USING fts5(
-  ${FIELDS.join(', ')},
-  content = '', contentless_delete = 1,
-  tokenize = "unicode61 remove_diacritics 0 tokenchars '._-/:@#$'"
-);
-CREATE VIRTUAL TABLE IF NOT EXISTS section_terms USING fts5vocab(section_text, 'row');
+CREATE TABLE IF NOT EXISTS page (doc INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, slug TEXT NOT NULL, title TEXT NOT NULL, revision INTEGER NOT NULL, data BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS term (text TEXT PRIMARY KEY, id INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS segment (id INTEGER PRIMARY KEY AUTOINCREMENT, first_doc INTEGER NOT NULL, last_doc INTEGER NOT NULL, docs INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS block (seg INTEGER NOT NULL, first_term INTEGER NOT NULL, data BLOB NOT NULL, PRIMARY KEY (seg, first_term)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS deleted (doc INTEGER PRIMARY KEY);
 `;
+const TABLES = ['meta', 'page', 'term', 'segment', 'block', 'deleted', 'posting'];
+// Tables of the first format (one FTS5 row per section).
+const OLD_TABLES = ['section_terms', 'section_text', 'section'];
 
-const DROP = `
-DROP TABLE IF EXISTS section_terms; DROP TABLE IF EXISTS section_text; DROP TABLE IF EXISTS section;
-DROP TABLE IF EXISTS page; DROP TABLE IF EXISTS meta;
-`;
+/** The entry of `termId` in a block, without decoding the others. */
+function findInBlock(block: Uint8Array, firstTerm: number, termId: number): BlockEntry | undefined {
+  const reader = new ByteReader(block);
+  let id = firstTerm;
+  let payload = 0;
+  let found: BlockEntry | undefined;
+  for (let count = reader.varint(); count > 0; count--) {
+    id += reader.varint();
+    const n = reader.varint();
+    const max = reader.byte();
+    const gapBytes = reader.varint();
+    if (id === termId) found = { termId, n, max, offset: payload, gapBytes };
+    payload += gapBytes + n;
+    if (id > termId && !found) return undefined;
+  }
+  if (found) found.offset += reader.offset;
+  return found;
+}
 
-/** An FTS5 query matching any of `terms` (each quoted, so no term is read as query syntax). */
-export function anyOf(terms: string[]): string {
-  return terms.map((term) => `"${term.replace(/"/g, '""')}"`).join(' OR ');
+function headerTotals(header: ForwardHeader): IndexTotals {
+  const pageFields = header.lengths.title + header.lengths.summary + header.lengths.tags;
+  const sectionTokens = header.sections.reduce((n, s) => n + s.heading + s.content + pageFields, 0);
+  return { pages: 1, sections: header.sections.length, sectionTokens, ...header.lengths };
+}
+
+function addTotals(into: IndexTotals, delta: IndexTotals, sign: 1 | -1): void {
+  for (const key of Object.keys(into) as (keyof IndexTotals)[]) into[key] = Math.max(0, into[key] + sign * delta[key]);
 }
 
 export class SearchIndexFile {
   readonly file: string;
-  readonly #db: Database.Database;
+  readonly db: Database.Database;
+  #version = -1;
+  #segments: SegmentInfo[] = [];
+  #deleted = new Set<number>();
+  #totals: IndexTotals = { ...ZERO_TOTALS };
+  #synonyms = '';
+  readonly #statements = new Map<string, Database.Statement>();
 
   private constructor(file: string, db: Database.Database) {
     this.file = file;
-    this.#db = db;
+    this.db = db;
   }
 
   /** Opens (or creates) the index; an index of another format is emptied. */
@@ -79,31 +128,43 @@ export class SearchIndexFile {
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
     const index = new SearchIndexFile(file, db);
-    index.#prepare();
+    db.exec('CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)');
+    if (index.meta('format') !== INDEX_FORMAT) index.clear();
     return index;
   }
 
-  #prepare(): void {
-    this.#db.exec(SCHEMA);
-    if (this.meta('format') !== INDEX_FORMAT) this.clear();
+  statement(sql: string): Database.Statement {
+    let statement = this.#statements.get(sql);
+    if (!statement) this.#statements.set(sql, (statement = this.db.prepare(sql)));
+    return statement;
   }
 
   /** Empties the index (a full rebuild follows). */
   clear(): void {
-    this.#db.transaction(() => {
-      this.#db.exec(DROP);
-      this.#db.exec(SCHEMA);
-      this.setMeta('format', INDEX_FORMAT);
-      this.setMeta('lastRevisionId', '0');
-    })();
+    this.db
+      .transaction(() => {
+        for (const table of [...OLD_TABLES, ...TABLES]) this.db.exec(`DROP TABLE IF EXISTS ${table}`);
+        this.db.exec(SCHEMA);
+        this.#statements.clear();
+        this.setMeta('format', INDEX_FORMAT);
+        // Term ids restart: writers holding ids from before must notice (see writeSegment).
+        this.setMeta('epoch', randomUUID());
+        this.setMeta('lastRevisionId', '0');
+        this.setMeta('nextDoc', '1');
+        this.setMeta('nextTermId', '1');
+        this.setMeta('totals', JSON.stringify(ZERO_TOTALS));
+      })
+      .immediate();
+    this.#statements.clear();
+    this.#version = -1;
   }
 
   meta(key: string): string | undefined {
-    return (this.#db.prepare('SELECT value FROM meta WHERE key = ?').get(key) as { value: string } | undefined)?.value;
+    return (this.db.prepare('SELECT value FROM meta WHERE key = ?').get(key) as { value: string } | undefined)?.value;
   }
 
   setMeta(key: string, value: string): void {
-    this.#db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(key, value);
+    this.statement('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(key, value);
   }
 
   get lastRevisionId(): number {
@@ -114,50 +175,137 @@ export class SearchIndexFile {
     this.setMeta('lastRevisionId', String(value));
   }
 
-  /** Replaces the given pages (all their sections) in one transaction. */
-  replacePages(pages: IndexedPage[]): void {
-    const insertSection = this.#db.prepare('INSERT INTO section (page_id, position, path) VALUES (?, ?, ?)');
-    const insertText = this.#db.prepare(`INSERT INTO section_text (rowid, ${FIELDS.join(', ')}) VALUES (?, ?, ?, ?, ?, ?)`);
-    const upsertPage = this.#db.prepare(
-      'INSERT INTO page (id, slug, title, revision) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET slug = excluded.slug, title = excluded.title, revision = excluded.revision',
-    );
-    this.#db.transaction(() => {
-      this.#removeSections(pages.map((p) => p.id));
-      for (const page of pages) {
-        upsertPage.run(page.id, page.slug, page.title, page.revision);
-        for (const section of page.sections) {
-          const { lastInsertRowid } = insertSection.run(page.id, section.position, section.path);
-          insertText.run(lastInsertRowid, ...FIELDS.map((field) => section.terms[field]));
-        }
+  /** Runs `work` in one write transaction (taken at once, so two processes never deadlock). */
+  write<T>(work: () => T): T {
+    const result = this.db.transaction(work).immediate();
+    this.#version = -1;
+    return result;
+  }
+
+  // ---- Cached state, reloaded when another connection has written.
+
+  #fresh(): void {
+    const version = this.db.pragma('data_version', { simple: true }) as number;
+    if (version === this.#version) return;
+    this.db
+      .transaction(() => {
+        this.#segments = (this.statement('SELECT id, first_doc AS firstDoc, last_doc AS lastDoc, docs FROM segment ORDER BY id').all() as SegmentInfo[]);
+        this.#deleted = new Set(this.statement('SELECT doc FROM deleted').pluck().all() as number[]);
+        this.#totals = { ...ZERO_TOTALS, ...(JSON.parse(this.meta('totals') ?? '{}') as Partial<IndexTotals>) };
+        this.#synonyms = this.meta('synonyms') ?? '';
+      })
+      .deferred();
+    this.#version = version;
+  }
+
+  segments(): SegmentInfo[] {
+    this.#fresh();
+    return this.#segments;
+  }
+
+  deletedDocs(): Set<number> {
+    this.#fresh();
+    return this.#deleted;
+  }
+
+  totals(): IndexTotals {
+    this.#fresh();
+    return this.#totals;
+  }
+
+  /** The text of the admins' synonym page ('' without one). */
+  synonymText(): string {
+    this.#fresh();
+    return this.#synonyms;
+  }
+
+  // ---- Vocabulary.
+
+  /** Ids of the given terms, creating the missing ones. */
+  termIds(terms: Iterable<string>): Map<string, number> {
+    const out = new Map<string, number>();
+    const find = this.statement('SELECT id FROM term WHERE text = ?').pluck();
+    const insert = this.statement('INSERT INTO term (text, id) VALUES (?, ?)');
+    this.write(() => {
+      let next = Number(this.meta('nextTermId') ?? 1);
+      const first = next;
+      for (const term of terms) {
+        let id = find.get(term) as number | undefined;
+        if (id === undefined) insert.run(term, (id = next++));
+        out.set(term, id);
       }
-    })();
+      if (next !== first) this.setMeta('nextTermId', String(next));
+    });
+    return out;
   }
 
-  removePages(pageIds: string[]): void {
-    const deletePage = this.#db.prepare('DELETE FROM page WHERE id = ?');
-    this.#db.transaction(() => {
-      this.#removeSections(pageIds);
-      for (const id of pageIds) deletePage.run(id);
-    })();
+  termId(term: string): number | undefined {
+    return this.statement('SELECT id FROM term WHERE text = ?').pluck().get(term) as number | undefined;
   }
 
-  #removeSections(pageIds: string[]): void {
-    const sections = this.#db.prepare('SELECT id FROM section WHERE page_id = ?').pluck();
-    const deleteText = this.#db.prepare('DELETE FROM section_text WHERE rowid = ?');
-    const deleteSections = this.#db.prepare('DELETE FROM section WHERE page_id = ?');
-    for (const pageId of pageIds) {
-      for (const id of sections.all(pageId) as number[]) deleteText.run(id);
-      deleteSections.run(pageId);
+  /** Which of `terms` the vocabulary has. */
+  knownTerms(terms: string[]): string[] {
+    if (terms.length === 0) return [];
+    return this.statement('SELECT text FROM term WHERE text IN (SELECT value FROM json_each(?))').pluck().all(JSON.stringify(terms)) as string[];
+  }
+
+  /** The block of `segment` holding `termId`'s list, and the list's entry in it. */
+  #entry(segment: SegmentInfo, termId: number): { block: Buffer; entry: BlockEntry } | undefined {
+    const row = this.statement('SELECT first_term AS firstTerm, data FROM block WHERE seg = ? AND first_term <= ? ORDER BY first_term DESC LIMIT 1').get(segment.id, termId) as
+      | { firstTerm: number; data: Buffer }
+      | undefined;
+    if (!row) return undefined;
+    const entry = findInBlock(row.data, row.firstTerm, termId);
+    return entry && { block: row.data, entry };
+  }
+
+  /** The posting lists of `term` in every segment (undefined when the index has never seen it). */
+  postings(term: string): TermPostings | undefined {
+    const termId = this.termId(term);
+    if (termId === undefined) return undefined;
+    const lists: Postings[] = [];
+    let df = 0;
+    let maxImpact = 0;
+    for (const segment of this.segments()) {
+      const found = this.#entry(segment, termId);
+      if (!found) continue;
+      lists.push(decodeList(found.block, found.entry, segment.firstDoc));
+      df += found.entry.n;
+      maxImpact = Math.max(maxImpact, found.entry.max);
     }
+    return { termId, df, maxImpact, lists };
+  }
+
+  /** In how many pages each term occurs (deleted ones included until their segment is merged). */
+  documentFrequency(term: string): number {
+    const termId = this.termId(term);
+    if (termId === undefined) return 0;
+    let df = 0;
+    for (const segment of this.segments()) df += this.#entry(segment, termId)?.entry.n ?? 0;
+    return df;
+  }
+
+  /** Vocabulary terms starting with `prefix` whose length is within [min, max] characters. */
+  termsLike(prefix: string, min: number, max: number, limit: number): string[] {
+    const upper = prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
+    return this.statement('SELECT text FROM term WHERE text >= ? AND text < ? AND length(text) BETWEEN ? AND ? LIMIT ?')
+      .pluck()
+      .all(prefix, upper, min, max, limit) as string[];
+  }
+
+  // ---- Pages.
+
+  page(doc: number): PageRow | undefined {
+    return this.statement('SELECT doc, id, slug, title, revision, data FROM page WHERE doc = ?').get(doc) as PageRow | undefined;
   }
 
   pageRevisions(): Map<string, number> {
-    const rows = this.#db.prepare('SELECT id, revision FROM page').all() as { id: string; revision: number }[];
+    const rows = this.statement('SELECT id, revision FROM page').all() as { id: string; revision: number }[];
     return new Map(rows.map((r) => [r.id, r.revision]));
   }
 
   revisionsOf(pageIds: string[]): Map<string, number> {
-    const get = this.#db.prepare('SELECT revision FROM page WHERE id = ?').pluck();
+    const get = this.statement('SELECT revision FROM page WHERE id = ?').pluck();
     const out = new Map<string, number>();
     for (const id of pageIds) {
       const revision = get.get(id) as number | undefined;
@@ -167,53 +315,77 @@ export class SearchIndexFile {
   }
 
   counts(): { pages: number; sections: number } {
-    const pages = this.#db.prepare('SELECT count(*) FROM page').pluck().get() as number;
-    const sections = this.#db.prepare('SELECT count(*) FROM section').pluck().get() as number;
+    const { pages, sections } = this.totals();
     return { pages, sections };
   }
 
-  /** In how many sections each term occurs (0 when it occurs nowhere). */
-  documentFrequencies(terms: string[]): Map<string, number> {
-    const get = this.#db.prepare('SELECT doc FROM section_terms WHERE term = ?').pluck();
-    return new Map(terms.map((term) => [term, (get.get(term) as number | undefined) ?? 0]));
+  /** Writes a built segment: its pages replace earlier versions of themselves. One transaction. */
+  writeSegment(built: BuiltSegment): void {
+    if (built.pages.length === 0) return;
+    this.write(() => {
+      if (built.epoch !== undefined && built.epoch !== this.meta('epoch')) throw new StaleSegmentError();
+      const totals = { ...ZERO_TOTALS, ...(JSON.parse(this.meta('totals') ?? '{}') as Partial<IndexTotals>) };
+      const base = Number(this.meta('nextDoc') ?? 1);
+      this.#unindex(built.pages.map((p) => p.id), totals);
+      const insertPage = this.statement('INSERT INTO page (doc, id, slug, title, revision, data) VALUES (?, ?, ?, ?, ?, ?)');
+      const tombstone = this.statement('INSERT OR IGNORE INTO deleted (doc) VALUES (?)');
+      const last = new Map(built.pages.map((page, i) => [page.id, i]));
+      for (const [i, page] of built.pages.entries()) {
+        // The same page twice in one batch: the earlier version is already out of date.
+        if (last.get(page.id) !== i) {
+          tombstone.run(base + i);
+          continue;
+        }
+        insertPage.run(base + i, page.id, page.slug, page.title, page.revision, page.data);
+        if (page.synonyms !== undefined) this.setMeta('synonyms', page.synonyms);
+        addTotals(totals, headerTotals(decodeForwardHeader(page.data)), 1);
+      }
+      const { lastInsertRowid } = this.statement('INSERT INTO segment (first_doc, last_doc, docs) VALUES (?, ?, ?)').run(base, base + built.pages.length - 1, built.pages.length);
+      const insertBlock = this.statement('INSERT INTO block (seg, first_term, data) VALUES (?, ?, ?)');
+      built.writeBlocks(base, (firstTerm, data) => insertBlock.run(lastInsertRowid, firstTerm, data));
+      this.setMeta('nextDoc', String(base + built.pages.length));
+      this.setMeta('totals', JSON.stringify(totals));
+    });
   }
 
-  /** The best sections for an FTS5 `expression`, by BM25 with `weights` (higher is better). */
-  match(expression: string, weights: FieldWeights, limit: number): SectionMatch[] {
-    const w = FIELDS.map((field) => weights[field]);
-    return this.#db
-      .prepare(
-        // Rank inside FTS5 first and join only the top rows: joining every match costs more than ranking.
-        `SELECT best.sectionId, s.page_id AS pageId, p.slug, p.title, s.position, s.path, best.score
-         FROM (SELECT rowid AS sectionId, -bm25(section_text, ?, ?, ?, ?, ?) AS score FROM section_text
-               WHERE section_text MATCH ? ORDER BY score DESC LIMIT ?) AS best
-         JOIN section s ON s.id = best.sectionId JOIN page p ON p.id = s.page_id
-         ORDER BY best.score DESC`,
-      )
-      .all(...w, expression, limit) as SectionMatch[];
+  removePages(pageIds: string[]): void {
+    if (pageIds.length === 0) return;
+    this.write(() => {
+      const totals = { ...ZERO_TOTALS, ...(JSON.parse(this.meta('totals') ?? '{}') as Partial<IndexTotals>) };
+      this.#unindex(pageIds, totals);
+      this.setMeta('totals', JSON.stringify(totals));
+    });
   }
 
-  /** Scores of the given sections with only `field` weighted (what that field alone contributes). */
-  fieldScores(expression: string, sectionIds: number[], field: Field, weight: number): Map<number, number> {
-    if (sectionIds.length === 0) return new Map();
-    const w = FIELDS.map((f) => (f === field ? weight : 0));
-    const rows = this.#db
-      .prepare(
-        `SELECT rowid AS sectionId, -bm25(section_text, ?, ?, ?, ?, ?) AS score FROM section_text
-         WHERE section_text MATCH ? AND rowid IN (${sectionIds.map(() => '?').join(', ')})`,
-      )
-      .all(...w, expression, ...sectionIds) as { sectionId: number; score: number }[];
-    return new Map(rows.map((r) => [r.sectionId, r.score]));
+  /** Marks the current documents of these pages deleted and takes them out of the totals. */
+  #unindex(pageIds: string[], totals: IndexTotals): void {
+    const find = this.statement('SELECT doc, slug, data FROM page WHERE id = ?');
+    const remove = this.statement('DELETE FROM page WHERE doc = ?');
+    const tombstone = this.statement('INSERT OR IGNORE INTO deleted (doc) VALUES (?)');
+    for (const id of new Set(pageIds)) {
+      const row = find.get(id) as { doc: number; slug: string; data: Buffer } | undefined;
+      if (!row) continue;
+      if (row.slug === SYNONYMS_SLUG) this.statement("DELETE FROM meta WHERE key = 'synonyms'").run();
+      tombstone.run(row.doc);
+      remove.run(row.doc);
+      addTotals(totals, headerTotals(decodeForwardHeader(row.data)), -1);
+    }
+  }
+
+  /** Moves the write-ahead log into the file (after a rebuild, so the log does not stay large). */
+  checkpoint(): void {
+    this.db.pragma('wal_checkpoint(TRUNCATE)');
   }
 
   /** Size of the index on disk (0 in memory). */
   bytes(): number {
-    const pageSize = this.#db.pragma('page_size', { simple: true }) as number;
-    const pages = this.#db.pragma('page_count', { simple: true }) as number;
+    const pageSize = this.db.pragma('page_size', { simple: true }) as number;
+    const pages = this.db.pragma('page_count', { simple: true }) as number;
     return pageSize * pages;
   }
 
   close(): void {
-    if (this.#db.open) this.#db.close();
+    if (this.db.open) this.db.close();
   }
 }
+

@@ -5,20 +5,21 @@
 // reconciliation runs when the counts disagree and every few minutes, which also covers PostgreSQL
 // sequences committing out of order.
 import type { KnowledgePageRecord, KnowledgeRepo } from '../../store/repos/knowledge.ts';
-import { tokenize as defaultTokenize, type Tokenize } from '../tokenizer.ts';
-import { anyOf, FIELDS, SearchIndexFile, type Field, type FieldWeights, type IndexedPage, type SectionMatch } from './index-file.ts';
-import { toIndexedPage } from './indexed-page.ts';
-
-/** Title > heading, summary and tags > content (BM25 per-column weights). */
-export const FIELD_WEIGHTS: FieldWeights = { title: 4, heading: 2, summary: 2, tags: 2, content: 1 };
+import { defaultTokenizer, type Term, type Tokenizer } from '../tokenizer.ts';
+import { firstPass, resolveTerms, type FirstPassStats, type WeightedTerm } from './first-pass.ts';
+import { SearchIndexFile, StaleSegmentError } from './index-file.ts';
+import { analyzePage, type AnalyzedPage } from './indexed-page.ts';
+import { mergeSegments } from './merge.ts';
+import { rankSections, type RankedPage } from './second-pass.ts';
+import { SegmentBuilder } from './segment-builder.ts';
+import type { VocabularySource } from './fuzzy.ts';
+import { BUILTIN_SYNONYMS, parseSynonyms, SynonymTable, SYNONYMS_SLUG } from './synonyms.ts';
 
 const BATCH = 200;
-const MAX_QUERY_TERMS = 32;
-// At scale, terms found in more than a fifth of all sections carry almost no BM25 weight (idf < 1.4)
-// but dominate query time; they are left out of large indexes, keeping at least the rarest few.
-const PRUNE_FROM_SECTIONS = 20_000;
-const PRUNE_ABOVE_SHARE = 0.2;
-const KEEP_RAREST = 3;
+/** A rebuild writes a segment every this many postings (about 30 MB of memory while building). */
+const FLUSH_POSTINGS = 4_000_000;
+// Term objects carry the id they have in one index (see #ids); each index and epoch is an owner.
+let owners = 0;
 
 export type KnowledgeIndexSource = Pick<KnowledgeRepo, 'stamp' | 'changedSince' | 'getByIds' | 'batchAfter' | 'versions'>;
 
@@ -35,20 +36,19 @@ export interface SyncReport {
   ms: number;
 }
 
-export interface QueryPlan {
-  terms: string[];
-  /** Frequent terms left out of a large index. */
-  dropped: string[];
-  expression: string;
-}
-
 export interface KnowledgeIndexOptions {
   source: KnowledgeIndexSource;
   file: string;
   reconcileEveryMs?: number;
   now?: () => number;
   /** Only to compare tokenisers (the benchmark); an index must be built and queried with one. */
-  tokenize?: Tokenize;
+  tokenizer?: Tokenizer;
+}
+
+export interface RankOptions {
+  /** How many pages the first pass hands to the second. */
+  candidates: number;
+  explain?: boolean;
 }
 
 const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -58,23 +58,33 @@ export class KnowledgeIndex {
   readonly #file: SearchIndexFile;
   readonly #reconcileEveryMs: number;
   readonly #now: () => number;
-  readonly #tokenize: Tokenize;
-  readonly #toIndexed: (page: KnowledgePageRecord) => IndexedPage;
+  readonly #tokenizer: Tokenizer;
+  #synonyms: { text: string; table: SynonymTable } | undefined;
+  #idOwner = 0;
+  #idEpoch: string | undefined;
   #lastReconcile = 0;
   #syncing: Promise<SyncReport> | undefined;
+  /** What the last first pass did (for tests of its pruning). */
+  lastFirstPass: FirstPassStats | undefined;
 
   constructor(options: KnowledgeIndexOptions) {
     this.#source = options.source;
     this.#file = SearchIndexFile.open(options.file);
     this.#reconcileEveryMs = options.reconcileEveryMs ?? 5 * 60_000;
     this.#now = options.now ?? Date.now;
-    const tokenize = options.tokenize ?? defaultTokenize;
-    this.#tokenize = tokenize;
-    this.#toIndexed = (page) => toIndexedPage(page, tokenize);
+    this.#tokenizer = options.tokenizer ?? defaultTokenizer;
   }
 
   get file(): string {
     return this.#file.file;
+  }
+
+  get tokenizer(): Tokenizer {
+    return this.#tokenizer;
+  }
+
+  get indexFile(): SearchIndexFile {
+    return this.#file;
   }
 
   /** Brings the index up to date; concurrent callers share one run. */
@@ -90,13 +100,80 @@ export class KnowledgeIndex {
     return this.sync(onProgress);
   }
 
-  /** Indexes a page this process just wrote (the next sync would find it too, only later). */
-  indexPage(page: KnowledgePageRecord): void {
-    this.#file.replacePages([this.#toIndexed(page)]);
+  /** Indexes pages this process just wrote (the next sync would find them too, only later), as one segment. */
+  indexPages(pages: KnowledgePageRecord[]): void {
+    if (pages.length === 0) return;
+    for (let attempt = 1; ; attempt++) {
+      const builder = this.#builder();
+      this.#addTo(builder, pages);
+      try {
+        return this.#flush(builder);
+      } catch (error) {
+        // Another process emptied the index meanwhile: the term ids are from before; once more.
+        if (!(error instanceof StaleSegmentError) || attempt > 1) throw error;
+      }
+    }
   }
 
-  removePage(pageId: string): void {
-    this.#file.removePages([pageId]);
+  removePages(pageIds: string[]): void {
+    this.#file.removePages(pageIds);
+  }
+
+  #analyze(page: KnowledgePageRecord): AnalyzedPage {
+    // The synonym list is a page for the admins, not an answer: indexed without terms.
+    return analyzePage(page.slug === SYNONYMS_SLUG ? { ...page, title: '', summary: '', tags: [], content: '' } : page, this.#tokenizer);
+  }
+
+  #builder(): SegmentBuilder {
+    const totals = this.#file.totals();
+    return new SegmentBuilder(totals, totals.pages);
+  }
+
+  /** Term ids of each page's terms, kept on the term objects until the index is emptied (by any process). */
+  #ids(pages: AnalyzedPage[]): Int32Array[] {
+    const epoch = this.#file.meta('epoch');
+    if (epoch !== this.#idEpoch || this.#idOwner === 0) {
+      this.#idOwner = ++owners;
+      this.#idEpoch = epoch;
+    }
+    const owner = this.#idOwner;
+    const missing = new Map<string, Term[]>();
+    for (const page of pages) {
+      for (const term of page.terms) {
+        if (term.idOwner === owner) continue;
+        const same = missing.get(term.text);
+        if (same) same.push(term);
+        else missing.set(term.text, [term]);
+      }
+    }
+    if (missing.size) {
+      for (const [text, id] of this.#file.termIds(missing.keys())) {
+        for (const term of missing.get(text)!) {
+          term.idOwner = owner;
+          term.id = id;
+        }
+      }
+    }
+    return pages.map((page) => {
+      const ids = new Int32Array(page.terms.length);
+      for (let n = 0; n < ids.length; n++) ids[n] = page.terms[n]!.id;
+      return ids;
+    });
+  }
+
+  #addTo(builder: SegmentBuilder, pages: KnowledgePageRecord[]): void {
+    const analyzed = pages.map((page) => this.#analyze(page));
+    const ids = this.#ids(analyzed);
+    builder.epoch ??= this.#idEpoch;
+    for (const [i, page] of analyzed.entries()) {
+      builder.add(page, ids[i]!);
+      if (page.slug === SYNONYMS_SLUG) builder.pages.at(-1)!.synonyms = pages[i]!.content;
+    }
+  }
+
+  #flush(builder: SegmentBuilder): void {
+    this.#file.writeSegment(builder);
+    mergeSegments(this.#file);
   }
 
   async #sync(onProgress?: (progress: SyncProgress) => void): Promise<SyncReport> {
@@ -126,16 +203,23 @@ export class KnowledgeIndex {
   async #build(total: number, onProgress?: (progress: SyncProgress) => void): Promise<SyncReport> {
     let after = '';
     let done = 0;
+    let builder = this.#builder();
     onProgress?.({ phase: 'rebuild', done, total });
     for (;;) {
       const pages = await this.#source.batchAfter(after, BATCH);
       if (pages.length === 0) break;
-      this.#file.replacePages(pages.map(this.#toIndexed));
+      this.#addTo(builder, pages);
+      if (builder.postingCount >= FLUSH_POSTINGS) {
+        this.#flush(builder);
+        builder = this.#builder();
+      }
       done += pages.length;
       after = pages.at(-1)!.id;
       onProgress?.({ phase: 'rebuild', done, total: Math.max(total, done) });
       await tick(); // a long build must not starve the bot's event loop
     }
+    this.#flush(builder);
+    this.#file.checkpoint();
     this.#lastReconcile = this.#now();
     return { indexed: done, removed: 0, rebuilt: true, ms: 0 };
   }
@@ -163,7 +247,7 @@ export class KnowledgeIndex {
       const stale = pages.filter((page) => known.get(page.id) !== page.revision);
       const found = new Set(pages.map((p) => p.id));
       const gone = ids.filter((id) => !found.has(id) && known.has(id));
-      if (stale.length) this.#file.replacePages(stale.map(this.#toIndexed));
+      if (stale.length) this.indexPages(stale);
       if (gone.length) this.#file.removePages(gone);
       indexed += stale.length;
       onProgress?.({ phase: 'update', done: Math.min(i + BATCH, pageIds.length), total: pageIds.length });
@@ -182,38 +266,36 @@ export class KnowledgeIndex {
     return { indexed, removed: gone.length };
   }
 
-  /** The query's terms, minus very frequent ones in a large index. */
-  plan(query: string): QueryPlan {
-    const unique = [...new Set(this.#tokenize(query))].slice(0, MAX_QUERY_TERMS);
-    const { sections } = this.#file.counts();
-    let terms = unique;
-    if (sections >= PRUNE_FROM_SECTIONS && unique.length > KEEP_RAREST) {
-      const frequencies = this.#file.documentFrequencies(unique);
-      const byRarity = [...unique].sort((a, b) => frequencies.get(a)! - frequencies.get(b)!);
-      const keep = new Set(byRarity.filter((term, i) => i < KEEP_RAREST || frequencies.get(term)! <= sections * PRUNE_ABOVE_SHARE));
-      terms = unique.filter((term) => keep.has(term));
+  /** The best pages for weighted query terms: first pass over the postings, then their sections. */
+  rank(terms: WeightedTerm[], limit: number, options: RankOptions): RankedPage[] {
+    const resolved = resolveTerms(this.#file, terms);
+    if (resolved.length === 0) return [];
+    const { pages, stats } = firstPass(resolved, Math.max(limit, options.candidates), this.#file.deletedDocs());
+    this.lastFirstPass = stats;
+    return rankSections(this.#file, resolved, pages, { explain: options.explain }).slice(0, limit);
+  }
+
+  /** In how many pages `term` occurs (0 when the index does not know it). */
+  documentFrequency(term: string): number {
+    return this.#file.documentFrequency(term);
+  }
+
+  /** The index's vocabulary, for corrections. */
+  get vocabulary(): VocabularySource {
+    return this.#file;
+  }
+
+  /** The built-in synonyms and the admins' list. */
+  synonyms(): SynonymTable {
+    const text = this.#file.synonymText();
+    if (this.#synonyms?.text !== text) {
+      this.#synonyms = { text, table: new SynonymTable([...BUILTIN_SYNONYMS, ...parseSynonyms(text)], this.#tokenizer) };
     }
-    return { terms, dropped: unique.filter((t) => !terms.includes(t)), expression: anyOf(terms) };
+    return this.#synonyms.table;
   }
 
-  /** Best sections for `query`, by weighted BM25. */
-  sections(plan: QueryPlan, limit: number, weights: FieldWeights = FIELD_WEIGHTS): SectionMatch[] {
-    if (plan.terms.length === 0) return [];
-    return this.#file.match(plan.expression, weights, limit);
-  }
-
-  /** What each field alone scores for the given sections. */
-  fieldScores(plan: QueryPlan, sectionIds: number[], weights: FieldWeights = FIELD_WEIGHTS): Map<number, Record<Field, number>> {
-    const out = new Map<number, Record<Field, number>>(sectionIds.map((id) => [id, { title: 0, heading: 0, summary: 0, tags: 0, content: 0 }]));
-    if (plan.terms.length === 0) return out;
-    for (const field of FIELDS) {
-      for (const [id, score] of this.#file.fieldScores(plan.expression, sectionIds, field, weights[field])) out.get(id)![field] = score;
-    }
-    return out;
-  }
-
-  stats(): { pages: number; sections: number; bytes: number; file: string } {
-    return { ...this.#file.counts(), bytes: this.#file.bytes(), file: this.#file.file };
+  stats(): { pages: number; sections: number; bytes: number; file: string; segments: number } {
+    return { ...this.#file.counts(), bytes: this.#file.bytes(), file: this.#file.file, segments: this.#file.segments().length };
   }
 
   /** Waits for a sync in progress, then closes the file. */
