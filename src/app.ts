@@ -92,7 +92,7 @@ export function createApp(options: AppOptions): App {
   });
   const approvals = new ApprovalService({
     store,
-    adapters: new Map(options.adapters.map((a) => [a.name, a])),
+    adapters: new Map(options.adapters.map((a) => [a.id, a])),
     admins: config.approvals.admins,
     log,
     resume: (turnId) => gateway.resume(turnId),

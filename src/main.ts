@@ -66,7 +66,7 @@ function readyBlock(config: Config, store: Store, adapters: ChannelAdapter[], ho
     lines.push(label('Channels') + 'none configured (set TELEGRAM_BOT_TOKEN, or enable the web console)');
   } else {
     for (const [i, adapter] of adapters.entries()) {
-      const details = adapter.describe?.() ?? [adapter.name];
+      const details = adapter.describe?.() ?? [adapter.id];
       lines.push(label(i === 0 ? 'Channels' : '') + details[0], ...details.slice(1).map((l) => ' '.repeat(12) + l));
     }
   }
@@ -82,7 +82,7 @@ function dataDirOf(config: Config): string {
 
 /** PARLEY_ADMINS plus the ids each channel vouches for (the web console's operator). */
 function withChannelAdmins(config: Config, adapters: ChannelAdapter[]): Config {
-  const vouched = adapters.flatMap((adapter) => (adapter.admins ?? []).map((id) => `${adapter.name}:${id}`));
+  const vouched = adapters.flatMap((adapter) => (adapter.admins ?? []).map((id) => `${adapter.id}:${id}`));
   return { ...config, approvals: { ...config.approvals, admins: [...config.approvals.admins, ...vouched] } };
 }
 
@@ -91,7 +91,7 @@ async function createAdapters(config: Config, log: Logger): Promise<ChannelAdapt
   for (const factory of CHANNELS) {
     const adapter = await factory.fromEnv({
       env: process.env,
-      log: log.child({ channel: factory.name }),
+      log: log.child({ channel: factory.kind }),
       botName: config.bot.name,
       dataDir: dataDirOf(config),
     });
@@ -147,7 +147,7 @@ async function main(): Promise<void> {
   const host = new HttpHost({
     ...httpConfig,
     log: log.child({ component: 'http' }),
-    readiness: { pingDatabase: () => store.ping(), channels: adapters.map((adapter) => adapter.name), phase: () => phase },
+    readiness: { pingDatabase: () => store.ping(), channels: adapters.map((adapter) => adapter.id), phase: () => phase },
   });
   for (const adapter of adapters) adapter.routes?.(host);
   const app = createApp({ config: withChannelAdmins(config, adapters), store, adapters, log });

@@ -19,9 +19,9 @@ export function withDeadline<T>(what: string, ms: number, run: () => Promise<T>)
 }
 
 /** Bounds an adapter's stop(), so a platform that does not answer cannot hold the others up. */
-export function boundStop<A extends { readonly name: string; stop(): Promise<void> }>(adapter: A, ms: number): A {
+export function boundStop<A extends { readonly id: string; stop(): Promise<void> }>(adapter: A, ms: number): A {
   const stop = adapter.stop.bind(adapter);
-  adapter.stop = () => withDeadline(`stopping ${adapter.name}`, ms, stop);
+  adapter.stop = () => withDeadline(`stopping ${adapter.id}`, ms, stop);
   return adapter;
 }
 

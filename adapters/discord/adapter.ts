@@ -17,7 +17,7 @@ import {
 } from 'discord.js';
 import { answerOnce } from '../../src/core/ack.ts';
 import { COMMANDS } from '../../src/core/commands.ts';
-import type { AdapterCapabilities, ChannelAdapter, ChatRef, CoreLogger, InboundSink, OutboundMessage, SentRef } from '../../src/core/types.ts';
+import type { ChannelAdapter, ChannelCapabilities, ChatRef, CoreLogger, InboundSink, OutboundMessage, SentRef } from '../../src/core/types.ts';
 import { EPHEMERAL_COMMANDS, slashCommandsOf } from './commands.ts';
 import type { DiscordConfig } from './config.ts';
 import { closeCodeMessage, DiscordStartError, safeErrorMessage } from './errors.ts';
@@ -29,7 +29,7 @@ export interface DiscordAdapterOptions {
   config: DiscordConfig;
   log: CoreLogger;
   /** Channel name in session keys and admin ids (default "discord"). */
-  name?: string;
+  id?: string;
   /** How long start() waits for READY (default 30 s). */
   startTimeoutMs?: number;
 }
@@ -45,8 +45,9 @@ interface PendingCommand {
 }
 
 export class DiscordAdapter implements ChannelAdapter {
-  readonly name: string;
-  readonly capabilities: AdapterCapabilities;
+  readonly id: string;
+  readonly kind = 'discord';
+  readonly capabilities: ChannelCapabilities;
   readonly client: Client;
   readonly #config: DiscordConfig;
   readonly #log: CoreLogger;
@@ -57,11 +58,20 @@ export class DiscordAdapter implements ChannelAdapter {
   #sink: InboundSink | undefined;
 
   constructor(options: DiscordAdapterOptions) {
-    this.name = options.name ?? 'discord';
+    this.id = options.id ?? 'discord';
     this.#config = options.config;
     this.#log = options.log;
     this.#startTimeoutMs = options.startTimeoutMs ?? START_TIMEOUT_MS;
-    this.capabilities = { maxTextLength: MAX_CONTENT, canEdit: true, canButtons: true, editIntervalMs: { ...options.config.editIntervalMs } };
+    this.capabilities = {
+      maxTextLength: MAX_CONTENT,
+      maxButtonPayload: 100,
+      canEdit: true,
+      canButtons: true,
+      canEphemeral: true,
+      hasThreads: true,
+      hasTyping: true,
+      editIntervalMs: { ...options.config.editIntervalMs },
+    };
     this.client = new Client({
       intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.MessageContent, GatewayIntentBits.DirectMessages],
       partials: [Partials.Channel],
@@ -77,7 +87,7 @@ export class DiscordAdapter implements ChannelAdapter {
         },
       },
     });
-    this.#outbound = new DiscordOutbound({ rest: this.client.rest, channel: this.name, token: options.config.token, log: options.log, goneRetryMs: 10 * 60_000 });
+    this.#outbound = new DiscordOutbound({ rest: this.client.rest, channel: this.id, token: options.config.token, log: options.log, goneRetryMs: 10 * 60_000 });
   }
 
   get botId(): string | undefined {
@@ -167,7 +177,7 @@ export class DiscordAdapter implements ChannelAdapter {
     const sink = this.#sink;
     const botId = this.botId;
     if (!sink || !botId) return;
-    const result = classifyMessage(message, botId, this.client.user?.username ?? 'bot', this.#config, this.name);
+    const result = classifyMessage(message, botId, this.client.user?.username ?? 'bot', this.#config, this.id);
     if (result.kind === 'ignored') {
       this.#log.debug({ reason: result.reason }, 'Discord message ignored');
       return;
@@ -194,7 +204,7 @@ export class DiscordAdapter implements ChannelAdapter {
       },
     );
     const sink = this.#sink;
-    const result = classifyButton(interaction, this.#config, this.name);
+    const result = classifyButton(interaction, this.#config, this.id);
     if (!sink || result.kind === 'ignored') {
       if (result.kind === 'ignored') this.#log.debug({ reason: result.reason }, 'Discord button click ignored');
       if (deferred) await this.#whisper(interaction, 'This button is not for you.');
@@ -204,7 +214,7 @@ export class DiscordAdapter implements ChannelAdapter {
       if (toast && deferred) await this.#whisper(interaction, toast);
     });
     try {
-      await sink.onAction({ ...result.value, ack });
+      await sink.onAction({ ...result.value, reply: { ack, whisper: async (text) => (deferred ? this.#whisper(interaction, text) : undefined) } });
     } catch (error) {
       this.#log.error({}, `handling a button click failed: ${safeErrorMessage(error, this.#config.token)}`);
       await ack('Something went wrong; please try again.');
@@ -231,7 +241,7 @@ export class DiscordAdapter implements ChannelAdapter {
       return;
     }
     const sink = this.#sink;
-    const result = classifyCommand(interaction, this.#config, this.name);
+    const result = classifyCommand(interaction, this.#config, this.id);
     if (!sink || result.kind === 'ignored') {
       if (result.kind === 'ignored') this.#log.debug({ reason: result.reason }, 'Discord slash command ignored');
       await interaction.editReply({ content: 'I do not take commands here.' }).catch(() => {});
@@ -270,6 +280,6 @@ export class DiscordAdapter implements ChannelAdapter {
     pending.answered = true;
     const { content } = bodyOf(message);
     const reply = await pending.interaction.editReply({ content, allowedMentions: { parse: [] } });
-    return { channel: this.name, chatId: chat.chatId, messageId: reply.id, ...(chat.threadId ? { threadId: chat.threadId } : {}) };
+    return { channel: this.id, chatId: chat.chatId, messageId: reply.id, ...(chat.threadId ? { threadId: chat.threadId } : {}) };
   }
 }

@@ -19,7 +19,7 @@ interface Place {
 
 type Classified<T> = { kind: 'accepted'; value: T } | { kind: 'ignored'; reason: string };
 
-type ButtonPress = Omit<Action, 'ack'>;
+type ButtonPress = Omit<Action, 'reply'>;
 
 function displayNameOf(user: User): string {
   return user.globalName || user.username || user.id;
@@ -77,6 +77,7 @@ export function classifyMessage(message: Message, botId: string, botName: string
     eventId: message.id,
     sender: { id: message.author.id, displayName: displayNameOf(message.author), isBot: false },
     text: readableMentions(message.content, botId, botName),
+    attachments: [],
     mentionsBot: message.mentions.users.has(botId),
     repliesToBot: repliedTo !== undefined && message.mentions.repliedUser?.id === botId,
     ...(repliedTo ? { replyToMessageId: repliedTo } : {}),
@@ -129,6 +130,7 @@ export function classifyCommand(interaction: ChatInputCommandInteraction, access
       eventId: interaction.id,
       sender: { id: interaction.user.id, displayName: displayNameOf(interaction.user), isBot: false },
       text: commandText(interaction),
+      attachments: [],
       mentionsBot: true,
       repliesToBot: false,
       receivedAt: interaction.createdAt,

@@ -7,7 +7,7 @@ export { DiscordAdapter, type DiscordAdapterOptions } from './adapter.ts';
 export { loadDiscordConfig, type DiscordConfig } from './config.ts';
 
 export const discordChannel: ChannelFactory = {
-  name: 'discord',
+  kind: 'discord',
   fromEnv({ env, log }) {
     const config = loadDiscordConfig(env);
     return config ? new DiscordAdapter({ config, log }) : undefined;

@@ -3,7 +3,7 @@
 // Answers are cards, replied to the triggering message and updated in place while streaming.
 import { EventDispatcher, LoggerLevel, WSClient } from '@larksuiteoapi/node-sdk';
 import { answerOnce } from '../../src/core/ack.ts';
-import type { AdapterCapabilities, ChannelAdapter, ChatRef, ChatType, CoreLogger, InboundSink, OutboundMessage, SentRef } from '../../src/core/types.ts';
+import type { ChannelAdapter, ChannelCapabilities, ChatRef, ChatType, CoreLogger, InboundSink, OutboundMessage, SentRef } from '../../src/core/types.ts';
 import { FeishuApi } from './api.ts';
 import { PendingClicks, RecentKeys } from './callbacks.ts';
 import type { FeishuConfig } from './config.ts';
@@ -17,7 +17,7 @@ import { startWebhookServer, type WebhookServer } from './webhook.ts';
 export interface FeishuAdapterOptions {
   config: FeishuConfig;
   log: CoreLogger;
-  name?: string;
+  id?: string;
   /** How long a card click may wait for the core's decision before it is answered anyway (Feishu allows 3 s). */
   clickDeadlineMs?: number;
   /** How long a message event may wait for the core before it is answered anyway. */
@@ -32,8 +32,9 @@ const TOAST_MAX_CHARS = 200;
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
 export class FeishuAdapter implements ChannelAdapter {
-  readonly name: string;
-  readonly capabilities: AdapterCapabilities;
+  readonly id: string;
+  readonly kind = 'feishu';
+  readonly capabilities: ChannelCapabilities;
   readonly api: FeishuApi;
   readonly #config: FeishuConfig;
   readonly #log: CoreLogger;
@@ -50,12 +51,21 @@ export class FeishuAdapter implements ChannelAdapter {
   #webhook: WebhookServer | undefined;
 
   constructor(options: FeishuAdapterOptions) {
-    this.name = options.name ?? 'feishu';
+    this.id = options.id ?? 'feishu';
     this.#config = options.config;
     this.#log = options.log;
     this.#clickDeadlineMs = options.clickDeadlineMs ?? CLICK_DEADLINE_MS;
     this.#eventDeadlineMs = options.eventDeadlineMs ?? EVENT_DEADLINE_MS;
-    this.capabilities = { maxTextLength: MAX_TEXT_CHARS, canEdit: true, canButtons: true, editIntervalMs: { ...options.config.editIntervalMs } };
+    this.capabilities = {
+      maxTextLength: MAX_TEXT_CHARS,
+      maxButtonPayload: 256,
+      canEdit: true,
+      canButtons: true,
+      canEphemeral: false,
+      hasThreads: true,
+      hasTyping: false,
+      editIntervalMs: { ...options.config.editIntervalMs },
+    };
     this.api = new FeishuApi(options.config, options.log);
   }
 
@@ -144,7 +154,7 @@ export class FeishuAdapter implements ChannelAdapter {
       ? await this.api.reply(message.replyToMessageId, card, chat.threadId !== undefined)
       : await this.api.send(chat.chatId, card);
     this.#ownMessages.add(messageId);
-    return { channel: this.name, chatId: chat.chatId, messageId, ...(chat.threadId ? { threadId: chat.threadId } : {}) };
+    return { channel: this.id, chatId: chat.chatId, messageId, ...(chat.threadId ? { threadId: chat.threadId } : {}) };
   }
 
   async edit(ref: SentRef, message: OutboundMessage): Promise<void> {
@@ -186,7 +196,7 @@ export class FeishuAdapter implements ChannelAdapter {
       this.#log.debug({ eventId }, 'Feishu event delivered again; ignored');
       return {};
     }
-    const classified = classifyMessage(data, identity, this.name);
+    const classified = classifyMessage(data, identity, this.id);
     if (classified.kind === 'malformed') {
       this.#log.warn({}, `dropped a malformed Feishu message event: ${classified.reason}`);
       return {};
@@ -242,14 +252,15 @@ export class FeishuAdapter implements ChannelAdapter {
     this.#track(
       sink
         .onAction({
-          channel: this.name,
+          channel: this.id,
           chatId,
           chatType: this.#chatTypes.get(chatId) ?? 'group',
           messageId,
           userId: event.operator.open_id,
           displayName: event.operator.name ?? event.operator.open_id,
           payload: value.data.p,
-          ack,
+          // After the ack a toast is no longer possible: a message in the chat instead.
+          reply: { ack, whisper: async (text) => void (await this.send({ channel: this.id, chatId, chatType: this.#chatTypes.get(chatId) ?? 'group' }, { text })) },
         })
         .catch(async (error: unknown) => {
           this.#log.error({}, `handling a card click failed: ${error instanceof Error ? error.message : String(error)}`);

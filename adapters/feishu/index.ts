@@ -7,7 +7,7 @@ export { FeishuAdapter, type FeishuAdapterOptions } from './adapter.ts';
 export { loadFeishuConfig, type FeishuConfig } from './config.ts';
 
 export const feishuChannel: ChannelFactory = {
-  name: 'feishu',
+  kind: 'feishu',
   fromEnv({ env, log }) {
     const config = loadFeishuConfig(env);
     return config ? new FeishuAdapter({ config, log }) : undefined;

@@ -7,8 +7,8 @@ import type { BotCommand } from 'grammy/types';
 import { answerOnce } from '../../src/core/ack.ts';
 import { COMMANDS } from '../../src/core/commands.ts';
 import type {
-  AdapterCapabilities,
   ChannelAdapter,
+  ChannelCapabilities,
   ChatRef,
   CoreLogger,
   InboundSink,
@@ -24,8 +24,8 @@ import { startWebhookServer, type WebhookServer } from './webhook.ts';
 export interface TelegramAdapterOptions {
   config: TelegramConfig;
   log: CoreLogger;
-  /** Channel name in session keys and admin ids (default "telegram"). */
-  name?: string;
+  /** Instance id in session keys, refs and admin ids (default "telegram"); unique per process. */
+  id?: string;
   /** How long start() keeps trying to reach Telegram (default 30 s). */
   startTimeoutMs?: number;
 }
@@ -55,8 +55,9 @@ function shorten(text: string, max: number): string {
 }
 
 export class TelegramAdapter implements ChannelAdapter {
-  readonly name: string;
-  readonly capabilities: AdapterCapabilities;
+  readonly id: string;
+  readonly kind = 'telegram';
+  readonly capabilities: ChannelCapabilities;
   readonly bot: Bot;
   readonly #config: TelegramConfig;
   readonly #log: CoreLogger;
@@ -69,17 +70,26 @@ export class TelegramAdapter implements ChannelAdapter {
   #webhook: WebhookServer | undefined;
 
   constructor(options: TelegramAdapterOptions) {
-    this.name = options.name ?? 'telegram';
+    this.id = options.id ?? 'telegram';
     this.#config = options.config;
     this.#log = options.log;
     this.#startTimeoutMs = options.startTimeoutMs ?? START_TIMEOUT_MS;
-    this.capabilities = { maxTextLength: 4096, canEdit: true, canButtons: true, editIntervalMs: { ...options.config.editIntervalMs } };
+    this.capabilities = {
+      maxTextLength: 4096,
+      maxButtonPayload: 64,
+      canEdit: true,
+      canButtons: true,
+      canEphemeral: false,
+      hasThreads: true,
+      hasTyping: true,
+      editIntervalMs: { ...options.config.editIntervalMs },
+    };
     this.bot = new Bot(options.config.token, { client: { apiRoot: options.config.apiRoot } });
     this.bot.api.config.use(retryTransformer());
     this.bot.use(async (ctx) => this.#onUpdate(ctx.update));
     // Long polling: an update whose handling failed is logged and skipped.
     this.bot.catch((error) => this.#log.error({}, `handling a Telegram update failed: ${safeErrorMessage(error.error, this.#config.token)}`));
-    this.#outbound = new TelegramOutbound({ api: this.bot.api, channel: this.name, token: options.config.token, log: options.log });
+    this.#outbound = new TelegramOutbound({ api: this.bot.api, channel: this.id, token: options.config.token, log: options.log });
   }
 
   /** The bot's own account, known once started. */
@@ -178,7 +188,7 @@ export class TelegramAdapter implements ChannelAdapter {
     const sink = this.#sink;
     const identity = this.#identity;
     if (!sink || !identity) return;
-    const update = classifyUpdate(raw, identity, this.#config, this.name);
+    const update = classifyUpdate(raw, identity, this.#config, this.id);
     switch (update.kind) {
       case 'malformed':
         this.#log.warn({}, `dropped a malformed Telegram update: ${update.reason}`);
@@ -207,13 +217,18 @@ export class TelegramAdapter implements ChannelAdapter {
     const { callbackQueryId, ...fields } = press;
     const { ack } = answerOnce((toast) => this.#answer(callbackQueryId, toast));
     try {
-      await sink.onAction({ ...fields, ack });
+      await sink.onAction({ ...fields, reply: { ack, whisper: (text) => this.#whisper(fields, text) } });
     } catch (error) {
       this.#log.error({}, `handling a button press failed: ${safeErrorMessage(error, this.#config.token)}`);
       await ack('Something went wrong; please try again.');
     } finally {
       await ack();
     }
+  }
+
+  /** After the ack a toast is no longer possible: the person gets a reply in the chat, addressed to them. */
+  async #whisper(press: Omit<ButtonPress, 'callbackQueryId'>, text: string): Promise<void> {
+    await this.#outbound.whisper(press, text);
   }
 
   async #answer(callbackQueryId: string, toast?: string): Promise<void> {

@@ -26,7 +26,7 @@ export interface AccessPolicy {
 /** Forum supergroups: the General topic. It is never passed as message_thread_id when sending. */
 export const GENERAL_TOPIC_ID = 1;
 
-export type ButtonPress = Omit<Action, 'ack'> & { callbackQueryId: string };
+export type ButtonPress = Omit<Action, 'reply'> & { callbackQueryId: string };
 
 export type ClassifiedUpdate =
   | { kind: 'message'; inbound: Inbound }
@@ -113,6 +113,7 @@ function classifyMessage(message: TelegramMessage, updateId: number, bot: BotIde
     eventId: `${bot.id}:${updateId}`,
     sender: { id: String(from.id), displayName: displayNameOf(from), isBot: false },
     text,
+    attachments: [],
     mentionsBot,
     repliesToBot: realReply && target.from?.id === bot.id,
     ...(realReply ? { replyToMessageId: String(target.message_id) } : {}),

@@ -7,7 +7,7 @@ export { TelegramAdapter, type TelegramAdapterOptions } from './adapter.ts';
 export { loadTelegramConfig, type TelegramConfig } from './config.ts';
 
 export const telegramChannel: ChannelFactory = {
-  name: 'telegram',
+  kind: 'telegram',
   fromEnv({ env, log }) {
     const config = loadTelegramConfig(env);
     return config ? new TelegramAdapter({ config, log }) : undefined;

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import type { Button, ChatRef, CoreLogger, OutboundMessage, SentRef } from '../../src/core/types.ts';
 import { isEntityParseError, isMessageTooLong, isNotModified, safeErrorMessage, toSafeError } from './api-errors.ts';
 import { GENERAL_TOPIC_ID } from './inbound.ts';
-import { markdownToTelegramHtml } from './render.ts';
+import { escapeHtml, markdownToTelegramHtml } from './render.ts';
 
 export interface OutboundOptions {
   api: Api;
@@ -120,6 +120,21 @@ export class TelegramOutbound {
       }
     }
     this.#remember(ref, html, keyboard);
+  }
+
+  /**
+   * A message meant for one person, after their button press was answered (a toast is no longer
+   * possible then): in a group, a reply to the pressed message that mentions them; in a private
+   * chat, a plain message.
+   */
+  async whisper(to: { chatId: string; chatType: ChatRef['chatType']; threadId?: string; messageId: string; userId: string; displayName: string }, text: string): Promise<void> {
+    const mention = to.chatType === 'group' && /^\d+$/.test(to.userId) ? `<a href="tg://user?id=${to.userId}">${escapeHtml(to.displayName)}</a>: ` : '';
+    const replyTo = /^\d+$/.test(to.messageId) ? { reply_parameters: { message_id: Number(to.messageId), allow_sending_without_reply: true } } : {};
+    try {
+      await this.#o.api.sendMessage(chatIdOf(to.chatId), `${mention}${escapeHtml(text)}`, { parse_mode: 'HTML', ...threadOf(to.threadId), ...replyTo });
+    } catch (error) {
+      throw toSafeError(error, this.#o.token);
+    }
   }
 
   async typing(chat: ChatRef): Promise<void> {

@@ -5,8 +5,8 @@ import { randomUUID } from 'node:crypto';
 import type { Context } from 'hono';
 import type {
   Action,
-  AdapterCapabilities,
   ChannelAdapter,
+  ChannelCapabilities,
   ChatRef,
   CoreLogger,
   HttpRoutes,
@@ -43,11 +43,16 @@ export interface WebAdapterOptions {
 const SNIPPET_CHARS = 80;
 
 export class WebAdapter implements ChannelAdapter, ConsoleBackend {
-  readonly name = 'web';
-  readonly capabilities: AdapterCapabilities = {
+  readonly id = 'web';
+  readonly kind = 'web';
+  readonly capabilities: ChannelCapabilities = {
     maxTextLength: 16_000,
+    maxButtonPayload: 256,
     canEdit: true,
     canButtons: true,
+    canEphemeral: false,
+    hasThreads: false,
+    hasTyping: true,
     editIntervalMs: { direct: 100, group: 100 },
   };
   readonly botName: string;
@@ -134,7 +139,7 @@ export class WebAdapter implements ChannelAdapter, ConsoleBackend {
       ...(replyTo ? { replyTo } : {}),
     });
     this.#publish(chat.chatId, entry);
-    return { channel: this.name, chatId: chat.chatId, messageId: entry.id };
+    return { channel: this.id, chatId: chat.chatId, messageId: entry.id };
   }
 
   async edit(ref: SentRef, message: OutboundMessage): Promise<void> {
@@ -186,7 +191,7 @@ export class WebAdapter implements ChannelAdapter, ConsoleBackend {
     const forBot = normaliseCommand(text, this.botName);
     if (forBot === undefined) return entry;
     await sink.onMessage({
-      channel: this.name,
+      channel: this.id,
       chatId: chat.chatId,
       chatType: chat.chatType,
       messageId: entry.id,
@@ -194,6 +199,7 @@ export class WebAdapter implements ChannelAdapter, ConsoleBackend {
       eventId: randomUUID(),
       sender: { id: person.id, displayName: person.name, isBot: false },
       text: forBot,
+      attachments: [],
       mentionsBot: mentionsBot(text, this.botName),
       repliesToBot: false,
       receivedAt: new Date(),
@@ -211,14 +217,14 @@ export class WebAdapter implements ChannelAdapter, ConsoleBackend {
       toast = text;
     });
     const action: Action = {
-      channel: this.name,
+      channel: this.id,
       chatId: chat.chatId,
       chatType: chat.chatType,
       messageId,
       userId: person.id,
       displayName: person.name,
       payload,
-      ack,
+      reply: { ack, whisper: async (text) => this.#whisper(chat.chatId, person.id, text) },
     };
     await sink.onAction(action);
     return toast;
@@ -229,6 +235,11 @@ export class WebAdapter implements ChannelAdapter, ConsoleBackend {
   #running(): { sink: InboundSink; hub: SseHub } {
     if (!this.#sink || !this.#hub) throw new HttpError(503, 'the console is not running');
     return { sink: this.#sink, hub: this.#hub };
+  }
+
+  /** An event only the streams of `viewer` in this chat receive. */
+  #whisper(chatId: string, viewer: string, text: string): void {
+    this.#hub?.publish(chatId, 'whisper', (to) => (to === viewer ? { text } : undefined));
   }
 
   #publish(chatId: string, entry: TranscriptEntry): void {

@@ -9,7 +9,7 @@ export { WebAdapter } from './adapter.ts';
 export { webConfigFromEnv, type WebConfig } from './config.ts';
 
 export const webChannel: ChannelFactory = {
-  name: 'web',
+  kind: 'web',
   fromEnv({ env, log, botName, dataDir }) {
     const config = webConfigFromEnv(env);
     if (!config) return undefined;

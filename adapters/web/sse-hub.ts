@@ -67,16 +67,17 @@ export class SseHub {
     });
   }
 
-  /** Sends an event to every stream of the chat; `data` gives what one viewer is shown. */
+  /** Sends an event to every stream of the chat; `data` gives what one viewer is shown (undefined: nothing). */
   publish(chatId: string, event: string, data: (viewer: string) => unknown): void {
-    const frames = new Map<string, string>();
+    const frames = new Map<string, string | null>();
     for (const subscriber of this.#chats.get(chatId) ?? []) {
       let frame = frames.get(subscriber.viewer);
       if (frame === undefined) {
-        frame = `event: ${event}\ndata: ${JSON.stringify(data(subscriber.viewer))}\n\n`;
+        const shown = data(subscriber.viewer);
+        frame = shown === undefined ? null : `event: ${event}\ndata: ${JSON.stringify(shown)}\n\n`;
         frames.set(subscriber.viewer, frame);
       }
-      this.#write(subscriber, frame);
+      if (frame !== null) this.#write(subscriber, frame);
     }
   }
 

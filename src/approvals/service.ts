@@ -118,7 +118,7 @@ export class ApprovalService implements ApprovalHandler {
     const parsed = parseButtonPayload(action.payload);
     if (!parsed) return false;
     const result = await this.decide(parsed.token, { id: action.userId, displayName: action.displayName, channel: action.channel }, parsed.choice);
-    await action.ack(result.message);
+    await action.reply.ack(result.message);
     return true;
   }
 

@@ -21,10 +21,37 @@ export const SenderSchema = z.object({
 });
 export type Sender = z.infer<typeof SenderSchema>;
 
+/** Something attached to a message. The core cannot read attachments yet; it tells the model and the person so. */
+export const AttachmentSchema = z.object({
+  kind: z.enum(['image', 'file', 'audio', 'video', 'sticker', 'other']),
+  /** File name as the sender gave it. */
+  name: PersonTextSchema.optional(),
+  mimeType: z.string().max(200).optional(),
+  /** Bytes. */
+  size: z.number().int().nonnegative().optional(),
+  /** Opaque, resolvable later by the adapter that reported it (e.g. Telegram's file_id). */
+  ref: z.string().min(1),
+});
+export type Attachment = z.infer<typeof AttachmentSchema>;
+
 /**
  * One message addressed to (or seen by) the bot, as every adapter reports it.
- * Commands are normalised by the adapter: `/cmd@thisbot args` arrives as `/cmd args`; a command
- * addressed to another bot is not reported at all.
+ *
+ * What the adapter sets:
+ * - `channel`: the adapter's instance id (`ChannelAdapter.id`), not its kind.
+ * - `text`: what the person wrote (a caption counts as text); commands normalised:
+ *   `/cmd@thisbot args` arrives as `/cmd args`; a command addressed to another bot is not reported.
+ * - `attachments`: everything attached (default []). A message with attachments and no text is
+ *   still reported, never dropped.
+ * - `mentionsBot`: the platform says the bot was mentioned (an @mention entity, a command
+ *   addressed to this bot, a Discord user mention of the bot).
+ * - `repliesToBot`: the replied-to message was sent by this bot; `replyToMessageId` names it.
+ * - `threadId`: the platform's thread/topic (Telegram forum topic, Discord thread, Feishu thread);
+ *   undefined for the main conversation of a chat.
+ *
+ * What the core derives (adapters do not): the trigger policy (direct chats always; groups when
+ * `mentionsBot`, `repliesToBot` or a /command), the session key `channel:chatId[:threadId][:userId]`,
+ * and replying to the triggering message in groups.
  */
 export const InboundSchema = z.object({
   channel: z.string().min(1),
@@ -36,6 +63,7 @@ export const InboundSchema = z.object({
   eventId: z.string().min(1),
   sender: SenderSchema,
   text: PersonTextSchema,
+  attachments: z.array(AttachmentSchema).default([]),
   mentionsBot: z.boolean(),
   repliesToBot: z.boolean(),
   replyToMessageId: z.string().optional(),
@@ -54,8 +82,8 @@ export type ChatRef = z.infer<typeof ChatRefSchema>;
 
 export const ButtonSchema = z.object({
   label: z.string().min(1),
-  /** Opaque token, at most 64 bytes (Telegram's callback_data limit). */
-  payload: z.string().min(1).max(64),
+  /** Opaque token; at most the channel's `capabilities.maxButtonPayload` bytes. */
+  payload: z.string().min(1),
   style: z.enum(['primary', 'danger']).optional(),
 });
 export type Button = z.infer<typeof ButtonSchema>;
@@ -80,7 +108,23 @@ export const SentRefSchema = z.object({
 });
 export type SentRef = z.infer<typeof SentRefSchema>;
 
-/** A button press, normalised. `ack` must be called exactly once (the adapter makes a second call a no-op). */
+/** How the core answers one person's interaction (a button click, a Discord slash command). */
+export interface InteractionReply {
+  /**
+   * Acknowledge within the platform's deadline (Discord and Feishu: 3 s); `text` is shown to the
+   * clicker alone (toast / ephemeral). Exactly once: later calls are no-ops (adapters build it
+   * with answerOnce from src/core/ack.ts). The core calls it before anything slow.
+   */
+  ack(text?: string): Promise<void>;
+  /**
+   * After the ack: tell only this person something (Discord: an ephemeral follow-up). Where the
+   * platform has no such message (Telegram, Feishu: a toast is no longer possible after the ack),
+   * the adapter falls back to what comes closest and documents it.
+   */
+  whisper(text: string): Promise<void>;
+}
+
+/** A button press, normalised. */
 export interface Action {
   channel: string;
   chatId: string;
@@ -91,8 +135,7 @@ export interface Action {
   userId: string;
   displayName: string;
   payload: string;
-  /** Acknowledge the press; `toast` is shown to the presser alone where the platform allows. */
-  ack(toast?: string): Promise<void>;
+  reply: InteractionReply;
 }
 
 export interface ToolActivity {
@@ -104,27 +147,46 @@ export interface ToolActivity {
   ok?: boolean;
 }
 
-export interface AdapterCapabilities {
+/** What a channel can do; the core reads these instead of platform constants. */
+export interface ChannelCapabilities {
+  /** Per message, in characters. */
   maxTextLength: number;
+  /** Button payload limit in bytes (Telegram 64, Discord 100, Feishu 256, web 256). */
+  maxButtonPayload: number;
   canEdit: boolean;
   canButtons: boolean;
+  /** A message only one person sees (Discord yes; others no). */
+  canEphemeral: boolean;
+  hasThreads: boolean;
+  hasTyping: boolean;
   /** Minimum pause between streaming edits of one message. */
   editIntervalMs: { direct: number; group: number };
 }
 
 export interface InboundSink {
-  onMessage(inbound: Inbound): Promise<void>;
+  /**
+   * `interaction` is set when the message is a platform interaction (a Discord slash command):
+   * the core answers control commands through it (ephemeral where they concern only the caller).
+   */
+  onMessage(inbound: Inbound, interaction?: InteractionReply): Promise<void>;
   onAction(action: Action): Promise<void>;
 }
 
 export interface ChannelAdapter {
-  readonly name: string;
-  readonly capabilities: AdapterCapabilities;
+  /**
+   * Instance id, unique per process: in session keys, Inbound/ChatRef/SentRef.channel, admin ids
+   * ("<id>:<user>") and so in the sessions button tokens belong to. Two bots of one platform have two ids.
+   */
+  readonly id: string;
+  /** The platform: 'telegram' | 'discord' | 'feishu' | 'web' | 'memory' ... */
+  readonly kind: string;
+  readonly capabilities: ChannelCapabilities;
   start(sink: InboundSink): Promise<void>;
   stop(): Promise<void>;
   send(chat: ChatRef, message: OutboundMessage): Promise<SentRef>;
   edit(ref: SentRef, message: OutboundMessage): Promise<void>;
-  typing(chat: ChatRef): Promise<void>;
+  /** Present when `capabilities.hasTyping`. */
+  typing?(chat: ChatRef): Promise<void>;
   /** Optional: show tool activity compactly (the web console does). */
   showActivity?(chat: ChatRef, activity: ToolActivity): Promise<void>;
   /** Optional: lines for the start-up block ("web console at http://..."). */
@@ -172,6 +234,7 @@ export interface ChannelFactoryContext {
  * configured wrongly.
  */
 export interface ChannelFactory {
-  name: string;
+  /** The platform kind (also the default instance id). */
+  kind: string;
   fromEnv(context: ChannelFactoryContext): Promise<ChannelAdapter | undefined> | ChannelAdapter | undefined;
 }

@@ -162,7 +162,7 @@ export class ReplyRenderer {
 
   #enqueue(work: () => Promise<void>): void {
     this.#queue = this.#queue.then(work).catch((error: unknown) => {
-      this.#o.log.warn({ err: error, chat: this.#o.chat }, `sending to ${this.#o.adapter.name} failed: ${errorText(error)}`);
+      this.#o.log.warn({ err: error, chat: this.#o.chat }, `sending to ${this.#o.adapter.id} failed: ${errorText(error)}`);
     });
   }
 
@@ -208,10 +208,10 @@ export class ReplyRenderer {
     const result = await persist(() => this.#render(text, 'final'), {
       budgetMs: this.#o.deliveryBudgetMs ?? DELIVERY_BUDGET_MS,
       onRetry: (error, waitMs, attempt) =>
-        log.warn({ err: error, chat, attempt, waitMs }, `delivering an answer to ${adapter.name} failed; retrying in ${waitMs} ms: ${errorText(error)}`),
+        log.warn({ err: error, chat, attempt, waitMs }, `delivering an answer to ${adapter.id} failed; retrying in ${waitMs} ms: ${errorText(error)}`),
     });
     if (result.ok) return;
-    log.error({ err: result.error, chat, attempts: result.attempts }, `could not deliver an answer to ${adapter.name} (${result.attempts} tries): ${errorText(result.error)}`);
+    log.error({ err: result.error, chat, attempts: result.attempts }, `could not deliver an answer to ${adapter.id} (${result.attempts} tries): ${errorText(result.error)}`);
     // Forbidden: the bot may not write there (blocked, removed); nothing else would arrive either.
     if (deliveryFailureOf(result.error).kind !== 'forbidden') await this.#sendPersistently({ text: UNDELIVERED, ...this.#replyTo(0) }, 'the delivery error', NOTICE_BUDGET_MS);
   }
@@ -222,9 +222,9 @@ export class ReplyRenderer {
     let ref: SentRef | undefined;
     const result = await persist(async () => void (ref = await adapter.send(chat, message)), {
       budgetMs,
-      onRetry: (error, waitMs) => log.warn({ err: error, chat, waitMs }, `sending ${what} to ${adapter.name} failed; retrying in ${waitMs} ms: ${errorText(error)}`),
+      onRetry: (error, waitMs) => log.warn({ err: error, chat, waitMs }, `sending ${what} to ${adapter.id} failed; retrying in ${waitMs} ms: ${errorText(error)}`),
     });
-    if (!result.ok) log.error({ err: result.error, chat }, `could not send ${what} to ${adapter.name}: ${errorText(result.error)}`);
+    if (!result.ok) log.error({ err: result.error, chat }, `could not send ${what} to ${adapter.id}: ${errorText(result.error)}`);
     return ref;
   }
 
@@ -318,8 +318,9 @@ export class ReplyRenderer {
   }
 
   #startTyping(): void {
-    if (this.#typing) return;
-    const ping = () => void this.#o.adapter.typing(this.#o.chat).catch(() => {});
+    const { adapter, chat } = this.#o;
+    if (this.#typing || !adapter.typing || !adapter.capabilities.hasTyping) return;
+    const ping = () => void adapter.typing?.(chat).catch(() => {});
     ping();
     this.#typing = setInterval(ping, this.#o.typingIntervalMs ?? 4_500);
   }

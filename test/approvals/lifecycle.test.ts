@@ -115,7 +115,7 @@ describe('approvals: expiry, restarts, grants, text fallback', () => {
   });
 
   it('/approve <code> works where buttons are not available', async () => {
-    const channel = new MemoryAdapter({ name: 'plain', capabilities: { canButtons: false, canEdit: false } });
+    const channel = new MemoryAdapter({ id: 'plain', capabilities: { canButtons: false, canEdit: false } });
     const h = await createHarness({ tools: [transfer], adapters: [channel] });
     h.model.enqueue({ toolCalls: [transferCall()] }, { text: 'Sent.' });
     await channel.say('send Bob 10');

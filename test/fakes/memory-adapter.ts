@@ -4,9 +4,9 @@ import { randomUUID } from 'node:crypto';
 // records each button press's toast (answered once, like Telegram's answerCallbackQuery).
 import type {
   Action,
-  AdapterCapabilities,
   Button,
   ChannelAdapter,
+  ChannelCapabilities,
   ChatRef,
   ChatType,
   Inbound,
@@ -57,10 +57,13 @@ export const BOB: FakeUser = { id: 'u-bob', name: 'Bob' };
 export const CAROL: FakeUser = { id: 'u-carol', name: 'Carol' };
 
 export class MemoryAdapter implements ChannelAdapter {
-  readonly name: string;
-  readonly capabilities: AdapterCapabilities;
+  readonly id: string;
+  readonly kind = 'memory';
+  readonly capabilities: ChannelCapabilities;
   readonly messages = new Map<string, FakeMessage>();
   readonly toasts: Toast[] = [];
+  /** What was told to one person after their press was acknowledged. */
+  readonly whispers: Toast[] = [];
   readonly activity: ToolActivity[] = [];
   typingCount = 0;
   edits = 0;
@@ -68,12 +71,16 @@ export class MemoryAdapter implements ChannelAdapter {
   #nextId = 1;
   #nextEvent = 1;
 
-  constructor(options: { name?: string; capabilities?: Partial<AdapterCapabilities> } = {}) {
-    this.name = options.name ?? 'memory';
+  constructor(options: { id?: string; capabilities?: Partial<ChannelCapabilities> } = {}) {
+    this.id = options.id ?? 'memory';
     this.capabilities = {
       maxTextLength: 4096,
+      maxButtonPayload: 64,
       canEdit: true,
       canButtons: true,
+      canEphemeral: false,
+      hasThreads: true,
+      hasTyping: true,
       editIntervalMs: { direct: 0, group: 0 },
       ...options.capabilities,
     };
@@ -100,7 +107,7 @@ export class MemoryAdapter implements ChannelAdapter {
       versions: [message.text],
       fromBot: true,
     });
-    return { channel: this.name, chatId: chat.chatId, messageId: id, ...(chat.threadId ? { threadId: chat.threadId } : {}) };
+    return { channel: this.id, chatId: chat.chatId, messageId: id, ...(chat.threadId ? { threadId: chat.threadId } : {}) };
   }
 
   async edit(ref: SentRef, message: OutboundMessage): Promise<void> {
@@ -129,7 +136,7 @@ export class MemoryAdapter implements ChannelAdapter {
     const chatType = options.chatType ?? 'direct';
     const id = String(this.#nextId++);
     const chat: ChatRef = {
-      channel: this.name,
+      channel: this.id,
       chatId: options.chatId ?? (chatType === 'direct' ? `dm-${from.id}` : 'group-1'),
       chatType,
       ...(options.threadId ? { threadId: options.threadId } : {}),
@@ -137,7 +144,7 @@ export class MemoryAdapter implements ChannelAdapter {
     this.messages.set(id, { id, chat, text, buttons: [], sentButtons: [], versions: [text], fromBot: false });
     const replyTarget = options.replyTo ? this.messages.get(options.replyTo) : undefined;
     const inbound: Inbound = {
-      channel: this.name,
+      channel: this.id,
       chatId: chat.chatId,
       chatType,
       ...(options.threadId ? { threadId: options.threadId } : {}),
@@ -145,6 +152,7 @@ export class MemoryAdapter implements ChannelAdapter {
       eventId: options.eventId ?? `evt-${this.#nextEvent++}-${randomUUID()}`,
       sender: { id: from.id, displayName: from.name, isBot: from.isBot ?? false },
       text,
+      attachments: [],
       mentionsBot: options.mention ?? false,
       repliesToBot: replyTarget?.fromBot ?? false,
       ...(options.replyTo ? { replyToMessageId: options.replyTo } : {}),
@@ -178,7 +186,7 @@ export class MemoryAdapter implements ChannelAdapter {
       this.toasts.push({ userId: by.id, text, messageId: message.id });
     });
     const action: Action = {
-      channel: this.name,
+      channel: this.id,
       chatId: message.chat.chatId,
       chatType: message.chat.chatType,
       ...(message.chat.threadId ? { threadId: message.chat.threadId } : {}),
@@ -186,7 +194,7 @@ export class MemoryAdapter implements ChannelAdapter {
       userId: by.id,
       displayName: by.name,
       payload,
-      ack: answer.ack,
+      reply: { ack: answer.ack, whisper: async (text) => void this.whispers.push({ userId: by.id, text, messageId: message.id }) },
     };
     await this.#sink.onAction(action);
     if (!answer.answered) throw new Error('the button press was never acknowledged');

@@ -7,7 +7,7 @@ import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { AgentEvent } from '../../src/agent/events.ts';
 import { DeliveryError } from '../../src/core/delivery.ts';
-import type { AdapterCapabilities, ChannelAdapter, ChatRef, OutboundMessage, SentRef } from '../../src/core/types.ts';
+import type { ChannelCapabilities, ChannelAdapter, ChatRef, OutboundMessage, SentRef } from '../../src/core/types.ts';
 import { ReplyRenderer, UNDELIVERED } from '../../src/gateway/renderer.ts';
 import { waitFor } from '../helpers/harness.ts';
 
@@ -20,8 +20,9 @@ interface Call {
 }
 
 class ScriptedChannel implements ChannelAdapter {
-  readonly name = 'scripted';
-  readonly capabilities: AdapterCapabilities;
+  readonly id = 'scripted';
+  readonly kind = 'scripted';
+  readonly capabilities: ChannelCapabilities;
   readonly messages = new Map<string, string>();
   readonly calls: Call[] = [];
   /** Decides each call's fate: undefined lets it through. */
@@ -32,8 +33,18 @@ class ScriptedChannel implements ChannelAdapter {
   started = 0;
   #next = 1;
 
-  constructor(capabilities: Partial<AdapterCapabilities> = {}) {
-    this.capabilities = { maxTextLength: 4096, canEdit: true, canButtons: false, editIntervalMs: { direct: 0, group: 0 }, ...capabilities };
+  constructor(capabilities: Partial<ChannelCapabilities> = {}) {
+    this.capabilities = {
+      maxTextLength: 4096,
+      maxButtonPayload: 64,
+      canEdit: true,
+      canButtons: false,
+      canEphemeral: false,
+      hasThreads: false,
+      hasTyping: true,
+      editIntervalMs: { direct: 0, group: 0 },
+      ...capabilities,
+    };
   }
 
   async start(): Promise<void> {}
@@ -45,7 +56,7 @@ class ScriptedChannel implements ChannelAdapter {
     await this.#call('send', message.text, messageId);
     this.#next++;
     this.messages.set(messageId, message.text);
-    return { channel: this.name, chatId: chat.chatId, messageId };
+    return { channel: this.id, chatId: chat.chatId, messageId };
   }
 
   async edit(ref: SentRef, message: OutboundMessage): Promise<void> {

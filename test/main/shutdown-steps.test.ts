@@ -32,7 +32,7 @@ describe('shutdown steps', () => {
 
   it('boundStop bounds an adapter\'s stop and keeps it working on the adapter itself', async () => {
     class Adapter {
-      readonly name = 'slow';
+      readonly id = 'slow';
       readonly hang: boolean;
       #stopped = false;
       constructor(hang: boolean) {

@@ -56,6 +56,7 @@ describe('persistence', () => {
       eventId: 'evt-1',
       sender: { id: 'u', displayName: 'U', isBot: false },
       text: 'hi',
+      attachments: [],
       mentionsBot: false,
       repliesToBot: false,
       receivedAt: new Date(),

@@ -52,7 +52,7 @@ describe('telegram: starting', () => {
 
 describe('telegram: inline keyboards and callback queries', () => {
   it('sends buttons as an inline keyboard, keeps it on a text edit, removes it with buttons: []', async () => {
-    const { tg, adapter } = await startAdapter(async (action) => action.ack());
+    const { tg, adapter } = await startAdapter(async (action) => action.reply.ack());
     const alice = tg.user('Alice');
     const dm = tg.privateChat(alice);
     const chat: ChatRef = { channel: 'telegram', chatId: String(dm.id), chatType: 'direct' };
@@ -81,7 +81,7 @@ describe('telegram: inline keyboards and callback queries', () => {
   });
 
   it('sends to a forum topic with message_thread_id, and to General (id 1) without one', async () => {
-    const { tg, adapter } = await startAdapter(async (action) => action.ack());
+    const { tg, adapter } = await startAdapter(async (action) => action.reply.ack());
     const alice = tg.user('Alice');
     const forum = tg.group('Forum', { forum: true });
     const topic = tg.createTopic(forum, 'Ops', alice);
@@ -101,7 +101,7 @@ describe('telegram: inline keyboards and callback queries', () => {
   });
 
   it('takes "message is not modified" as done (another process already showed that text)', async () => {
-    const { tg, adapter } = await startAdapter(async (action) => action.ack());
+    const { tg, adapter } = await startAdapter(async (action) => action.reply.ack());
     const dm = tg.privateChat(tg.user('Alice'));
     const ref = await adapter.send({ channel: 'telegram', chatId: String(dm.id), chatType: 'direct' }, { text: 'first' });
     const otherProcess = new TelegramAdapter({ config: loadTelegramConfig({ TELEGRAM_BOT_TOKEN: tg.token, TELEGRAM_API_ROOT: tg.apiRoot })!, log: new RecordingLogger() });
@@ -117,8 +117,8 @@ describe('telegram: inline keyboards and callback queries', () => {
     const actions: Action[] = [];
     const { tg, adapter } = await startAdapter(async (action) => {
       actions.push(action);
-      await action.ack('Noted.');
-      await action.ack('A second ack is a no-op.');
+      await action.reply.ack('Noted.');
+      await action.reply.ack('A second ack is a no-op.');
     });
     const alice = tg.user('Alice', { lastName: 'Liddell' });
     const forum = tg.group('Forum', { forum: true });

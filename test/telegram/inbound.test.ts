@@ -33,6 +33,7 @@ describe('telegram inbound normalisation', () => {
       eventId: '42:555',
       sender: { id: '1001', displayName: 'Alice Liddell', isBot: false },
       text: 'hello',
+      attachments: [],
       mentionsBot: false,
       repliesToBot: false,
       receivedAt: new Date(1_700_000_000_000),
