@@ -32,6 +32,8 @@ export interface ToolDefinition<S extends z.ZodType = z.ZodType> {
   name: string;
   description: string;
   parameters: S;
+  /** The JSON Schema the model sees, when the tool brings its own (MCP); `parameters` still validates. */
+  inputJsonSchema?: Record<string, unknown>;
   approval?: ApprovalPolicy<z.infer<S>>;
   /** Plain words for approval prompts: what this call will do. */
   describe?: (args: z.infer<S>) => string;
@@ -80,6 +82,12 @@ export class ToolRegistry {
     return this;
   }
 
+  /** Removes a tool (tools of MCP servers come and go); false when there was none. */
+  unregister(name: string): boolean {
+    this.#specs = undefined;
+    return this.#tools.delete(name);
+  }
+
   get(name: string): AnyTool | undefined {
     return this.#tools.get(name);
   }
@@ -97,7 +105,7 @@ export class ToolRegistry {
     this.#specs ??= this.list().map((tool) => ({
       name: tool.name,
       description: tool.description,
-      parameters: jsonSchemaOf(tool.parameters),
+      parameters: tool.inputJsonSchema ?? jsonSchemaOf(tool.parameters),
     }));
     return this.#specs;
   }
