@@ -1,9 +1,13 @@
 // Human-in-the-loop decisions: who may decide, exactly-once recording, the audit log, prompt
 // updates, expiry, and resuming the suspended turn on whichever process took the decision.
+// Ack first: a decision has a quick part (look up the token, who asks, allowed?, the one
+// conditional update, the grant, the audit row) whose outcome is the clicker's acknowledgement,
+// and a slow part (editing the prompt, resuming the turn) that runs only after the ack, so a
+// platform's 3 s deadline holds even when its edit API is slow or rate limited.
 import type { ParsedCommand } from '../core/commands.ts';
 import { errorText } from '../core/errors.ts';
 import type { Action, ChannelAdapter, Inbound, SentRef } from '../core/types.ts';
-import type { ApprovalHandler } from '../gateway/gateway.ts';
+import type { ApprovalHandler } from '../gateway/ports.ts';
 import type { ApprovalPromptSink } from '../gateway/renderer.ts';
 import type { Logger } from '../log.ts';
 import type { Store } from '../store/store.ts';
@@ -19,6 +23,11 @@ export interface DecisionResult {
   /** What to tell the person who decided (toast, ephemeral message or reply). */
   message: string;
   approval?: ApprovalRecord;
+}
+
+/** The quick part's outcome; `settle` is an approval whose prompt and turn the slow part handles. */
+interface QuickDecision extends DecisionResult {
+  settle?: ApprovalRecord;
 }
 
 export interface ApprovalServiceOptions {
@@ -37,7 +46,8 @@ const SYSTEM: Actor = { id: 'parley', displayName: 'Parley', channel: 'system' }
 export class ApprovalService implements ApprovalHandler {
   readonly #o: ApprovalServiceOptions;
   readonly #admins: Set<string>;
-  readonly #resumes = new Set<Promise<unknown>>();
+  /** Slow parts and resumes still running (awaited by settled()). */
+  readonly #background = new Set<Promise<unknown>>();
 
   constructor(options: ApprovalServiceOptions) {
     this.#o = options;
@@ -60,16 +70,24 @@ export class ApprovalService implements ApprovalHandler {
     return this.#admins.has(`${actor.channel}:${actor.id}`);
   }
 
-  /** Resolves when resumes started by decisions so far have finished (tests, shutdown). */
+  /** Resolves when prompt updates and resumes started by decisions so far have finished (tests, shutdown). */
   async settled(): Promise<void> {
-    while (this.#resumes.size > 0) await Promise.allSettled([...this.#resumes]);
+    while (this.#background.size > 0) await Promise.allSettled([...this.#background]);
   }
 
   /**
-   * The decision entry point: approve, deny or always-allow the approval named by `token`.
-   * Exactly one decision wins, across clicks and processes; everyone else is told why not.
+   * Approve, deny or always-allow the approval named by `token`, both parts in a row (for callers
+   * with nobody to acknowledge first). Exactly one decision wins, across clicks and processes;
+   * everyone else is told why not.
    */
   async decide(token: string, actor: Actor, choice: ApprovalChoice, reason?: string): Promise<DecisionResult> {
+    const { settle, ...result } = await this.#decideQuickly(token, actor, choice, reason);
+    if (settle) await this.#settle(settle);
+    return result;
+  }
+
+  /** The quick part: everything the acknowledgement's text depends on, nothing that waits on a platform. */
+  async #decideQuickly(token: string, actor: Actor, choice: ApprovalChoice, reason?: string): Promise<QuickDecision> {
     const { store } = this.#o;
     const approval = await store.approvals.byToken(token);
     if (!approval) {
@@ -86,9 +104,9 @@ export class ApprovalService implements ApprovalHandler {
       return { ok: false, message: alreadyDecided(approval), approval };
     }
     if (approval.expiresAt.getTime() <= this.#now().getTime()) {
-      await this.#expire(approval);
+      const expired = await this.#expireQuickly(approval);
       await this.#audit(approval, actor, choice, 'refused', 'expired');
-      return { ok: false, message: 'Too late: this request expired and was treated as denied.', approval };
+      return { ok: false, message: 'Too late: this request expired and was treated as denied.', approval, ...(expired ? { settle: expired } : {}) };
     }
     const isRequester = approval.requester.id === actor.id;
     if (!isRequester && !this.isAdmin(actor)) {
@@ -108,17 +126,32 @@ export class ApprovalService implements ApprovalHandler {
     }
     await this.#audit(current, actor, choice, status);
     if (choice === 'always') await store.grants.grant(current.sessionId, current.toolName, `${actor.channel}:${actor.id}`);
-    await this.#updatePrompt(current);
-    this.#resumeLater(current.turnId);
     const message = status === 'denied' ? 'Denied.' : choice === 'always' ? `Approved, and ${current.toolName} is allowed here from now on.` : 'Approved.';
-    return { ok: true, message, approval: current };
+    return { ok: true, message, approval: current, settle: current };
   }
 
+  /** The slow part of a decision: the turn resumes while the prompt is edited to show the outcome. */
+  async #settle(approval: ApprovalRecord): Promise<void> {
+    this.#resumeLater(approval.turnId);
+    await this.#updatePrompt(approval);
+  }
+
+  #inBackground(task: Promise<unknown>): void {
+    this.#background.add(task);
+    void task.finally(() => this.#background.delete(task));
+  }
+
+  /** A button press: decided, acknowledged with the outcome, and only then the slow part. */
   async handleAction(action: Action): Promise<boolean> {
     const parsed = parseButtonPayload(action.payload);
     if (!parsed) return false;
-    const result = await this.decide(parsed.token, { id: action.userId, displayName: action.displayName, channel: action.channel }, parsed.choice);
-    await action.reply.ack(result.message);
+    const actor: Actor = { id: action.userId, displayName: action.displayName, channel: action.channel };
+    const { message, settle } = await this.#decideQuickly(parsed.token, actor, parsed.choice);
+    try {
+      await action.reply.ack(message);
+    } finally {
+      if (settle) await this.#settle(settle);
+    }
     return true;
   }
 
@@ -139,8 +172,10 @@ export class ApprovalService implements ApprovalHandler {
       await this.#audit(undefined, actor, command.name === 'deny' ? 'deny' : 'approve', 'refused', `unknown code ${codeArg ?? ''}`);
       return `There is no approval with code ${codeArg ?? ''} in this conversation.`;
     }
-    const result = await this.decide(approval.token, actor, command.name === 'deny' ? 'deny' : 'approve', rest.join(' ') || undefined);
-    return result.message;
+    const { message, settle } = await this.#decideQuickly(approval.token, actor, command.name === 'deny' ? 'deny' : 'approve', rest.join(' ') || undefined);
+    // The reply (the command's acknowledgement) goes out first; the prompt edit and the resume follow.
+    if (settle) this.#inBackground(this.#settle(settle));
+    return message;
   }
 
   async #revoke(session: SessionRecord, args: string): Promise<string> {
@@ -180,20 +215,23 @@ export class ApprovalService implements ApprovalHandler {
   }
 
   async #expire(approval: ApprovalRecord): Promise<void> {
+    const expired = await this.#expireQuickly(approval);
+    if (expired) await this.#settle(expired);
+  }
+
+  /** Records the expiry (once, across processes); the expired approval when this call won. */
+  async #expireQuickly(approval: ApprovalRecord): Promise<ApprovalRecord | undefined> {
     const won = await this.#o.store.approvals.decide(approval.id, { status: 'expired', by: SYSTEM, reason: 'expired' }, this.#now());
-    if (!won) return;
+    if (!won) return undefined;
     const current = (await this.#o.store.approvals.get(approval.id)) ?? approval;
     await this.#audit(current, SYSTEM, 'expire', 'expired');
-    await this.#updatePrompt(current);
-    this.#resumeLater(current.turnId);
+    return current;
   }
 
   #resumeLater(turnId: string): void {
-    const task = this.#o
-      .resume(turnId)
-      .catch((error: unknown) => this.#o.log.error({ err: error, turnId }, `resuming a turn after a decision failed: ${errorText(error)}`));
-    this.#resumes.add(task);
-    void task.finally(() => this.#resumes.delete(task));
+    this.#inBackground(
+      this.#o.resume(turnId).catch((error: unknown) => this.#o.log.error({ err: error, turnId }, `resuming a turn after a decision failed: ${errorText(error)}`)),
+    );
   }
 
   async #updatePrompt(approval: ApprovalRecord): Promise<void> {

@@ -77,6 +77,43 @@ describe('telegram: approval prompts as inline keyboards', () => {
     expect(tg.callsTo('answerCallbackQuery').every((c) => c.ok)).toBe(true);
   });
 
+  it('acknowledges a click at once while editing the prompt takes 5 s; the tool runs once and the prompt is edited afterwards', async () => {
+    const deployed: string[] = [];
+    const { tg, h } = await startTelegram({ tools: [deployTool(deployed)] });
+    const alice = tg.user('Alice');
+    const bob = tg.user('Bob');
+    const group = tg.group('Ops', { supergroup: true });
+    h.model.enqueue({ toolCalls: [{ name: 'deploy', arguments: { service: 'api' } }] }, { text: 'Deployed.' });
+    tg.say(alice, group, '@parley_test_bot deploy the api');
+    const prompt = await waitFor(() => tg.botMessages(group).find((m) => m.message.reply_markup), 'the approval prompt');
+    const promptId = prompt.message.message_id;
+    const answerOf = (query: string) => tg.callsTo('answerCallbackQuery').find((c) => c.params.callback_query_id === query);
+    const SLOW_EDIT_MS = 5_000;
+    tg.delayNext('editMessageText', SLOW_EDIT_MS, { times: 5, when: (params) => Number(params.message_id) === promptId });
+
+    const strangerAt = Date.now();
+    const stranger = tg.click(bob, group, promptId, 'Approve');
+    const refusal = await waitFor(() => answerOf(stranger), 'the refusal toast');
+    expect(refusal.at - strangerAt).toBeLessThan(1_000);
+    expect(tg.answersTo(stranger)[0]!.text).toBe('Only Alice (who asked) or an admin can decide this.');
+
+    const clickedAt = Date.now();
+    const query = tg.click(alice, group, promptId, 'Approve');
+    const ack = await waitFor(() => answerOf(query), 'the acknowledgement');
+    expect(ack.at - clickedAt).toBeLessThan(1_000);
+    expect(tg.answersTo(query)[0]!.text).toBe('Approved.');
+    // The prompt edit was asked for but is still on its way: the keyboard is still there.
+    expect(prompt.message.reply_markup).toBeDefined();
+    await waitFor(() => tg.callsTo('editMessageText').some((c) => Number(c.params.message_id) === promptId), 'the prompt edit to be requested');
+
+    await waitFor(() => prompt.message.reply_markup === undefined, 'the prompt edit', 20_000);
+    expect(Date.now() - clickedAt).toBeGreaterThanOrEqual(SLOW_EDIT_MS);
+    expect(prompt.message.text).toContain('Approved by Alice');
+    await settled(h.store, sessionKey(group), 20_000);
+    expect(deployed).toEqual(['api']);
+    expect(tg.callsTo('answerCallbackQuery').filter((c) => c.params.callback_query_id === query)).toHaveLength(1);
+  });
+
   it('a denial also ends with the outcome and no keyboard', async () => {
     const deployed: string[] = [];
     const { tg, h } = await startTelegram({ tools: [deployTool(deployed)] });
