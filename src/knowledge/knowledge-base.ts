@@ -1,5 +1,6 @@
 // The knowledge base as the CLI, the model's tools and the automatic context see it: pages with
-// revisions in the database, and a search index kept in step with them.
+// revisions in the database, a search index kept in step with them, and (when an embedding model
+// is configured) page vectors computed in the background after writes.
 import type { Logger } from '../log.ts';
 import type {
   KnowledgePageListing,
@@ -9,75 +10,59 @@ import type {
   KnowledgeSaveOptions,
   KnowledgeSaveResult,
 } from '../store/repos/knowledge.ts';
+import {
+  explainPages,
+  relevantSections,
+  searchPages,
+  type ExplainedHit,
+  type SearchContext,
+  type SearchResult,
+  type SectionHit,
+} from './knowledge-search.ts';
 import type { PageInput } from './page.ts';
-import type { PageField } from './search/bm25.ts';
-import { pageSections, sectionLabel } from './search/indexed-page.ts';
+import { createEmbedder, type Embedder, type EmbeddingSettings } from './search/embedder.ts';
 import { KnowledgeIndex, type SyncProgress, type SyncReport } from './search/knowledge-index.ts';
-import { planQuery, type QueryPlan } from './search/query.ts';
-import type { RankedPage } from './search/second-pass.ts';
-import { snippet } from './snippet.ts';
+import { SemanticSearch, type EmbedProgress, type EmbedReport } from './search/semantic.ts';
 import { defaultTokenizer, type Tokenizer } from './tokenizer.ts';
 
-export interface PageHit {
-  slug: string;
-  title: string;
-  /** Heading path of the best-matching section, or "(introduction)". */
-  section: string;
-  snippet: string;
-  /** Best section's score plus half the next one's (pages that match in several places rank higher). */
-  score: number;
-}
-
-export interface ExplainedHit extends PageHit {
-  sectionScore: number;
-  nextSectionScore: number;
-  /** What each field alone scores for the best section (BM25 with that field's weight only). */
-  fields: Record<PageField, number>;
-}
-
-export interface SearchResult<H extends PageHit = PageHit> {
-  hits: H[];
-  terms: string[];
-  /** Query terms no page contains (and no correction replaced). */
-  dropped: string[];
-  /** Unknown words and the known terms they were read as. */
-  corrections: QueryPlan['corrections'];
-  /** Terms added from the synonym list. */
-  synonyms: QueryPlan['synonyms'];
-}
-
-export interface SectionHit {
-  slug: string;
-  title: string;
-  section: string;
-  score: number;
-  markdown: string;
-}
+export type { ExplainedHit, PageHit, SearchResult, SectionHit } from './knowledge-search.ts';
 
 export interface KnowledgeBaseOptions {
   repo: KnowledgeRepo;
   /** Where the search index lives (see knowledgeIndexFile). */
   indexFile: string;
   log?: Logger;
+  /** Semantic search: the embeddings endpoint (or a ready embedder); off when absent. */
+  embeddings?: EmbeddingSettings | Embedder;
   /** Only to compare tokenisers (the benchmark). */
   tokenizer?: Tokenizer;
 }
-
-/** The first pass hands at least this many pages to the second (section) pass. */
-const MIN_CANDIDATES = 32;
 
 export class KnowledgeBase {
   readonly #repo: KnowledgeRepo;
   readonly #indexFile: string;
   readonly #log: Logger | undefined;
   readonly #tokenizer: Tokenizer;
+  readonly #semantic: SemanticSearch | undefined;
   #index: KnowledgeIndex | undefined;
+  #embedding: Promise<EmbedReport> | undefined;
+  readonly #stopEmbedding = new AbortController();
 
   constructor(options: KnowledgeBaseOptions) {
     this.#repo = options.repo;
     this.#indexFile = options.indexFile;
     this.#log = options.log;
     this.#tokenizer = options.tokenizer ?? defaultTokenizer;
+    const embeddings = options.embeddings;
+    if (embeddings) {
+      const embedder = 'embed' in embeddings ? embeddings : createEmbedder(embeddings);
+      this.#semantic = new SemanticSearch(embedder, this.#repo, this.#log);
+    }
+  }
+
+  /** The embedding model semantic search uses, if it is on. */
+  get embeddingModel(): string | undefined {
+    return this.#semantic?.model;
   }
 
   #openIndex(): KnowledgeIndex {
@@ -119,10 +104,23 @@ export class KnowledgeBase {
   /** Creates or updates a page (a new revision when anything changed) and indexes it. */
   async save(input: PageInput, options: KnowledgeSaveOptions): Promise<KnowledgeSaveResult> {
     const result = await this.#repo.save(input, options);
-    if (!options.dryRun && (result.status === 'created' || result.status === 'updated')) {
-      this.#afterWrite(() => this.#openIndex().indexPages([result.page]));
-    }
+    if (!options.dryRun && (result.status === 'created' || result.status === 'updated')) this.#indexWritten([result.page]);
     return result;
+  }
+
+  /** Saves many pages in one transaction (an import's batch) and indexes the changed ones as one segment. */
+  async saveMany(inputs: PageInput[], options: KnowledgeSaveOptions): Promise<KnowledgeSaveResult[]> {
+    const results = await this.#repo.saveMany(inputs, options);
+    if (!options.dryRun) {
+      const written = results.flatMap((r) => (r.status === 'created' || r.status === 'updated' ? [r.page] : []));
+      if (written.length) this.#indexWritten(written);
+    }
+    return results;
+  }
+
+  #indexWritten(pages: KnowledgePageRecord[]): void {
+    this.#afterWrite(() => this.#openIndex().indexPages(pages));
+    this.#embedInBackground();
   }
 
   /** Deletes a page with its history; false when there was no such page. */
@@ -158,12 +156,38 @@ export class KnowledgeBase {
     return (await this.#ready(onProgress)).report;
   }
 
+  /**
+   * Computes the page vectors semantic search lacks (all pages the first time, then the changed
+   * ones), in batches. Writes start this in the background; the CLI awaits it after an import.
+   */
+  async embedPending(onProgress?: (progress: EmbedProgress) => void): Promise<EmbedReport | undefined> {
+    const semantic = this.#semantic;
+    if (!semantic) return undefined;
+    await this.#embedding?.catch(() => undefined);
+    if (!this.#index && (await this.#repo.count()) === 0) return { embedded: 0, missing: 0 };
+    return semantic.embedPending(this.#openIndex(), onProgress, this.#stopEmbedding.signal);
+  }
+
+  #embedInBackground(): void {
+    if (!this.#semantic || this.#embedding) return;
+    this.#embedding = this.embedPending()
+      .then((report) => report ?? { embedded: 0, missing: 0 })
+      .catch((error: unknown) => {
+        if (!this.#stopEmbedding.signal.aborted) this.#log?.warn({ err: error }, 'could not compute page embeddings; semantic search covers fewer pages until a later write retries');
+        return { embedded: 0, missing: -1 };
+      })
+      .finally(() => (this.#embedding = undefined));
+  }
+
   // Until the first page exists there is no index file to open: apps and tests that never use
   // knowledge leave nothing behind.
   async #ready(onProgress?: (progress: SyncProgress) => void): Promise<{ index?: KnowledgeIndex; report: SyncReport }> {
     if (!this.#index && (await this.#repo.count()) === 0) return { report: { indexed: 0, removed: 0, rebuilt: false, ms: 0 } };
     const index = this.#openIndex();
-    return { index, report: await index.sync(onProgress) };
+    const report = await index.sync(onProgress);
+    // Pages another process wrote: their vectors are computed here (that process may have none).
+    if (report.indexed > 0) this.#embedInBackground();
+    return { index, report };
   }
 
   rebuild(onProgress?: (progress: SyncProgress) => void): Promise<SyncReport> {
@@ -174,25 +198,18 @@ export class KnowledgeBase {
     return this.#openIndex().stats();
   }
 
+  async #context(): Promise<SearchContext> {
+    const { index } = await this.#ready();
+    return { repo: this.#repo, tokenizer: this.#tokenizer, index, ...(this.#semantic ? { semantic: this.#semantic } : {}) };
+  }
+
   async search(query: string, options: { limit?: number } = {}): Promise<SearchResult> {
-    const { plan, ranked } = await this.#rank(query, options.limit ?? 5);
-    const hits = (await this.#withSnippets(ranked, query)).map(({ ranked: _ranked, ...hit }) => hit);
-    return { hits, ...planSummary(plan) };
+    return searchPages(await this.#context(), query, options.limit ?? 5);
   }
 
   /** Search with the score broken down by field. */
   async explain(query: string, options: { limit?: number } = {}): Promise<SearchResult<ExplainedHit>> {
-    const { plan, ranked } = await this.#rank(query, options.limit ?? 5, true);
-    const hits = await this.#withSnippets(ranked, query);
-    return {
-      hits: hits.map(({ ranked: page, ...hit }) => ({
-        ...hit,
-        sectionScore: round(page.best.score),
-        nextSectionScore: round(page.second?.score ?? 0),
-        fields: roundFields(page.fields!),
-      })),
-      ...planSummary(plan),
-    };
+    return explainPages(await this.#context(), query, options.limit ?? 5);
   }
 
   /**
@@ -200,65 +217,15 @@ export class KnowledgeBase {
    * each page's best section first, then second-best ones while `limit` allows.
    */
   async relevantSections(query: string, options: { limit: number; minScore: number }): Promise<SectionHit[]> {
-    if (options.limit <= 0) return [];
-    const { ranked } = await this.#rank(query, options.limit);
-    const chosen = ranked.filter((page) => page.score >= options.minScore);
-    const matches = [
-      ...chosen.map((page) => ({ pageId: page.pageId, section: page.best })),
-      ...chosen.flatMap((page) => (page.second ? [{ pageId: page.pageId, section: page.second }] : [])),
-    ].slice(0, options.limit);
-    const pages = new Map((await this.#repo.getByIds(chosen.map((page) => page.pageId))).map((p) => [p.id, p]));
-    return matches.flatMap((match) => {
-      const page = pages.get(match.pageId);
-      const section = page && pageSections(page.content)[match.section.position];
-      if (!page || !section) return [];
-      return [{ slug: page.slug, title: page.title, section: sectionLabel(section.path), score: round(match.section.score), markdown: section.markdown }];
-    });
+    return relevantSections(await this.#context(), query, options);
   }
 
-  async #rank(query: string, limit: number, explain = false): Promise<{ plan: QueryPlan; ranked: RankedPage[] }> {
-    const { index } = await this.#ready();
-    if (!index) return { plan: planQuery(query, { tokenize: this.#tokenizer }), ranked: [] };
-    const plan = planQuery(query, { tokenize: this.#tokenizer, vocabulary: index.vocabulary, synonyms: index.synonyms() });
-    const ranked = index.rank(plan.weighted, limit, { candidates: Math.max(MIN_CANDIDATES, limit * 4), explain });
-    return { plan, ranked };
-  }
-
-  /** Hits with the snippet of their best section; a page deleted since it was ranked is left out. */
-  async #withSnippets(ranked: RankedPage[], query: string): Promise<(PageHit & { ranked: RankedPage })[]> {
-    const pages = new Map((await this.#repo.getByIds(ranked.map((r) => r.pageId))).map((p) => [p.id, p]));
-    return ranked.flatMap((entry) => {
-      const page = pages.get(entry.pageId);
-      if (!page) return [];
-      const section = pageSections(page.content)[entry.best.position];
-      return [
-        {
-          slug: page.slug,
-          title: page.title,
-          section: sectionLabel(section?.path ?? ''),
-          snippet: snippet(section?.text || page.summary, query),
-          score: round(entry.score),
-          ranked: entry,
-        },
-      ];
-    });
-  }
-
+  /** Stops background embedding (what was computed is kept) and closes the index. */
   async close(): Promise<void> {
+    this.#stopEmbedding.abort();
+    await this.#embedding;
     const index = this.#index;
     this.#index = undefined;
     await index?.close();
   }
-}
-
-function round(score: number): number {
-  return Math.round(score * 100) / 100;
-}
-
-function roundFields(fields: Record<PageField, number>): Record<PageField, number> {
-  return Object.fromEntries(Object.entries(fields).map(([field, score]) => [field, round(score)])) as Record<PageField, number>;
-}
-
-function planSummary(plan: QueryPlan) {
-  return { terms: plan.terms, dropped: plan.dropped, corrections: plan.corrections, synonyms: plan.synonyms };
 }

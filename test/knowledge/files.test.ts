@@ -20,8 +20,8 @@ describe('tokenizer', () => {
   });
 
   it('splits identifiers and keeps them whole too', () => {
-    expect(tokenize('bot.api.sendMessage')).toEqual(['bot', 'api', 'send', 'messag', 'bot.api.sendmessage']);
-    expect(tokenize('InlineKeyboard user_id')).toEqual(['inlin', 'keyboard', 'inlinekeyboard', 'user', 'id', 'user_id']);
+    expect(tokenize('bot.api.sendMessage')).toEqual(['bot', 'api', 'send', 'messag', 'sendmessage', 'bot.api.sendmessage']);
+    expect(tokenize('InlineKeyboard user_id')).toEqual(['inlin', 'keyboard', 'inlinekeyboard', 'user', 'id', 'user_id', 'userid']);
   });
 
   it('turns CJK runs into overlapping bigrams, whatever the word boundaries', () => {

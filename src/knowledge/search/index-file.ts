@@ -6,7 +6,8 @@
 // - block: per segment, the posting lists of its terms (the documents containing each term, with
 //   its impact in each), packed into blocks of consecutive terms (see codec.ts);
 // - segment: one per batch of indexed pages; small ones are merged (see merge.ts);
-// - deleted: documents of pages deleted or re-indexed since their segment was written.
+// - deleted: documents of pages deleted or re-indexed since their segment was written;
+// - embedding: optional page vectors for semantic search (see vectors.ts).
 // A page that changes gets a new document number in a new segment; the old one is only marked
 // deleted. Every write is one transaction, so several processes can share the file; each caches
 // what queries need and reloads it when another process has written (PRAGMA data_version).
@@ -67,12 +68,14 @@ export interface TermPostings {
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS page (doc INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, slug TEXT NOT NULL, title TEXT NOT NULL, revision INTEGER NOT NULL, data BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS page (doc INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, slug TEXT NOT NULL, title TEXT NOT NULL, revision INTEGER NOT NULL, data BLOB NOT NULL, embed TEXT);
 CREATE TABLE IF NOT EXISTS term (text TEXT PRIMARY KEY, id INTEGER NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS segment (id INTEGER PRIMARY KEY AUTOINCREMENT, first_doc INTEGER NOT NULL, last_doc INTEGER NOT NULL, docs INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS block (seg INTEGER NOT NULL, first_term INTEGER NOT NULL, data BLOB NOT NULL, PRIMARY KEY (seg, first_term)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS deleted (doc INTEGER PRIMARY KEY);
+CREATE TABLE IF NOT EXISTS embedding (model TEXT NOT NULL, hash TEXT NOT NULL, dims INTEGER NOT NULL, scale REAL NOT NULL, data BLOB NOT NULL, PRIMARY KEY (model, hash)) WITHOUT ROWID;
 `;
+// Emptying the index keeps `embedding`: vectors cost money to compute and are keyed by their text.
 const TABLES = ['meta', 'page', 'term', 'segment', 'block', 'deleted', 'posting'];
 // Tables of the first format (one FTS5 row per section).
 const OLD_TABLES = ['section_terms', 'section_text', 'section'];
@@ -110,6 +113,7 @@ export class SearchIndexFile {
   readonly file: string;
   readonly db: Database.Database;
   #version = -1;
+  #writes = 0;
   #segments: SegmentInfo[] = [];
   #deleted = new Set<number>();
   #totals: IndexTotals = { ...ZERO_TOTALS };
@@ -177,9 +181,17 @@ export class SearchIndexFile {
 
   /** Runs `work` in one write transaction (taken at once, so two processes never deadlock). */
   write<T>(work: () => T): T {
-    const result = this.db.transaction(work).immediate();
-    this.#version = -1;
-    return result;
+    try {
+      return this.db.transaction(work).immediate();
+    } finally {
+      this.#version = -1;
+      this.#writes++;
+    }
+  }
+
+  /** Changes whenever this or another process has written to the index. */
+  version(): string {
+    return `${this.db.pragma('data_version', { simple: true }) as number}:${this.#writes}`;
   }
 
   // ---- Cached state, reloaded when another connection has written.
@@ -327,7 +339,7 @@ export class SearchIndexFile {
       const totals = { ...ZERO_TOTALS, ...(JSON.parse(this.meta('totals') ?? '{}') as Partial<IndexTotals>) };
       const base = Number(this.meta('nextDoc') ?? 1);
       this.#unindex(built.pages.map((p) => p.id), totals);
-      const insertPage = this.statement('INSERT INTO page (doc, id, slug, title, revision, data) VALUES (?, ?, ?, ?, ?, ?)');
+      const insertPage = this.statement('INSERT INTO page (doc, id, slug, title, revision, data, embed) VALUES (?, ?, ?, ?, ?, ?, ?)');
       const tombstone = this.statement('INSERT OR IGNORE INTO deleted (doc) VALUES (?)');
       const last = new Map(built.pages.map((page, i) => [page.id, i]));
       for (const [i, page] of built.pages.entries()) {
@@ -336,7 +348,7 @@ export class SearchIndexFile {
           tombstone.run(base + i);
           continue;
         }
-        insertPage.run(base + i, page.id, page.slug, page.title, page.revision, page.data);
+        insertPage.run(base + i, page.id, page.slug, page.title, page.revision, page.data, page.embed ?? null);
         if (page.synonyms !== undefined) this.setMeta('synonyms', page.synonyms);
         addTotals(totals, headerTotals(decodeForwardHeader(page.data)), 1);
       }

@@ -14,6 +14,7 @@ import { rankSections, type RankedPage } from './second-pass.ts';
 import { SegmentBuilder } from './segment-builder.ts';
 import type { VocabularySource } from './fuzzy.ts';
 import { BUILTIN_SYNONYMS, parseSynonyms, SynonymTable, SYNONYMS_SLUG } from './synonyms.ts';
+import { embeddingText, textHash, VectorIndex } from './vectors.ts';
 
 const BATCH = 200;
 /** A rebuild writes a segment every this many postings (about 30 MB of memory while building). */
@@ -64,12 +65,15 @@ export class KnowledgeIndex {
   #idEpoch: string | undefined;
   #lastReconcile = 0;
   #syncing: Promise<SyncReport> | undefined;
+  /** Page embeddings (optional semantic search). */
+  readonly vectors: VectorIndex;
   /** What the last first pass did (for tests of its pruning). */
   lastFirstPass: FirstPassStats | undefined;
 
   constructor(options: KnowledgeIndexOptions) {
     this.#source = options.source;
     this.#file = SearchIndexFile.open(options.file);
+    this.vectors = new VectorIndex(this.#file);
     this.#reconcileEveryMs = options.reconcileEveryMs ?? 5 * 60_000;
     this.#now = options.now ?? Date.now;
     this.#tokenizer = options.tokenizer ?? defaultTokenizer;
@@ -167,7 +171,9 @@ export class KnowledgeIndex {
     builder.epoch ??= this.#idEpoch;
     for (const [i, page] of analyzed.entries()) {
       builder.add(page, ids[i]!);
-      if (page.slug === SYNONYMS_SLUG) builder.pages.at(-1)!.synonyms = pages[i]!.content;
+      const built = builder.pages.at(-1)!;
+      if (page.slug === SYNONYMS_SLUG) built.synonyms = pages[i]!.content;
+      else built.embed = textHash(embeddingText(pages[i]!));
     }
   }
 

@@ -13,6 +13,8 @@ export interface BuiltPage {
   data: Buffer;
   /** The admins' synonym list, when this is its page. */
   synonyms?: string;
+  /** Hash of the text its embedding is computed from (see vectors.ts). */
+  embed?: string;
 }
 
 export interface BuiltSegment {

@@ -144,6 +144,54 @@ async function saveIn(tx: Tx, fields: KnowledgePageFields, options: KnowledgeSav
   return { status: 'updated', page: toPage(row) };
 }
 
+/**
+ * Saves many pages in one transaction, as saveIn would one by one (an import's batch): new pages
+ * and their first revisions are inserted together, changed ones updated one by one.
+ */
+async function saveManyIn(tx: Tx, pages: KnowledgePageFields[], options: KnowledgeSaveOptions): Promise<KnowledgeSaveResult[]> {
+  if (options.expectedRevision !== undefined) {
+    const results: KnowledgeSaveResult[] = [];
+    for (const page of pages) results.push(await saveIn(tx, page, options));
+    return results;
+  }
+  const existing = new Map(
+    (await tx.knowledgePage.findMany({ where: { slug: { in: pages.map((p) => p.slug) } } })).map((row) => [row.slug, row]),
+  );
+  const results: KnowledgeSaveResult[] = [];
+  const created: PageRow[] = [];
+  const now = new Date();
+  for (const fields of pages) {
+    const row = existing.get(fields.slug);
+    if (row) {
+      // Rare in an import: changed pages go the careful way (conditional update).
+      const result = row.hash === knowledgeHash(fields) ? { status: 'unchanged' as const, page: toPage(row) } : await saveIn(tx, fields, options);
+      if (result.status !== 'unchanged' && result.status !== 'conflict') existing.set(fields.slug, { ...row, ...columns(fields), revision: result.page.revision, hash: result.page.hash });
+      results.push(result);
+      continue;
+    }
+    const draft: PageRow = { id: randomUUID(), slug: fields.slug, ...columns(fields), source: options.source, revision: 1, hash: knowledgeHash(fields), createdAt: now, updatedAt: now };
+    existing.set(fields.slug, draft);
+    created.push(draft);
+    results.push({ status: 'created', page: toPage(draft) });
+  }
+  if (!options.dryRun && created.length) {
+    await tx.knowledgePage.createMany({ data: created });
+    await tx.knowledgeRevision.createMany({
+      data: created.map((row) => ({
+        pageId: row.id,
+        revision: 1,
+        ...columns({ ...row, tags: parseList(row.tags), references: parseList(row.references) }),
+        source: options.source,
+        author: options.author ?? null,
+        note: options.note ?? null,
+        hash: row.hash,
+        createdAt: now,
+      })),
+    });
+  }
+  return results;
+}
+
 export function knowledgeRepo(db: Db) {
   return {
     async get(slug: string): Promise<KnowledgePageRecord | undefined> {
@@ -190,6 +238,21 @@ export function knowledgeRepo(db: Db) {
         // Another writer created the same slug first: the page exists now, so this is an update.
         if (!isUniqueViolation(error)) throw error;
         return db.$transaction((tx) => saveIn(tx, fields, options));
+      }
+    },
+
+    /** Saves pages in one transaction (an import's batch); the same outcome per page as save(). */
+    async saveMany(pages: KnowledgePageFields[], options: KnowledgeSaveOptions): Promise<KnowledgeSaveResult[]> {
+      if (pages.length === 0) return [];
+      if (options.dryRun) return saveManyIn(db, pages, options);
+      try {
+        return await db.$transaction((tx) => saveManyIn(tx, pages, options), { timeout: 120_000 });
+      } catch (error) {
+        // Another writer created one of the slugs first: page by page sorts it out.
+        if (!isUniqueViolation(error)) throw error;
+        const results: KnowledgeSaveResult[] = [];
+        for (const page of pages) results.push(await this.save(page, options));
+        return results;
       }
     },
 
