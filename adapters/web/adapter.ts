@@ -66,6 +66,8 @@ export class WebAdapter implements ChannelAdapter, ConsoleBackend {
   readonly #render = createMarkdownRenderer();
   #http: HttpRoutes | undefined;
   #sink: InboundSink | undefined;
+  /** Button presses the core is still working on (after their ack). */
+  readonly #presses = new Set<Promise<void>>();
   #hub: SseHub | undefined;
   #loginCode: string | undefined;
 
@@ -115,6 +117,7 @@ export class WebAdapter implements ChannelAdapter, ConsoleBackend {
   }
 
   async stop(): Promise<void> {
+    while (this.#presses.size > 0) await Promise.allSettled([...this.#presses]);
     this.#sink = undefined;
     this.#hub?.close();
     this.#hub = undefined;
@@ -212,10 +215,11 @@ export class WebAdapter implements ChannelAdapter, ConsoleBackend {
     const message = this.#transcript.message(chat.chatId, messageId);
     if (!message) throw new HttpError(404, 'there is no such message in this chat');
     if (!message.buttons.flat().some((button) => button.payload === payload)) throw new HttpError(409, 'this button is no longer there');
-    let toast: string | undefined;
-    const { ack } = answerOnce(async (text) => {
-      toast = text;
-    });
+    // The page gets its answer at the ack; what the core does after it (edit the prompt, resume
+    // the turn) goes on in the background.
+    let answered!: (toast: string | undefined) => void;
+    const toast = new Promise<string | undefined>((resolve) => (answered = resolve));
+    const { ack } = answerOnce(async (text) => answered(text));
     const action: Action = {
       channel: this.id,
       chatId: chat.chatId,
@@ -226,7 +230,15 @@ export class WebAdapter implements ChannelAdapter, ConsoleBackend {
       payload,
       reply: { ack, whisper: async (text) => this.#whisper(chat.chatId, person.id, text) },
     };
-    await sink.onAction(action);
+    const work = sink
+      .onAction(action)
+      .catch(async (error: unknown) => {
+        this.#log.error({ err: error }, 'handling a button press failed');
+        await ack('Something went wrong; please try again.');
+      })
+      .finally(() => ack());
+    this.#presses.add(work);
+    void work.finally(() => this.#presses.delete(work));
     return toast;
   }
 

@@ -142,6 +142,34 @@ describe('telegram: inline keyboards and callback queries', () => {
     expect(tg.callsTo('answerCallbackQuery')).toHaveLength(1);
   });
 
+  it('whispers after the ack as a reply addressed to the presser (a toast is no longer possible then)', async () => {
+    const { tg, adapter } = await startAdapter(async (action) => {
+      await action.reply.ack('Noted.');
+      await action.reply.whisper('Only for you: <the details>.');
+    });
+    const alice = tg.user('Alice');
+    const bob = tg.user('Bob');
+    const group = tg.group('Ops', { supergroup: true });
+    const ref = await adapter.send({ channel: 'telegram', chatId: String(group.id), chatType: 'group' }, { text: 'Proceed?', buttons });
+
+    const query = tg.click(bob, group, Number(ref.messageId), 'Yes');
+    const whisper = await waitFor(() => tg.botMessages(group).find((m) => m.message.text?.includes('Only for you')), 'the whisper');
+    expect(tg.answersTo(query)).toEqual([{ text: 'Noted.' }]);
+    const answeredAt = tg.callsTo('answerCallbackQuery')[0]!.at;
+    expect(tg.callsTo('sendMessage').at(-1)!.at).toBeGreaterThanOrEqual(answeredAt);
+    expect(whisper.message.text).toBe('Bob: Only for you: <the details>.');
+    expect(whisper.message.reply_to_message?.message_id).toBe(Number(ref.messageId));
+    expect(whisper.message.entities).toEqual([{ type: 'text_link', offset: 0, length: 3, url: `tg://user?id=${bob.id}` }]);
+    expect(alice.id).not.toBe(bob.id);
+
+    // In a private chat the message is simply there.
+    const dm = tg.privateChat(alice);
+    const dmRef = await adapter.send({ channel: 'telegram', chatId: String(dm.id), chatType: 'direct' }, { text: 'Proceed?', buttons });
+    tg.click(alice, dm, Number(dmRef.messageId), 'No');
+    const direct = await waitFor(() => tg.botMessages(dm).find((m) => m.message.text?.includes('Only for you')), 'the whisper in the DM');
+    expect(direct.message.text).toBe('Only for you: <the details>.');
+  });
+
   it('answers a press even when the core never acknowledges it, or fails', async () => {
     let mode: 'silent' | 'throw' = 'silent';
     const { tg, adapter, log } = await startAdapter(async () => {

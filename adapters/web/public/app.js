@@ -79,6 +79,8 @@ function connect() {
   });
   events.addEventListener('entry', (event) => show(JSON.parse(event.data)));
   events.addEventListener('typing', (event) => showTyping(JSON.parse(event.data).name));
+  // Meant for this browser alone (e.g. what a button press led to, after its toast).
+  events.addEventListener('whisper', (event) => showToast(JSON.parse(event.data).text));
   events.addEventListener('error', () => {
     document.body.dataset.ready = 'false';
     // The server refused the stream (or is gone): too many open tabs of the console is one reason.
