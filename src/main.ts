@@ -7,6 +7,8 @@ import { telegramChannel } from '../adapters/telegram/index.ts';
 import { webChannel } from '../adapters/web/index.ts';
 import { createApp } from './app.ts';
 import { loadConfig, type Config } from './config/config.ts';
+import { loadFileConfig } from './config-file/load.ts';
+import type { FileConfig } from './config-file/schema.ts';
 import { ConfigError } from './core/env.ts';
 import { ParleyError } from './core/errors.ts';
 import type { ChannelAdapter, ChannelFactory } from './core/types.ts';
@@ -15,6 +17,7 @@ import { httpConfigFromEnv, type HttpConfig } from './http/config.ts';
 import { HttpHost } from './http/host.ts';
 import type { ChannelPhase } from './http/readiness.ts';
 import { createLogger, type Logger } from './log.ts';
+import { McpManager, type McpServerStatus } from './mcp/manager.ts';
 import { armHardExit, boundStop, runSteps, type ShutdownStep } from './shutdown.ts';
 import { redactUrl, StoreError } from './store/errors.ts';
 import { acquireRuntimeLock, type RuntimeLock } from './store/runtime-lock.ts';
@@ -31,6 +34,7 @@ const ADAPTER_STOP_MS = 1_500;
 // The app: the grace, 1.5 s for interrupted turns to wind down (scheduler), then the adapters.
 const APP_STOP_MS = 6_500;
 const STORE_CLOSE_MS = 750;
+const MCP_STOP_MS = 1_000;
 const HARD_EXIT_MS = 8_500;
 
 function fail(message: string): never {
@@ -55,7 +59,13 @@ function describeModel(config: Config): string[] {
   return [`${config.model.model} at ${config.model.baseUrl ?? 'https://api.openai.com/v1'}`];
 }
 
-function readyBlock(config: Config, store: Store, adapters: ChannelAdapter[], host: HttpHost): string {
+function describeMcp(server: McpServerStatus): string {
+  const tools = server.tools.filter((tool) => !tool.hidden).length;
+  if (server.state === 'connected') return `${server.name}: ${server.connectedVia ?? server.transport}, ${tools} tool(s)`;
+  return `${server.name}: ${server.transport}, ${server.state === 'disabled' ? 'disabled' : `not connected yet (${server.error ?? 'still starting'})`}`;
+}
+
+function readyBlock(config: Config, store: Store, adapters: ChannelAdapter[], host: HttpHost, mcp: McpServerStatus[]): string {
   const label = (name: string) => `  ${name.padEnd(10)}`;
   const lines = [config.bot.name === 'Parley' ? 'Parley is running.' : `${config.bot.name} (Parley) is running.`];
   const model = describeModel(config);
@@ -70,6 +80,7 @@ function readyBlock(config: Config, store: Store, adapters: ChannelAdapter[], ho
       lines.push(label(i === 0 ? 'Channels' : '') + details[0], ...details.slice(1).map((l) => ' '.repeat(12) + l));
     }
   }
+  for (const [i, server] of mcp.entries()) lines.push(label(i === 0 ? 'MCP' : '') + describeMcp(server));
   lines.push('Press Ctrl-C to stop.');
   return lines.join('\n');
 }
@@ -101,9 +112,11 @@ async function createAdapters(config: Config, log: Logger): Promise<ChannelAdapt
 }
 
 /** The stop steps, in order, each bounded. */
-function stopSteps(app: { stop(graceMs: number): Promise<void> }, host: HttpHost, store: Store, lock: RuntimeLock, graceMs: number): ShutdownStep[] {
+function stopSteps(app: { stop(graceMs: number): Promise<void> }, mcp: McpManager, host: HttpHost, store: Store, lock: RuntimeLock, graceMs: number): ShutdownStep[] {
   return [
     { what: 'stopping the bot', ms: APP_STOP_MS, run: () => app.stop(graceMs) },
+    // After the bot: turns winding down may still call MCP tools.
+    { what: 'stopping the MCP servers', ms: MCP_STOP_MS, run: () => mcp.stop() },
     { what: 'closing the HTTP listener', ms: STORE_CLOSE_MS, run: () => host.close() },
     { what: 'closing the database', ms: STORE_CLOSE_MS, run: () => store.close() },
     { what: 'releasing the database lock', ms: STORE_CLOSE_MS, run: async () => lock.release() },
@@ -114,9 +127,11 @@ async function main(): Promise<void> {
   loadDotenv({ quiet: true });
   let config: Config;
   let httpConfig: HttpConfig;
+  let fileConfig: FileConfig;
   try {
     config = loadConfig();
     httpConfig = httpConfigFromEnv(process.env);
+    fileConfig = loadFileConfig(process.env, process.cwd());
   } catch (error) {
     if (error instanceof ConfigError) fail(error.message);
     throw error;
@@ -151,17 +166,26 @@ async function main(): Promise<void> {
   });
   for (const adapter of adapters) adapter.routes?.(host);
   const app = createApp({ config: withChannelAdmins(config, adapters), store, adapters, log });
+  const mcp = new McpManager({
+    servers: fileConfig.mcpServers,
+    registry: app.tools,
+    defaultTimeoutMs: config.agent.toolTimeoutMs,
+    overrides: config.approvals.overrides,
+    log: log.child({ component: 'mcp' }),
+  });
   const reportStep = (error: unknown, step: ShutdownStep) => log.warn({ err: error }, `${step.what}: ${error instanceof Error ? error.message : String(error)}`);
   try {
     // Leases of a process that is gone would block its sessions until they expire.
     const reclaimed = await reclaimStaleLeases(store, { exclusive: lock.exclusive, self: thisProcess(app.scheduler.owner) });
     if (reclaimed > 0) log.info({ reclaimed }, 'freed session leases left by a stopped process');
     await host.listen();
+    // Before the app: turns continued at start may call MCP tools.
+    await mcp.start();
     await app.start();
     phase = 'started';
   } catch (error) {
     armHardExit(HARD_EXIT_MS, () => process.exit(1));
-    await runSteps(stopSteps(app, host, store, lock, 0), reportStep);
+    await runSteps(stopSteps(app, mcp, host, store, lock, 0), reportStep);
     fail(error instanceof ParleyError || error instanceof Error ? `could not start: ${error.message}` : String(error));
   }
   let stopping = false;
@@ -177,7 +201,7 @@ async function main(): Promise<void> {
       process.stderr.write(`parley: still stopping after ${HARD_EXIT_MS / 1000} s; exiting now (unfinished turns continue on the next start)\n`);
       process.exit(1);
     });
-    const clean = await runSteps(stopSteps(app, host, store, lock, SHUTDOWN_GRACE_MS), reportStep);
+    const clean = await runSteps(stopSteps(app, mcp, host, store, lock, SHUTDOWN_GRACE_MS), reportStep);
     process.stdout.write(clean ? 'Stopped.\n' : 'Stopped (not everything answered in time; unfinished turns continue on the next start).\n');
     process.exit(clean ? 0 : 1);
   };
@@ -185,7 +209,7 @@ async function main(): Promise<void> {
   process.on('SIGTERM', (signal) => void shutdown(signal));
   // Only now say "Press Ctrl-C": without a listener the signal's default action would kill the
   // process at once, and whoever reads the ready block may send it immediately.
-  process.stdout.write(`${readyBlock(config, store, adapters, host)}\n`);
+  process.stdout.write(`${readyBlock(config, store, adapters, host, mcp.status())}\n`);
 }
 
 main().catch((error: unknown) => {

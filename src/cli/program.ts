@@ -4,6 +4,7 @@ import { ConfigError } from '../core/env.ts';
 import { ParleyError } from '../core/errors.ts';
 import { registerAdminCommands } from './admin.ts';
 import { registerKnowledgeCommands } from './knowledge.ts';
+import { registerMcpCommands } from './mcp.ts';
 import { CliContext, CliError, type CliIO } from './context.ts';
 
 export function buildProgram(ctx: CliContext): Command {
@@ -14,6 +15,7 @@ export function buildProgram(ctx: CliContext): Command {
     .configureOutput({ writeOut: ctx.io.out, writeErr: ctx.io.err });
   registerKnowledgeCommands(program, ctx);
   registerAdminCommands(program, ctx);
+  registerMcpCommands(program, ctx);
   return program;
 }
 

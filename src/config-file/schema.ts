@@ -4,6 +4,7 @@
 // Parley's own keys per server: `tools` (allow/deny lists), `approval` (per tool) and `timeout`.
 import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
+import { duration } from '../core/env.ts';
 
 export type ApprovalSetting = 'always' | 'never';
 
@@ -54,9 +55,7 @@ export interface ParseContext {
 
 const SERVER_NAME = /^[A-Za-z0-9_-]{1,32}$/;
 const VARIABLE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
-const DURATION = /^(\d+(?:\.\d+)?)\s*(ms|s|m)?$/i;
-const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000 };
-const MAX_TIMEOUT_MS = 60 * 60_000;
+const MAX_TIMEOUT_MS = 24 * 3_600_000;
 
 /** Text with `${VAR}` / `${VAR:-default}` replaced from the environment (a secret stays out of the file). */
 function expanded(env: Record<string, string | undefined>) {
@@ -78,15 +77,15 @@ function expanded(env: Record<string, string | undefined>) {
 
 const nonEmpty = (what: string) => z.string({ error: `expects ${what}` }).trim().min(1, { error: `expects ${what}` });
 
-function duration() {
-  return z.union([z.number(), z.string()], { error: 'expects a duration such as 30s or 2m (a bare number is seconds)' }).transform((value, ctx) => {
-    const match = DURATION.exec(String(value).trim());
-    const ms = match ? Number(match[1]) * (UNIT_MS[(match[2] ?? 's').toLowerCase()] ?? 1000) : NaN;
-    if (!Number.isFinite(ms) || ms <= 0 || ms > MAX_TIMEOUT_MS) {
-      ctx.addIssue({ code: 'custom', message: 'expects a duration from 1ms to 60m, such as 30s or 2m (a bare number is seconds)' });
+function timeout() {
+  const message = 'expects a duration up to 24h, such as 30s or 2m (a bare number is seconds)';
+  return z.union([z.number(), z.string()], { error: message }).transform((value, ctx) => {
+    const parsed = duration(0).safeParse(String(value));
+    if (!parsed.success || parsed.data <= 0 || parsed.data > MAX_TIMEOUT_MS) {
+      ctx.addIssue({ code: 'custom', message });
       return z.NEVER;
     }
-    return Math.round(ms);
+    return parsed.data;
   });
 }
 
@@ -102,7 +101,7 @@ const common = {
       error: 'expects a map of tool name to always or never',
     })
     .optional(),
-  timeout: duration().optional(),
+  timeout: timeout().optional(),
   disabled: z.boolean({ error: 'expects true or false' }).optional(),
 };
 

@@ -35,6 +35,7 @@ export class McpUnavailableError extends Error {
 const MAX_PAGES = 100;
 const STDERR_LINES = 20;
 const CLOSE_MS = 1_000;
+const REFRESH_WAIT_MS = 5_000;
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms).unref());
@@ -72,7 +73,7 @@ async function listAllTools(client: Client, timeoutMs: number): Promise<Tool[]> 
 }
 
 /** An answer from the server itself (it ran and refused), not a failure to reach it. */
-function isServerAnswer(error: unknown): boolean {
+export function isServerAnswer(error: unknown): boolean {
   return error instanceof McpError && error.code !== ErrorCode.ConnectionClosed && error.code !== ErrorCode.RequestTimeout;
 }
 
@@ -145,6 +146,14 @@ export class McpConnection {
 
   /** Runs one tool call. Throws McpUnavailableError, the SDK's errors, or the signal's reason. */
   async call(name: string, args: unknown, options: { signal: AbortSignal; timeoutMs: number }): Promise<CallToolResult> {
+    const result = await this.#call(name, args, options);
+    // A call that changed the tool list (the server notifies before it answers): the model's next
+    // round should already see the new list.
+    if (this.#refreshing) await Promise.race([this.#refreshing, sleep(REFRESH_WAIT_MS)]);
+    return result;
+  }
+
+  async #call(name: string, args: unknown, options: { signal: AbortSignal; timeoutMs: number }): Promise<CallToolResult> {
     let session = await this.#ready(options.signal);
     try {
       return await this.#request(session, name, args, options);

@@ -5,7 +5,7 @@ import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/t
 import { ErrorCode, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { AnyTool, ToolOutput } from '../agent/tools.ts';
 import { errorText } from '../core/errors.ts';
-import { McpUnavailableError, type McpConnection } from './connection.ts';
+import { isServerAnswer, McpUnavailableError, type McpConnection } from './connection.ts';
 import { argumentsSchema, modelSchema, type JsonObject } from './json-schema.ts';
 import { describeMcpCall, type McpApproval } from './policy.ts';
 import { toolOutput } from './result.ts';
@@ -19,14 +19,16 @@ export interface McpToolOptions {
 }
 
 function failure(server: string, tool: string, error: unknown): ToolOutput {
-  if (error instanceof McpUnavailableError) return { content: `Error: ${error.message}`, isError: true };
-  if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
-    return {
-      content: `Error: the MCP server "${server}" went away while running ${tool}; it is being restarted. It is not known whether the call took effect.`,
-      isError: true,
-    };
-  }
-  return { content: `Error: the MCP server "${server}" could not run ${tool}: ${errorText(error)}`, isError: true };
+  const unknownEffect = 'It is not known whether the call took effect.';
+  let text: string;
+  if (error instanceof McpUnavailableError) text = error.message;
+  else if (isServerAnswer(error)) text = `the MCP server "${server}" refused ${tool}: ${errorText(error)}`;
+  else if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
+    text = `the MCP server "${server}" went away while running ${tool}; it is being restarted. ${unknownEffect}`;
+  } else if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+    text = `the MCP server "${server}" did not answer ${tool} in time. ${unknownEffect}`;
+  } else text = `lost the connection to the MCP server "${server}" while running ${tool} (${errorText(error)}); reconnecting. ${unknownEffect}`;
+  return { content: `Error: ${text}`, isError: true };
 }
 
 /** Throws when the tool's input schema cannot be compiled (the caller leaves the tool out). */

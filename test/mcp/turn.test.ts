@@ -61,4 +61,135 @@ describe('MCP tools in a turn', () => {
     expect(readLog(httpLog).filter((e) => e.effect === 'delete')).toHaveLength(1);
     expect(callsOf(stdioLog, 'read_note')).toHaveLength(1);
   });
+
+  it('a stdio server that dies mid-call gives an error result and is started again', async () => {
+    const dir = tempDir('parley-mcp-');
+    const log = join(dir, 'stdio.log');
+    const h = await createMcpHarness(writeConfig(`mcpServers:\n${stdioEntry('notes', log)}\n`, dir));
+    h.model.enqueue(
+      { toolCalls: [{ name: 'notes__pid', arguments: {} }] },
+      { toolCalls: [{ name: 'notes__crash', arguments: {} }] },
+      { toolCalls: [{ name: 'notes__pid', arguments: {} }] },
+      { text: 'ok' },
+    );
+    await h.adapter.say('crash it');
+    const [turn] = await settled(h.store, DM);
+    expect(turn!.status).toBe('done');
+    const [before] = lastToolResults(h.model.requests[1]!);
+    const [crashed] = lastToolResults(h.model.requests[2]!);
+    const [after] = lastToolResults(h.model.requests[3]!);
+    expect(crashed).toBe(
+      'Error: the MCP server "notes" went away while running crash; it is being restarted. It is not known whether the call took effect.',
+    );
+    expect(after).toMatch(/^\d+$/);
+    expect(after).not.toBe(before);
+    expect(readLog(log).filter((e) => e.started).map((e) => String(e.pid))).toEqual([before, after]);
+    expect(h.mcp.status()[0]).toMatchObject({ name: 'notes', state: 'connected', pid: Number(after) });
+  });
+
+  it('an HTTP server that dies mid-call gives an error result; once it is back, calls work again', async () => {
+    const dir = tempDir('parley-mcp-');
+    const log = join(dir, 'http.log');
+    const first = await startHttpServer(log);
+    const h = await createMcpHarness(writeConfig(`mcpServers:\n${httpEntry('tickets', `http://127.0.0.1:${first.port}/mcp`)}\n`, dir));
+    h.model.enqueue({ toolCalls: [{ name: 'tickets__crash', arguments: {} }] }, (request) => ({ text: lastToolResults(request)[0]! }));
+    await h.adapter.say('crash it');
+    await settled(h.store, DM);
+    expect(h.adapter.lastBotMessage()!.text).toMatch(/^Error: .*MCP server "tickets".* while running crash.*It is not known whether the call took effect\.$/);
+
+    // A new server process on the same port: it does not know the old session.
+    const second = await startHttpServer(log, ['--port', String(first.port)]);
+    h.model.enqueue({ toolCalls: [{ name: 'tickets__pid', arguments: {} }] }, (request) => ({ text: lastToolResults(request)[0]! }));
+    await h.adapter.say('who are you now?');
+    await waitFor(async () => (await h.store.turns.list({})).filter((t) => t.status === 'done').length === 2, 'the second turn');
+    expect(h.adapter.lastBotMessage()!.text).toBe(String(second.child.pid));
+  });
+
+  it('invalid arguments are refused before the call and before any approval prompt', async () => {
+    const dir = tempDir('parley-mcp-');
+    const log = join(dir, 'stdio.log');
+    const h = await createMcpHarness(writeConfig(`mcpServers:\n${stdioEntry('notes', log)}\n`, dir));
+    h.model.enqueue(
+      {
+        toolCalls: [
+          { name: 'notes__read_note', arguments: { id: 5 } },
+          { name: 'notes__read_note', arguments: { id: 'x1' } },
+          { name: 'notes__delete_note', arguments: {} },
+          { name: 'notes__delete_note', arguments: '{"id": "n1"' },
+        ],
+      },
+      (request) => ({ text: lastToolResults(request).join('\n') }),
+    );
+    await h.adapter.say('go');
+    const [turn] = await settled(h.store, DM);
+    expect(turn!.status).toBe('done');
+    const results = lastToolResults(h.model.requests[1]!);
+    expect(results[0]).toMatch(/^Invalid arguments for notes__read_note: .*id must be string/);
+    expect(results[1]).toMatch(/^Invalid arguments for notes__read_note: .*id must match pattern/);
+    expect(results[2]).toMatch(/^Invalid arguments for notes__delete_note: .*must have required property 'id'/);
+    expect(results[3]).toMatch(/^Invalid arguments for notes__delete_note: not valid JSON/);
+    expect(h.adapter.prompts()).toEqual([]);
+    expect(await h.store.approvals.list()).toEqual([]);
+    expect(readLog(log).filter((e) => e.rpc === 'tools/call')).toEqual([]);
+  });
+
+  it('a tool list changed by a call is what the model sees in its next round', async () => {
+    const dir = tempDir('parley-mcp-');
+    const h = await createMcpHarness(writeConfig(`mcpServers:\n${stdioEntry('notes', join(dir, 'stdio.log'))}\n`, dir));
+    h.model.enqueue(
+      { toolCalls: [{ name: 'notes__add_tool', arguments: { name: 'weather' } }] },
+      (request) =>
+        request.body.tools!.some((t) => t.function.name === 'notes__weather')
+          ? { toolCalls: [{ name: 'notes__weather', arguments: {} }] }
+          : { text: 'the new tool is missing' },
+      (request) => ({ text: lastToolResults(request)[0]! }),
+    );
+    await h.adapter.say('add a weather tool and use it');
+    await settled(h.store, DM);
+    expect(h.model.requests[0]!.body.tools!.some((t) => t.function.name === 'notes__weather')).toBe(false);
+    expect(h.adapter.lastBotMessage()!.text).toBe('hello from weather');
+    expect(h.mcp.status()[0]!.tools.find((t) => t.mcpName === 'weather')).toMatchObject({ name: 'notes__weather', approval: 'never', reason: 'read-only' });
+  });
+
+  it('/stop cancels a running MCP call on the server', async () => {
+    const dir = tempDir('parley-mcp-');
+    const log = join(dir, 'stdio.log');
+    const h = await createMcpHarness(writeConfig(`mcpServers:\n${stdioEntry('notes', log)}\n`, dir));
+    h.model.enqueue({ toolCalls: [{ name: 'notes__wait', arguments: {} }] });
+    await h.adapter.say('wait');
+    await waitFor(() => readLog(log).some((e) => e.effect === 'wait'), 'the call to reach the server');
+    await h.adapter.say('/stop');
+    const [turn] = await settled(h.store, DM);
+    expect(turn!.status).toBe('cancelled');
+    await waitFor(() => readLog(log).some((e) => e.effect === 'cancelled'), 'the server to see the cancellation');
+    expect(h.model.requests).toHaveLength(1);
+  });
+
+  it('a call that outlasts the server timeout is an error result and is cancelled on the server', async () => {
+    const dir = tempDir('parley-mcp-');
+    const log = join(dir, 'stdio.log');
+    const h = await createMcpHarness(writeConfig(`mcpServers:\n${stdioEntry('notes', log, '    timeout: 1s')}\n`, dir));
+    h.model.enqueue({ toolCalls: [{ name: 'notes__wait', arguments: {} }] }, (request) => ({ text: lastToolResults(request)[0]! }));
+    await h.adapter.say('wait');
+    await settled(h.store, DM);
+    expect(h.adapter.lastBotMessage()!.text).toBe('Error: notes__wait timed out after 1000 ms.');
+    await waitFor(() => readLog(log).some((e) => e.effect === 'cancelled'), 'the server to see the cancellation');
+  });
+
+  it('per-tool approval from the config file and PARLEY_APPROVAL_<TOOL> override the annotations', async () => {
+    const dir = tempDir('parley-mcp-');
+    const log = join(dir, 'stdio.log');
+    const config = writeConfig(`mcpServers:\n${stdioEntry('notes', log, '    approval: { read_*: always }')}\n`, dir);
+    const h = await createMcpHarness(config, { env: { PARLEY_APPROVAL_NOTES__DELETE_NOTE: 'never' } });
+    h.model.enqueue({ toolCalls: [{ name: 'notes__delete_note', arguments: { id: 'n2' } }, { name: 'notes__read_note', arguments: { id: 'n1' } }] });
+    await h.adapter.say('go');
+    const [prompt] = await promptsIn(h.adapter);
+    expect(prompt!.text).toContain('notes__read_note');
+    expect(h.adapter.prompts()).toHaveLength(1);
+    expect(readLog(log).filter((e) => e.effect === 'delete')).toHaveLength(1);
+    expect(callsOf(log, 'read_note')).toEqual([]);
+    const tools = h.mcp.status()[0]!.tools;
+    expect(tools.find((t) => t.mcpName === 'read_note')).toMatchObject({ approval: 'always', reason: 'configuration file' });
+    expect(tools.find((t) => t.mcpName === 'delete_note')).toMatchObject({ approval: 'never', reason: 'PARLEY_APPROVAL_NOTES__DELETE_NOTE' });
+  });
 });

@@ -1,0 +1,50 @@
+// `npm start` (the real entry point, a child process) with MCP servers: they start with Parley,
+// show in the ready block and stop with it; a broken configuration file stops start-up.
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { killAll, startParley } from '../helpers/child.ts';
+import { tempDir, waitFor } from '../helpers/harness.ts';
+import { killMcpChildren, readLog, stdioEntry, writeConfig } from './helpers.ts';
+
+afterEach(() => {
+  killAll();
+  killMcpChildren();
+});
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('MCP servers with npm start', () => {
+  it('start with Parley, appear in the ready block, and stop with it', async () => {
+    const dir = tempDir('parley-mcp-');
+    const log = join(dir, 'stdio.log');
+    const config = writeConfig(`mcpServers:\n${stdioEntry('notes', log, '    tools: { allow: [read_note, delete_note] }')}\n`, dir);
+    const parley = startParley({ DATABASE_URL: `file:${join(dir, 'parley.db')}`, PARLEY_CONFIG: config });
+    await parley.ready();
+    expect(parley.output()).toMatch(/\n {2}MCP {7}notes: stdio, 2 tool\(s\)\n/);
+    const [started] = readLog(log).filter((e) => e.started);
+    expect(alive(started!.pid)).toBe(true);
+    expect(await parley.stop()).toBe(0);
+    expect(alive(started!.pid)).toBe(false);
+  });
+
+  it('a broken configuration file stops start-up with one line per mistake', async () => {
+    const dir = tempDir('parley-mcp-');
+    const config = writeConfig('mcpServers:\n  notes:\n    command: node\n    args: [server.js]\n    approval: [read_note]\n  other: {}\nsurprise: 1\n', dir);
+    const parley = startParley({ DATABASE_URL: `file:${join(dir, 'parley.db')}`, PARLEY_CONFIG: config });
+    await waitFor(() => parley.child.exitCode !== null, 'parley to exit', 20_000);
+    expect(parley.child.exitCode).toBe(1);
+    expect(parley.output().trimEnd().split('\n')).toEqual([
+      `parley: Invalid configuration in ${config} (3 mistakes):`,
+      `  ${config}:5: mcpServers.notes.approval: expects a map of tool name to always or never`,
+      `  ${config}:6: mcpServers.other: needs command (a server started over stdio) or url (a server over HTTP)`,
+      `  ${config}:7: surprise: unknown key (expected one of: mcpServers)`,
+    ]);
+  });
+});
