@@ -3,6 +3,7 @@
 import { Agent, type ContextSection } from './agent/agent.ts';
 import { ToolRegistry, type AnyTool } from './agent/tools.ts';
 import { createApprovalGate } from './approvals/gate.ts';
+import { approvalHooks } from './approvals/hook.ts';
 import { ApprovalService } from './approvals/service.ts';
 import type { Config } from './config/config.ts';
 import type { ChannelAdapter } from './core/types.ts';
@@ -13,10 +14,12 @@ import type { LlmClient } from './llm/types.ts';
 import { knowledgeContextSection } from './knowledge/context-section.ts';
 import { knowledgeIndexFile } from './knowledge/index-location.ts';
 import { KnowledgeBase } from './knowledge/knowledge-base.ts';
+import { embeddingSettings } from './knowledge/search/embedder.ts';
 import { createKnowledgeTools } from './knowledge/tools.ts';
 import type { Logger } from './log.ts';
 import { createMemoryTools, memoryContextSection } from './memory/memory.ts';
 import type { Store } from './store/store.ts';
+import { storeJournal } from './store-journal.ts';
 import { createHttpRequestTool } from './tools/http-request.ts';
 
 export interface AppOptions {
@@ -59,7 +62,7 @@ export function createApp(options: AppOptions): App {
   const llm =
     options.llm ??
     llmClientFromConfig(config.model, (status) => log.warn({ status }, `model server answered ${status}; retrying if attempts remain`));
-  const knowledge = new KnowledgeBase({ repo: store.knowledge, indexFile: knowledgeIndexFile(config.database), log });
+  const knowledge = new KnowledgeBase({ repo: store.knowledge, indexFile: knowledgeIndexFile(config.database), log, embeddings: embeddingSettings(config) });
   const tools = new ToolRegistry([...builtinTools(config, store, knowledge), ...(options.tools ?? [])]);
   const gate = createApprovalGate({
     ttlMs: config.approvals.ttlMs,
@@ -68,10 +71,10 @@ export function createApp(options: AppOptions): App {
   });
   const agent = llm
     ? new Agent({
-        store,
+        journal: storeJournal(store),
         llm,
         tools,
-        gate,
+        hooks: approvalHooks({ gate, approvals: store.approvals, now: options.now }),
         settings: config.agent,
         prompt: { base: config.bot.systemPrompt, botName: config.bot.name },
         sections: [memoryContextSection(store.memory), knowledgeContextSection(knowledge, config.knowledge), ...(options.sections ?? [])],
@@ -80,16 +83,8 @@ export function createApp(options: AppOptions): App {
       })
     : undefined;
   const scheduler = new SessionScheduler({ store, log, ...options.scheduler });
-  const gateway = new Gateway({
-    store,
-    agent,
-    adapters: options.adapters,
-    scheduler,
-    log,
-    botName: config.bot.name,
-    groupSession: config.bot.groupSession,
-    sweepIntervalMs: options.sweepIntervalMs,
-  });
+  // Decisions resume turns through the gateway, which is built next with the approvals in hand;
+  // a decision can only arrive once the gateway has started.
   const approvals = new ApprovalService({
     store,
     adapters: new Map(options.adapters.map((a) => [a.id, a])),
@@ -98,7 +93,17 @@ export function createApp(options: AppOptions): App {
     resume: (turnId) => gateway.resume(turnId),
     now: options.now,
   });
-  gateway.setApprovals(approvals);
+  const gateway = new Gateway({
+    store,
+    agent,
+    adapters: options.adapters,
+    scheduler,
+    log,
+    botName: config.bot.name,
+    groupSession: config.bot.groupSession,
+    approvals,
+    sweepIntervalMs: options.sweepIntervalMs,
+  });
   return {
     gateway,
     agent,

@@ -1,6 +1,7 @@
 // The agent loop: stream the model's message; if it asked for tools, run them and loop; stop on
-// a text answer. Every step is written to the database before the next one starts, so a turn
-// can suspend for approval (nothing held in memory) and continue later on any process.
+// a text answer. Every step is written to the journal before the next one starts, so a turn can
+// suspend (a call held for a decision: nothing kept in memory) and continue later on any process.
+// The loop knows two ports: the journal (storage) and the tool hooks (who may hold a call).
 import { randomBytes } from 'node:crypto';
 import type { Config } from '../config/config.ts';
 import { errorText, userMessageOf } from '../core/errors.ts';
@@ -8,28 +9,29 @@ import type { Inbound } from '../core/types.ts';
 import { LlmError } from '../llm/errors.ts';
 import type { Completion, LlmClient, ToolCall } from '../llm/types.ts';
 import type { Logger } from '../log.ts';
-import type { ApprovalGate } from '../approvals/gate.ts';
-import { isDatabaseFailure } from '../store/errors.ts';
-import type { Store } from '../store/store.ts';
-import type { ApprovalRecord, Decision, MessageRecord, SessionRecord, TurnRecord, TurnStatus, Usage } from '../store/types.ts';
+import type { MessageRecord, SessionRecord, TurnRecord, TurnStatus, Usage } from '../store/types.ts';
 import { ShutdownRequest, StopRequest } from './abort.ts';
 import { buildContext } from './context.ts';
 import type { EmitEvent } from './events.ts';
+import type { HeldCall, ToolHooks } from './hooks.ts';
+import type { TurnJournal } from './journal.ts';
 import { LoopDetector } from './loop-detector.ts';
 import { interruptionNotice, planOpenCalls, replyResume } from './recovery.ts';
 import { composeSystemPrompt } from './system-prompt.ts';
 import { parseArguments, runToolCalls, type ToolResult } from './tool-runner.ts';
-import type { AnyTool, ToolContext, ToolRegistry } from './tools.ts';
+import type { ToolContext, ToolRegistry } from './tools.ts';
 
 /** Adds a section to the system prompt for one round (session memory, retrieved knowledge...). */
 export type ContextSection = (input: { session: SessionRecord; turn: TurnRecord; userText: string; signal: AbortSignal }) => Promise<string | undefined>;
 
 export interface AgentOptions {
-  store: Store;
+  journal: TurnJournal;
   llm: LlmClient;
   tools: ToolRegistry;
-  gate: ApprovalGate;
+  hooks: ToolHooks;
   settings: Config['agent'];
+  /** How many times a turn left running is continued before it is given up (default 3). */
+  maxRecoveries?: number;
   prompt: { base?: string; botName: string };
   sections?: ContextSection[];
   log: Logger;
@@ -49,14 +51,15 @@ export interface TurnOutcome {
   status: TurnStatus;
   /** Final answer, or the user-facing reason when the turn did not complete. */
   text: string;
-  approvals?: ApprovalRecord[];
 }
 
-type Step = { kind: 'continue' } | { kind: 'suspended'; approvals: ApprovalRecord[] } | { kind: 'loop'; call: ToolCall; count: number };
+type Step = { kind: 'continue' } | { kind: 'suspended' } | { kind: 'loop'; call: ToolCall; count: number };
 
 const DATABASE_LOST = 'I lost the connection to my database and had to pause here. I will pick this up again as soon as it is back.';
 const LIMIT_INSTRUCTION =
   'You have reached the maximum number of tool rounds for this turn. Tools are disabled now: answer the user with what you have, and say briefly what is missing.';
+const GAVE_UP = 'I could not finish this answer: it was interrupted several times in the same place, so I stopped trying. Please ask me again.';
+const DEFAULT_MAX_RECOVERIES = 3;
 const LENGTH_RESULT =
   'Not run: your message was cut off (finish_reason "length"), so these arguments may be incomplete. Send the call again, with shorter arguments.';
 
@@ -64,10 +67,6 @@ export class Agent {
   readonly #o: AgentOptions;
   constructor(options: AgentOptions) {
     this.#o = options;
-  }
-
-  get store(): Store {
-    return this.#o.store;
   }
 
   /** Runs a new turn whose user messages are already in the conversation (claimed from the mailbox). */
@@ -78,78 +77,84 @@ export class Agent {
   }
 
   /**
-   * Continues a turn from the database alone: after its approvals were decided, or after the
-   * process running it went away. Unanswered calls of its last message are settled first:
-   * approved → run; denied/expired → an error result naming who and why; started but unfinished
-   * (a crash mid-call) → never run again unless the tool is idempotent: the model gets a result
-   * saying so and the chat is told; never started → a normal tool step (gated as usual).
+   * Continues a turn left running by a process that went away (a crash, a restart, a lost
+   * database): from the journal alone. Each time is counted; past `maxRecoveries` the turn is
+   * given up, so a turn that fails the same way every time is not run and answered forever.
    */
   async continue(run: TurnRun): Promise<TurnOutcome> {
     return this.#guard(run, async () => {
-      const { store } = this.#o;
-      const messages = await store.messages.forTurn(run.turn.id);
-      const reply = replyResume(run.turn, messages);
-      run.emit({ type: 'turn_start', turnId: run.turn.id, sessionId: run.session.id, resumed: true, reply });
-      const detector = new LoopDetector(this.#o.settings.loopWarnAt, this.#o.settings.loopStopAt);
-      const last = messages.findLast((m) => m.role === 'assistant');
-      const answered = new Set(messages.filter((m) => m.role === 'tool').map((m) => m.toolCallId));
-      const open = (last?.toolCalls ?? []).filter((call) => !answered.has(call.id));
-      if (!last || open.length === 0) {
-        detector.seed(messages.flatMap((m) => m.toolCalls ?? []));
-      } else {
-        const approvals = new Map((await store.approvals.forTurn(run.turn.id)).map((a) => [a.toolCallId, a]));
-        if (open.some((call) => approvals.get(call.id)?.status === 'pending')) {
-          await store.turns.suspend(run.turn.id);
-          return { status: 'awaiting_approval', text: '', approvals: [...approvals.values()].filter((a) => a.status === 'pending') };
-        }
-        const started = await store.toolStarts.started(run.turn.id);
-        const plan = planOpenCalls(open, approvals, started, this.#o.tools);
-        const fresh = new Set(plan.fresh.map((call) => call.id));
-        // Calls that never ran are observed when they run, below.
-        detector.seed(messages.flatMap((m) => (m.id === last.id ? (m.toolCalls ?? []).filter((c) => !fresh.has(c.id)) : (m.toolCalls ?? []))));
-        const ran = await this.#runCalls(run, plan.run, started);
-        const results = [...ran, ...plan.settled];
-        await this.#saveResults(run, open.flatMap((call) => results.filter((r) => r.callId === call.id)));
-        if (plan.interrupted.length > 0) run.emit({ type: 'notice', turnId: run.turn.id, text: interruptionNotice(plan.interrupted) });
-        if (plan.fresh.length > 0) {
-          const ended = await this.#afterStep(run, await this.#toolStep(run, last, plan.fresh, detector));
-          if (ended) return ended;
-        } else {
-          if (run.signal.aborted) return this.#cancelled(run);
-          await this.#injectSteering(run);
-        }
+      const messages = await this.#o.journal.turnMessages(run.turn.id);
+      run.emit({ type: 'turn_start', turnId: run.turn.id, sessionId: run.session.id, resumed: true, reply: replyResume(run.turn, messages) });
+      const attempt = await this.#o.journal.countRecovery(run.turn.id);
+      const max = this.#o.maxRecoveries ?? DEFAULT_MAX_RECOVERIES;
+      if (attempt > max) {
+        this.#o.log.error({ turnId: run.turn.id, attempt }, 'giving up a turn that was interrupted too many times');
+        return this.#finish(run, 'failed', GAVE_UP, `Gave up: continued ${max} times without finishing`);
       }
-      if (last?.role === 'assistant' && !last.toolCalls?.length && messages.at(-1)?.id === last.id) {
-        // The answer was already written before the interruption.
-        return this.#finish(run, 'done', last.content);
-      }
-      return this.#loop(run, detector);
+      return this.#continue(run, messages);
     });
   }
 
   /**
-   * The approval entry point: records `decisions` (keyed by tool call id; a call decided already
-   * keeps its first decision) and, once every gated call of the turn is decided, continues it.
-   * Returns undefined while some approvals are still pending or when another caller resumed it.
+   * Continues a suspended turn once no call of its last message is pending any more (whoever
+   * decided them). Returns undefined while some are pending, or when another caller resumed it.
    */
-  async resume(
-    turnId: string,
-    decisions: Record<string, Decision>,
-    run: Omit<TurnRun, 'turn' | 'session'>,
-  ): Promise<TurnOutcome | undefined> {
-    const store = this.#o.store;
-    const approvals = await store.approvals.forTurn(turnId);
-    for (const approval of approvals) {
-      const decision = decisions[approval.toolCallId];
-      if (decision) await store.approvals.decide(approval.id, decision, this.#now());
+  async resume(turnId: string, run: Omit<TurnRun, 'turn' | 'session'>): Promise<TurnOutcome | undefined> {
+    const { journal, hooks } = this.#o;
+    const loaded = await journal.load(turnId);
+    if (loaded?.turn.status !== 'awaiting_approval') return undefined;
+    const settlements = await hooks.settle(turnId, openCalls(await journal.turnMessages(turnId)));
+    if ([...settlements.values()].some((s) => 'pending' in s)) return undefined;
+    if (!(await journal.reopen(turnId))) return undefined;
+    const turned: TurnRun = { ...run, turn: { ...loaded.turn, status: 'running' }, session: loaded.session };
+    return this.#guard(turned, async () => {
+      const messages = await journal.turnMessages(turnId);
+      run.emit({ type: 'turn_start', turnId, sessionId: loaded.session.id, resumed: true, reply: replyResume(turned.turn, messages) });
+      return this.#continue(turned, messages);
+    });
+  }
+
+  /**
+   * Settles the unanswered calls of the last message first: released → run; answered by the
+   * hooks (e.g. denied) → that result; started but unfinished (a crash mid-call) → never run
+   * again unless the tool is idempotent: the model gets a result saying so and the chat is told;
+   * never started and never held → a normal tool step.
+   */
+  async #continue(run: TurnRun, messages: MessageRecord[]): Promise<TurnOutcome> {
+    const { journal, hooks } = this.#o;
+    const detector = new LoopDetector(this.#o.settings.loopWarnAt, this.#o.settings.loopStopAt);
+    const last = messages.findLast((m) => m.role === 'assistant');
+    const open = openCalls(messages);
+    if (!last || open.length === 0) {
+      detector.seed(messages.flatMap((m) => m.toolCalls ?? []));
+    } else {
+      const settlements = await hooks.settle(run.turn.id, open);
+      if ([...settlements.values()].some((s) => 'pending' in s)) {
+        await journal.suspend(run.turn.id);
+        return { status: 'awaiting_approval', text: '' };
+      }
+      const started = await journal.toolStarts(run.turn.id);
+      const plan = planOpenCalls(open, settlements, started, this.#o.tools);
+      const fresh = new Set(plan.fresh.map((call) => call.id));
+      // Calls that never ran are observed when they run, below.
+      detector.seed(messages.flatMap((m) => (m.id === last.id ? (m.toolCalls ?? []).filter((c) => !fresh.has(c.id)) : (m.toolCalls ?? []))));
+      const ran = await this.#runCalls(run, plan.run, started);
+      const results = [...ran, ...plan.settled];
+      await this.#saveResults(run, open.flatMap((call) => results.filter((r) => r.callId === call.id)));
+      if (plan.interrupted.length > 0) run.emit({ type: 'notice', turnId: run.turn.id, text: interruptionNotice(plan.interrupted) });
+      if (plan.fresh.length > 0) {
+        const ended = await this.#afterStep(run, await this.#toolStep(run, last, plan.fresh, detector));
+        if (ended) return ended;
+      } else {
+        if (run.signal.aborted) return this.#cancelled(run);
+        await this.#injectSteering(run);
+      }
     }
-    const current = await store.approvals.forTurn(turnId);
-    if (current.some((a) => a.status === 'pending')) return undefined;
-    if (!(await store.turns.transition(turnId, 'awaiting_approval', 'running'))) return undefined;
-    const turn = await store.turns.get(turnId);
-    const session = turn && (await store.sessions.get(turn.sessionId));
-    if (!turn || !session) throw new Error(`Turn ${turnId} vanished while resuming`);
-    return this.continue({ ...run, turn, session });
+    if (last?.role === 'assistant' && !last.toolCalls?.length && messages.at(-1)?.id === last.id) {
+      // The answer was already written before the interruption.
+      return this.#finish(run, 'done', last.content);
+    }
+    return this.#loop(run, detector);
   }
 
   #now(): Date {
@@ -163,31 +168,35 @@ export class Agent {
     } catch (error) {
       if (run.signal.aborted || (error instanceof LlmError && error.kind === 'aborted')) return this.#cancelled(run);
       this.#o.log.error({ err: error, turnId: run.turn.id }, 'turn failed');
-      // The turn cannot even be marked failed then: it stays `running` and is continued from what
-      // was stored once the database is back (orphan recovery), so say that.
-      const shown = isDatabaseFailure(error) ? DATABASE_LOST : userMessageOf(error);
-      return this.#finish(run, 'failed', shown, errorText(error));
+      if (this.#o.journal.isOutage(error)) {
+        // Storage failed under the turn: it stays `running` and is continued from what was written
+        // (orphan recovery, counted), once storage answers again.
+        run.emit({ type: 'turn_end', turnId: run.turn.id, status: 'running', text: DATABASE_LOST, usage: run.turn.usage, rounds: run.turn.rounds, error: errorText(error) });
+        return { status: 'running', text: DATABASE_LOST };
+      }
+      return this.#finish(run, 'failed', userMessageOf(error), errorText(error));
     }
   }
 
   async #loop(run: TurnRun, detector: LoopDetector): Promise<TurnOutcome> {
-    const { store, settings } = this.#o;
+    const { journal, settings } = this.#o;
     let rounds = run.turn.rounds;
     for (;;) {
       if (run.signal.aborted) return this.#cancelled(run);
       const atLimit = rounds >= settings.maxRounds;
       const { completion, history } = await this.#complete(run, rounds + 1, atLimit);
       rounds++;
-      await store.turns.addRound(run.turn.id, completion.usage);
+      await journal.addRound(run.turn.id, completion.usage);
       const calls = atLimit ? [] : uniqueIds(history.filter((m) => m.turnId === run.turn.id), completion.toolCalls);
-      const assistant = await store.messages.append({
+      const [assistant] = await journal.append([{
         sessionId: run.session.id,
         epoch: run.turn.epoch,
         turnId: run.turn.id,
         role: 'assistant',
         content: completion.text,
         ...(calls.length ? { toolCalls: calls } : {}),
-      });
+      }]);
+      if (!assistant) throw new Error('the journal did not return the appended message');
       if (atLimit) {
         const notice = `I reached the limit of ${settings.maxRounds} tool rounds for one message, so this answer may be incomplete.`;
         run.emit({ type: 'notice', turnId: run.turn.id, text: notice });
@@ -206,8 +215,8 @@ export class Agent {
   /** Ends the turn when the tool step suspended it, looped or was stopped; otherwise undefined. */
   async #afterStep(run: TurnRun, step: Step): Promise<TurnOutcome | undefined> {
     if (step.kind === 'suspended') {
-      await this.#o.store.turns.suspend(run.turn.id);
-      return { status: 'awaiting_approval', text: '', approvals: step.approvals };
+      await this.#o.journal.suspend(run.turn.id);
+      return { status: 'awaiting_approval', text: '' };
     }
     if (step.kind === 'loop') {
       const text = `I stopped because I kept calling ${step.call.name} with the same arguments (${step.count} times) without getting anywhere. Could you rephrase or give me more to go on?`;
@@ -219,8 +228,8 @@ export class Agent {
   }
 
   async #complete(run: TurnRun, round: number, atLimit: boolean): Promise<{ completion: Completion; history: MessageRecord[] }> {
-    const { store, settings, tools } = this.#o;
-    const history = await store.messages.history(run.session.id, run.turn.epoch);
+    const { journal, settings, tools } = this.#o;
+    const history = await journal.history(run.session.id, run.turn.epoch);
     const systemPrompt = await this.#systemPrompt(run, history);
     const context = buildContext({
       systemPrompt,
@@ -249,13 +258,15 @@ export class Agent {
       // Stopped: keep what the user already saw streaming in, so the history matches the chat. Not
       // on shutdown: the turn continues later and this round is asked again.
       if (partial && run.signal.aborted && !(run.signal.reason instanceof ShutdownRequest)) {
-        await store.messages.append({
-          sessionId: run.session.id,
-          epoch: run.turn.epoch,
-          turnId: run.turn.id,
-          role: 'assistant',
-          content: `${partial} [stopped]`,
-        });
+        await journal.append([
+          {
+            sessionId: run.session.id,
+            epoch: run.turn.epoch,
+            turnId: run.turn.id,
+            role: 'assistant',
+            content: `${partial} [stopped]`,
+          },
+        ]);
       }
       throw error;
     }
@@ -304,47 +315,38 @@ export class Agent {
       return { kind: 'loop', call: calls[stopAt]!, count: stop.count };
     }
 
+    // Each call with valid arguments is put to the hooks (one by one, in call order); the allowed
+    // ones then run concurrently. Unknown tools and invalid arguments only produce an error result.
     const ctx = this.#toolContext(run);
-    const free: ToolCall[] = [];
-    const gated: { call: ToolCall; tool: AnyTool; args: unknown }[] = [];
+    const allowed: ToolCall[] = [];
+    const blocked: ToolResult[] = [];
+    const held: HeldCall[] = [];
     for (const call of calls) {
       const tool = this.#o.tools.get(call.name);
       const parsed = tool ? parseArguments(tool, call.arguments) : undefined;
-      // Unknown tools and invalid arguments need no approval: they only produce an error result.
-      if (tool && parsed?.ok && (await this.#o.gate.needsApproval(tool, parsed.args, ctx))) {
-        gated.push({ call, tool, args: parsed.args });
-      } else {
-        free.push(call);
+      if (!tool || !parsed?.ok) {
+        allowed.push(call);
+        continue;
       }
+      const verdict = await this.#o.hooks.beforeToolCall({ call, tool, args: parsed.args, ctx, messageId: assistant.id });
+      if ('allow' in verdict) allowed.push(call);
+      else if ('block' in verdict) blocked.push({ callId: call.id, name: call.name, content: verdict.reason, isError: true, durationMs: 0 });
+      else held.push(verdict.suspend);
     }
 
-    const results = await this.#runCalls(run, free);
+    const results = await this.#runCalls(run, allowed);
     for (const result of results) {
       const verdict = verdicts[calls.findIndex((c) => c.id === result.callId)];
       if (verdict?.kind === 'warn') {
         result.content = `[Warning: you have called ${result.name} with these same arguments ${verdict.count} times in this turn. Repeating it will not give a different result; change approach or answer.]\n${result.content}`;
       }
     }
-    await this.#saveResults(run, results);
+    const answered = [...results, ...blocked];
+    await this.#saveResults(run, calls.flatMap((call) => answered.filter((r) => r.callId === call.id)));
 
-    if (gated.length === 0) return { kind: 'continue' };
-    const expiresAt = new Date(this.#now().getTime() + this.#o.gate.ttlMs);
-    const approvals: ApprovalRecord[] = [];
-    for (const { call, tool, args } of gated) {
-      const approval = await this.#o.store.approvals.create({
-        turnId: run.turn.id,
-        sessionId: run.session.id,
-        messageId: assistant.id,
-        toolCallId: call.id,
-        toolName: call.name,
-        arguments: call.arguments,
-        requester: run.turn.origin.requester,
-        expiresAt,
-      });
-      approvals.push(approval);
-      run.emit({ type: 'approval_requested', turnId: run.turn.id, approval, description: describeCall(tool, args) });
-    }
-    return { kind: 'suspended', approvals };
+    if (held.length === 0) return { kind: 'continue' };
+    for (const { approval, description } of held) run.emit({ type: 'approval_requested', turnId: run.turn.id, approval, description });
+    return { kind: 'suspended' };
   }
 
   /** Runs calls after committing their start records (`started`: ids recorded already). */
@@ -355,7 +357,7 @@ export class Agent {
       const tool = this.#o.tools.get(call.name);
       return !started.has(call.id) && tool !== undefined && parseArguments(tool, call.arguments).ok;
     });
-    await this.#o.store.toolStarts.record(run.turn.id, starting.map((call) => ({ id: call.id, name: call.name })));
+    await this.#o.journal.recordToolStarts(run.turn.id, starting.map((call) => ({ id: call.id, name: call.name })));
     return runToolCalls(calls, this.#o.tools, this.#toolContext(run), {
       timeoutMs: this.#o.settings.toolTimeoutMs,
       maxResultChars: this.#o.settings.toolResultMaxChars,
@@ -367,7 +369,8 @@ export class Agent {
   }
 
   async #saveResults(run: TurnRun, results: ToolResult[]): Promise<void> {
-    await this.#o.store.messages.appendMany(
+    if (results.length === 0) return;
+    await this.#o.journal.append(
       results.map((result) => ({
         sessionId: run.session.id,
         epoch: run.turn.epoch,
@@ -396,10 +399,7 @@ export class Agent {
     }
     const by = reason instanceof StopRequest ? reason.by : undefined;
     // Close any call left without a result, so the conversation stays well-formed.
-    const messages = await this.#o.store.messages.forTurn(run.turn.id);
-    const answered = new Set(messages.filter((m) => m.role === 'tool').map((m) => m.toolCallId));
-    const last = messages.findLast((m) => m.role === 'assistant');
-    const open = (last?.toolCalls ?? []).filter((c) => !answered.has(c.id));
+    const open = openCalls(await this.#o.journal.turnMessages(run.turn.id));
     const content = `Cancelled: the turn was stopped${by ? ` by ${by}` : ''}.`;
     await this.#saveResults(run, open.map((call) => ({ callId: call.id, name: call.name, content, isError: true, durationMs: 0 })));
     return this.#finish(run, 'cancelled', by ? `Stopped (by ${by}).` : 'Stopped.');
@@ -409,13 +409,20 @@ export class Agent {
     let usage: Usage = run.turn.usage;
     let rounds = run.turn.rounds;
     try {
-      ({ usage, rounds } = await this.#o.store.turns.finish(run.turn.id, status, error));
+      ({ usage, rounds } = await this.#o.journal.finish(run.turn.id, status, error));
     } catch (storeError) {
       this.#o.log.error({ err: storeError, turnId: run.turn.id }, 'could not record the end of a turn');
     }
     run.emit({ type: 'turn_end', turnId: run.turn.id, status, text, usage, rounds, ...(error ? { error } : {}) });
     return { status, text };
   }
+}
+
+/** The calls of the turn's last assistant message that have no result yet. */
+function openCalls(messages: MessageRecord[]): ToolCall[] {
+  const answered = new Set(messages.filter((m) => m.role === 'tool').map((m) => m.toolCallId));
+  const last = messages.findLast((m) => m.role === 'assistant');
+  return (last?.toolCalls ?? []).filter((call) => !answered.has(call.id));
 }
 
 /** Models sometimes reuse ids ("call_0" every round); approvals need them unique per turn. */
@@ -428,12 +435,4 @@ function uniqueIds(turnMessages: MessageRecord[], calls: ToolCall[]): ToolCall[]
     seen.add(id);
     return { ...call, id };
   });
-}
-
-export function describeCall(tool: AnyTool, args: unknown): string {
-  try {
-    return tool.describe?.(args) ?? `run the tool ${tool.name}`;
-  } catch {
-    return `run the tool ${tool.name}`;
-  }
 }

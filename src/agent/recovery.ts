@@ -1,15 +1,16 @@
 // What a continued turn does with the calls of its last message that have no result yet, and how
 // it picks up the answer that was being streamed when the process went away.
 import type { ToolCall } from '../llm/types.ts';
-import type { ApprovalRecord, MessageRecord, TurnRecord } from '../store/types.ts';
+import type { MessageRecord, TurnRecord } from '../store/types.ts';
 import type { ReplyResume } from './events.ts';
+import type { Settlement } from './hooks.ts';
 import type { ToolResult } from './tool-runner.ts';
 import type { ToolRegistry } from './tools.ts';
 
 export interface OpenCallPlan {
-  /** Run now: approved calls that never started, and started calls of idempotent tools. */
+  /** Run now: released calls that never started, and started calls of idempotent tools. */
   run: ToolCall[];
-  /** Answered without running: denied, expired, or interrupted mid-run. */
+  /** Answered without running: settled with a result (e.g. denied), or interrupted mid-run. */
   settled: ToolResult[];
   /** Started but unfinished, not re-run: the chat is told. */
   interrupted: ToolCall[];
@@ -20,20 +21,24 @@ export interface OpenCallPlan {
 export const INTERRUPTED_RESULT =
   'Interrupted: this call was cut off before its result was recorded (the bot restarted or lost its database), so it may or may not have taken effect. It was not run again. Check its effect before calling it again, and tell the user.';
 
-/** Sorts the open calls; `started` holds the ids of calls that have a start record. */
-export function planOpenCalls(open: ToolCall[], approvals: Map<string, ApprovalRecord>, started: Set<string>, tools: ToolRegistry): OpenCallPlan {
+/**
+ * Sorts the open calls; `started` holds the ids of calls that have a start record, `settlements`
+ * what became of the held ones (none of them pending).
+ */
+export function planOpenCalls(open: ToolCall[], settlements: Map<string, Settlement>, started: Set<string>, tools: ToolRegistry): OpenCallPlan {
   const plan: OpenCallPlan = { run: [], settled: [], interrupted: [], fresh: [] };
   for (const call of open) {
-    const approval = approvals.get(call.id);
+    const settlement = settlements.get(call.id);
     if (started.has(call.id)) {
       if (tools.get(call.name)?.idempotent === true) plan.run.push(call);
       else {
         plan.interrupted.push(call);
         plan.settled.push(errorResult(call, INTERRUPTED_RESULT));
       }
-    } else if (approval?.status === 'approved') plan.run.push(call);
-    else if (approval) plan.settled.push(decidedResult(call, approval));
-    else plan.fresh.push(call);
+    } else if (!settlement) plan.fresh.push(call);
+    else if ('run' in settlement) plan.run.push(call);
+    else if ('result' in settlement) plan.settled.push(errorResult(call, settlement.result));
+    else throw new Error(`call ${call.id} is still pending`);
   }
   return plan;
 }
@@ -45,15 +50,6 @@ export function interruptionNotice(calls: ToolCall[]): string {
 
 function errorResult(call: ToolCall, content: string): ToolResult {
   return { callId: call.id, name: call.name, content, isError: true, durationMs: 0 };
-}
-
-function decidedResult(call: ToolCall, approval: ApprovalRecord): ToolResult {
-  if (approval.status === 'expired') {
-    return errorResult(call, 'Not run: nobody approved this call before it expired (treated as denied). Do not retry unless the user asks.');
-  }
-  const who = approval.decidedBy?.displayName ?? 'someone';
-  const why = approval.reason ? `: ${approval.reason}` : '';
-  return errorResult(call, `Not run: ${who} denied this call${why}. Do not retry it unless the user asks.`);
 }
 
 /**

@@ -11,7 +11,7 @@ export interface ChatCommandsOptions {
   store: Store;
   sessions: SessionRunner;
   botName: string;
-  approvals: () => ApprovalHandler | undefined;
+  approvals?: ApprovalHandler;
 }
 
 const CONTROL = new Set(['start', 'help', 'stop', 'reset', 'approve', 'deny', 'revoke']);
@@ -42,11 +42,9 @@ export class ChatCommands {
         await this.#o.store.sessions.reset(session.id);
         return 'Started a fresh conversation. (Facts I was asked to remember are kept; ask me to forget them if needed.)';
       }
-      default: {
-        const approvals = this.#o.approvals();
-        if (!approvals) return 'Approvals are not enabled here.';
-        return approvals.handleCommand(command, inbound, session);
-      }
+      default:
+        if (!this.#o.approvals) return 'Approvals are not enabled here.';
+        return this.#o.approvals.handleCommand(command, inbound, session);
     }
   }
 }

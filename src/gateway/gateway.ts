@@ -5,7 +5,6 @@ import type { Agent, TurnOutcome } from '../agent/agent.ts';
 import type { Action, ChannelAdapter, Inbound, InboundSink } from '../core/types.ts';
 import type { Logger } from '../log.ts';
 import type { Store } from '../store/store.ts';
-import type { Decision } from '../store/types.ts';
 import { handleAction } from './actions.ts';
 import { ChatCommands } from './commands.ts';
 import { Output } from './output.ts';
@@ -43,8 +42,8 @@ export class Gateway implements InboundSink {
     this.#o = options;
     this.#adapters = new Map(options.adapters.map((a) => [a.id, a]));
     const { store, log, scheduler } = options;
-    const approvals = () => this.#o.approvals;
-    const output = new Output({ store, adapters: this.#adapters, log, prompts: () => this.#o.approvals?.prompts });
+    const approvals = options.approvals;
+    const output = new Output({ store, adapters: this.#adapters, log, prompts: approvals?.prompts });
     this.#sessions = new SessionRunner({ store, agent: options.agent, scheduler, output, log, approvals });
     const commands = new ChatCommands({ store, sessions: this.#sessions, botName: options.botName, approvals });
     this.#router = new Router({ store, log, groupSession: options.groupSession, hasModel: options.agent !== undefined, commands, sessions: this.#sessions, output });
@@ -53,10 +52,6 @@ export class Gateway implements InboundSink {
 
   get adapters(): ChannelAdapter[] {
     return [...this.#adapters.values()];
-  }
-
-  setApprovals(approvals: ApprovalHandler): void {
-    this.#o.approvals = approvals;
   }
 
   async start(): Promise<void> {
@@ -96,8 +91,8 @@ export class Gateway implements InboundSink {
   }
 
   /** Continues a suspended turn once its approvals are decided. Safe from any process, any number of times. */
-  resume(turnId: string, decisions: Record<string, Decision> = {}): Promise<TurnOutcome | undefined> {
-    return this.#sessions.resume(turnId, decisions);
+  resume(turnId: string): Promise<TurnOutcome | undefined> {
+    return this.#sessions.resume(turnId);
   }
 
   /** Periodic maintenance; also run once at start (work left over by a stopped process). */

@@ -11,7 +11,7 @@ export interface OutputOptions {
   store: Store;
   adapters: Map<string, ChannelAdapter>;
   log: Logger;
-  prompts: () => ApprovalPromptSink | undefined;
+  prompts?: ApprovalPromptSink;
 }
 
 export class Output {
@@ -32,7 +32,7 @@ export class Output {
       chat: origin.chat,
       replyToMessageId: origin.replyToMessageId,
       log: this.#o.log,
-      prompts: this.#o.prompts(),
+      ...(this.#o.prompts ? { prompts: this.#o.prompts } : {}),
       saveReplyState: async (state) => void (await this.#o.store.turns.saveReplyState(turnId, state)),
     });
   }

@@ -12,7 +12,7 @@ export interface RecoveryOptions {
   scheduler: SessionScheduler;
   sessions: SessionRunner;
   log: Logger;
-  approvals: () => ApprovalHandler | undefined;
+  approvals?: ApprovalHandler;
 }
 
 export class Recovery {
@@ -34,7 +34,7 @@ export class Recovery {
     this.#sweeping = (async () => {
       const { store, log, sessions, scheduler } = this.#o;
       try {
-        await this.#o.approvals()?.sweep();
+        await this.#o.approvals?.sweep();
         await this.#pruneDeliveries();
         for (const turn of await store.turns.orphaned()) sessions.kick(turn.sessionId);
         for (const turn of await store.turns.decidedButSuspended()) {

@@ -4,7 +4,7 @@ import { StopRequest } from '../agent/abort.ts';
 import type { Agent, TurnOutcome, TurnRun } from '../agent/agent.ts';
 import type { Logger } from '../log.ts';
 import type { Store } from '../store/store.ts';
-import type { Decision, SessionRecord, TurnRecord } from '../store/types.ts';
+import type { SessionRecord, TurnRecord } from '../store/types.ts';
 import type { Output } from './output.ts';
 import type { ApprovalHandler } from './ports.ts';
 import type { SessionScheduler } from './scheduler.ts';
@@ -16,7 +16,7 @@ export interface SessionRunnerOptions {
   scheduler: SessionScheduler;
   output: Output;
   log: Logger;
-  approvals: () => ApprovalHandler | undefined;
+  approvals?: ApprovalHandler;
 }
 
 export class SessionRunner {
@@ -40,7 +40,7 @@ export class SessionRunner {
     if (!active) return false;
     if (active.status === 'awaiting_approval') {
       if (await this.#o.store.turns.transition(active.id, 'awaiting_approval', 'cancelled')) {
-        await this.#o.approvals()?.turnStopped(active.id, by);
+        await this.#o.approvals?.turnStopped(active.id, by);
         await this.#o.output.reply(active.origin.chat, `Stopped (by ${by}).`);
       }
       return true;
@@ -63,8 +63,8 @@ export class SessionRunner {
       // Whoever holds the lease drains the mailbox; after releasing it, look once more so a
       // message queued while we were finishing is never left behind.
       if (!worked || this.#o.scheduler.stopping) return;
-      const active = await this.#o.store.turns.active(sessionId);
-      if (active?.status === 'awaiting_approval' || !(await this.#o.store.inbound.hasQueued(sessionId))) return;
+      // An unfinished turn (suspended, or left running for the sweep) holds the mailbox back.
+      if ((await this.#o.store.turns.active(sessionId)) || !(await this.#o.store.inbound.hasQueued(sessionId))) return;
     }
   }
 
@@ -77,8 +77,7 @@ export class SessionRunner {
     if (active?.status === 'awaiting_approval') return 'blocked';
     if (active?.status === 'running') {
       // We hold the lease, so nobody runs it: a process died or stopped mid-turn. Continue it.
-      await this.#execute(active, session, setTurn, (run) => agent.continue(run));
-      return 'ran';
+      return this.#after(await this.#execute(active, session, setTurn, (run) => agent.continue(run)));
     }
     const first = await store.inbound.peekQueued(sessionId);
     if (!first) return 'idle';
@@ -88,8 +87,12 @@ export class SessionRunner {
       await store.turns.finish(turn.id, 'cancelled', 'nothing to answer');
       return 'idle';
     }
-    await this.#execute(turn, session, setTurn, (run) => agent.start(run));
-    return 'ran';
+    return this.#after(await this.#execute(turn, session, setTurn, (run) => agent.start(run)));
+  }
+
+  /** A turn left running (its storage failed under it) is not retried at once: the sweep continues it later. */
+  #after(outcome: TurnOutcome | undefined): 'ran' | 'blocked' {
+    return outcome?.status === 'running' ? 'blocked' : 'ran';
   }
 
   async #execute(
@@ -113,11 +116,8 @@ export class SessionRunner {
     }
   }
 
-  /**
-   * Continues a suspended turn once its approvals are decided (`decisions` are recorded first,
-   * keyed by tool call id). Safe to call from any process, any number of times.
-   */
-  async resume(turnId: string, decisions: Record<string, Decision> = {}): Promise<TurnOutcome | undefined> {
+  /** Continues a suspended turn once its approvals are decided. Safe from any process, any number of times. */
+  async resume(turnId: string): Promise<TurnOutcome | undefined> {
     const agent = this.#o.agent;
     const turn = await this.#o.store.turns.get(turnId);
     if (!agent || !turn) return undefined;
@@ -128,7 +128,7 @@ export class SessionRunner {
         const signal = lease.setTurn(turnId);
         const renderer = this.#o.output.renderer(turn);
         try {
-          outcome = await agent.resume(turnId, decisions, {
+          outcome = await agent.resume(turnId, {
             signal,
             emit: renderer?.handle ?? (() => {}),
             takeSteering: () => this.#o.store.inbound.claimAsMessages(turn.sessionId, turnId, turn.epoch),

@@ -152,7 +152,8 @@ describe('recovery of tool calls after a crash', () => {
 
     // Approved now: it runs exactly once, after its start record was committed.
     model.enqueue({ text: 'Noted and moved.' });
-    await h.app.gateway.resume(turnId, { call_pay: { status: 'approved', by: ALICE } });
+    expect(await h.adapter.click(h.adapter.prompts()[0]!.id, 'Approve', { id: ALICE.id, name: ALICE.displayName })).toBe('Approved.');
+    await h.app.approvals.settled();
     expect(runs).toEqual({ note: 1, transfer: 1 });
     expect([...(await h.store.toolStarts.started(turnId))].sort()).toEqual(['call_note', 'call_pay']);
     expect(toolResults(model)).toEqual({ call_note: 'noted hello', call_pay: 'moved 5' });

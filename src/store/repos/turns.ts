@@ -99,6 +99,12 @@ export function turnsRepo(db: Db) {
       });
     },
 
+    /** One more continuation of a turn left running (crash, restart, failed write); returns the count so far. */
+    async countRecovery(id: string): Promise<number> {
+      const row = await db.turn.update({ where: { id }, data: { recoveries: { increment: 1 } }, select: { recoveries: true } });
+      return row.recoveries;
+    },
+
     /** Ask the running turn to stop; the worker holding it polls this flag. */
     async requestCancel(id: string, by: string): Promise<boolean> {
       const { count } = await db.turn.updateMany({

@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "Turn" ADD COLUMN     "recoveries" INTEGER NOT NULL DEFAULT 0;
+

@@ -1,0 +1,46 @@
+// Where decisions about tool calls plug into the loop without the loop knowing who makes them
+// (src/app.ts installs approvals here). The loop asks before every call whose arguments are valid.
+import type { ToolCall } from '../llm/types.ts';
+import type { ApprovalRecord } from '../store/types.ts';
+import type { AnyTool, ToolContext } from './tools.ts';
+
+export interface BeforeToolCall {
+  call: ToolCall;
+  tool: AnyTool;
+  /** Validated arguments. */
+  args: unknown;
+  ctx: ToolContext;
+  /** The stored assistant message that made the call. */
+  messageId: number;
+}
+
+/** What the loop shows while a call waits for a person (an approval prompt). */
+export interface HeldCall {
+  approval: ApprovalRecord;
+  description: string;
+}
+
+export type BeforeToolResult =
+  | { allow: true }
+  /** Not run: the reason becomes the call's error result and the turn goes on. */
+  | { block: true; reason: string }
+  /** Not run yet: the turn suspends until the call is settled (see ToolHooks.settle). */
+  | { suspend: HeldCall };
+
+/** What became of a call that was held: run it, or answer it with `result` without running it. */
+export type Settlement = { run: true } | { result: string } | { pending: true };
+
+export interface ToolHooks {
+  beforeToolCall(input: BeforeToolCall): Promise<BeforeToolResult>;
+  /**
+   * For the unanswered calls of a continued turn's last message: a settlement for each call that
+   * was held (absent: it never was).
+   */
+  settle(turnId: string, calls: ToolCall[]): Promise<Map<string, Settlement>>;
+}
+
+/** No decisions: every call runs. */
+export const ALLOW_ALL: ToolHooks = {
+  beforeToolCall: async () => ({ allow: true }),
+  settle: async () => new Map(),
+};

@@ -1,0 +1,37 @@
+// The agent's only view of storage: what a turn reads (its context) and what it writes, step by
+// step, so that a turn can suspend, crash or move to another process and go on from what was
+// written. src/app.ts adapts the Store to it; tests use an in-memory one.
+import type { MessageRecord, NewMessage, SessionRecord, TurnRecord, TurnStatus, Usage } from '../store/types.ts';
+
+export interface TurnJournal {
+  /** The turn and its session as stored now (undefined when either is gone). */
+  load(turnId: string): Promise<{ turn: TurnRecord; session: SessionRecord } | undefined>;
+  /** The conversation the model sees: the session's messages in this epoch, oldest first. */
+  history(sessionId: string, epoch: number): Promise<MessageRecord[]>;
+  /** The turn's own messages, oldest first. */
+  turnMessages(turnId: string): Promise<MessageRecord[]>;
+  /** Appends in order, all or nothing. */
+  append(messages: NewMessage[]): Promise<MessageRecord[]>;
+  /** One model call was made (with its token usage). */
+  addRound(turnId: string, usage: Usage | undefined): Promise<void>;
+  /** Committed before the calls run: after a crash, a started call without a result was interrupted. */
+  recordToolStarts(turnId: string, calls: { id: string; name: string }[]): Promise<void>;
+  /** Ids of the turn's calls that have a start record. */
+  toolStarts(turnId: string): Promise<Set<string>>;
+  /** The turn waits for decisions (status awaiting_approval). */
+  suspend(turnId: string): Promise<void>;
+  /** awaiting_approval → running; true for exactly one caller. */
+  reopen(turnId: string): Promise<boolean>;
+  /**
+   * A turn left running is being continued (a crash, a restart, a failed write). Returns how many
+   * times that has happened, this time included; the count survives restarts.
+   */
+  countRecovery(turnId: string): Promise<number>;
+  finish(turnId: string, status: Extract<TurnStatus, 'done' | 'failed' | 'cancelled'>, error?: string): Promise<{ usage: Usage; rounds: number }>;
+  /**
+   * True when `error` is a failure of the storage itself (unreachable, refusing writes), as
+   * opposed to a bug or bad input: the turn is then left running, to be continued from what was
+   * written once storage answers.
+   */
+  isOutage(error: unknown): boolean;
+}

@@ -1,0 +1,43 @@
+// The Store as the agent's journal (src/agent/journal.ts). Text the model or a tool produced is
+// made storable on the way in (PostgreSQL refuses NUL characters; lone surrogates break the
+// drivers), so such output cannot make a write fail again each time the turn is continued.
+import type { TurnJournal } from './agent/journal.ts';
+import { PersonTextSchema } from './core/types.ts';
+import { isDatabaseFailure } from './store/errors.ts';
+import type { Store } from './store/store.ts';
+import type { NewMessage } from './store/types.ts';
+
+const storable = (text: string): string => PersonTextSchema.parse(text);
+
+function storableMessage(message: NewMessage): NewMessage {
+  return {
+    ...message,
+    content: storable(message.content),
+    ...(message.toolCalls ? { toolCalls: message.toolCalls.map((call) => ({ ...call, name: storable(call.name), arguments: storable(call.arguments) })) } : {}),
+    ...(message.toolName !== undefined ? { toolName: storable(message.toolName) } : {}),
+  };
+}
+
+export function storeJournal(store: Store): TurnJournal {
+  return {
+    async load(turnId) {
+      const turn = await store.turns.get(turnId);
+      const session = turn && (await store.sessions.get(turn.sessionId));
+      return turn && session ? { turn, session } : undefined;
+    },
+    history: (sessionId, epoch) => store.messages.history(sessionId, epoch),
+    turnMessages: (turnId) => store.messages.forTurn(turnId),
+    append: (messages) => store.messages.appendMany(messages.map(storableMessage)),
+    addRound: (turnId, usage) => store.turns.addRound(turnId, usage),
+    recordToolStarts: (turnId, calls) => store.toolStarts.record(turnId, calls.map((call) => ({ id: call.id, name: storable(call.name) }))),
+    toolStarts: (turnId) => store.toolStarts.started(turnId),
+    suspend: (turnId) => store.turns.suspend(turnId),
+    reopen: (turnId) => store.turns.transition(turnId, 'awaiting_approval', 'running'),
+    countRecovery: (turnId) => store.turns.countRecovery(turnId),
+    async finish(turnId, status, error) {
+      const { usage, rounds } = await store.turns.finish(turnId, status, error === undefined ? undefined : storable(error));
+      return { usage, rounds };
+    },
+    isOutage: isDatabaseFailure,
+  };
+}
