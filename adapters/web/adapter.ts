@@ -17,7 +17,7 @@ import type {
 } from '../../src/core/types.ts';
 import { answerOnce } from '../../src/core/ack.ts';
 import { AccessGuard } from './access.ts';
-import type { ConsoleBackend } from './api.ts';
+import { MAX_BUTTON_PAYLOAD_BYTES, type ConsoleBackend } from './api.ts';
 import { loadAssets } from './assets.ts';
 import type { WebConfig } from './config.ts';
 import { createConsoleApp } from './console-app.ts';
@@ -47,7 +47,7 @@ export class WebAdapter implements ChannelAdapter, ConsoleBackend {
   readonly kind = 'web';
   readonly capabilities: ChannelCapabilities = {
     maxTextLength: 16_000,
-    maxButtonPayload: 256,
+    maxButtonPayload: MAX_BUTTON_PAYLOAD_BYTES,
     canEdit: true,
     canButtons: true,
     canEphemeral: false,

@@ -11,6 +11,8 @@ import { chatFor, DisplayNameSchema, RoomSchema, type WebChat, type WebPerson } 
 import type { EntryView } from './transcript.ts';
 
 export const MAX_MESSAGE_CHARS = 8_000;
+/** Bytes a button payload may take (the channel's capabilities.maxButtonPayload). */
+export const MAX_BUTTON_PAYLOAD_BYTES = 256;
 
 /** What the API needs from the adapter. */
 export interface ConsoleBackend {
@@ -45,7 +47,10 @@ const MessageBodySchema = z.strictObject({
 const ActionBodySchema = z.strictObject({
   ...PersonFields,
   messageId: z.string().min(1).max(100),
-  payload: z.string().min(1).max(64),
+  payload: z
+    .string()
+    .min(1)
+    .refine((payload) => Buffer.byteLength(payload) <= MAX_BUTTON_PAYLOAD_BYTES, { error: `expects at most ${MAX_BUTTON_PAYLOAD_BYTES} bytes` }),
 });
 
 // Requiring JSON also means a cross-site form or "simple" request cannot post here without a CORS preflight.

@@ -1,5 +1,6 @@
 // How an approval request and its outcome look in a chat. Button payloads are short opaque
-// tokens naming a database row: `ap:<token>:<a|d|s>` (≤ 64 bytes, Telegram's limit).
+// tokens naming a database row: `ap:<token>:<a|d|s>`, checked against the channel's payload limit
+// (capabilities.maxButtonPayload); a channel whose buttons cannot carry them gets the text form.
 import type { Button, OutboundMessage } from '../core/types.ts';
 import type { ApprovalRecord } from '../store/types.ts';
 
@@ -41,8 +42,25 @@ function minutesUntil(date: Date, now: Date): string {
   return minutes === 1 ? '1 minute' : `${minutes} minutes`;
 }
 
-export function approvalPrompt(approval: ApprovalRecord, description: string, options: { buttons: boolean; now?: Date }): OutboundMessage {
+export interface PromptOptions {
+  /** Buttons, when the channel has them: the most bytes one button's payload may take. */
+  buttons?: { maxPayloadBytes: number };
+  now?: Date;
+}
+
+/** The prompt's button rows, or undefined when a payload would not fit the channel's limit. */
+function approvalButtons(token: string, maxPayloadBytes: number): Button[][] | undefined {
+  const row: Button[] = [
+    { label: 'Approve', payload: buttonPayload(token, 'approve'), style: 'primary' },
+    { label: 'Deny', payload: buttonPayload(token, 'deny'), style: 'danger' },
+    { label: 'Always allow here', payload: buttonPayload(token, 'always') },
+  ];
+  return row.every((button) => Buffer.byteLength(button.payload) <= maxPayloadBytes) ? [row] : undefined;
+}
+
+export function approvalPrompt(approval: ApprovalRecord, description: string, options: PromptOptions = {}): OutboundMessage {
   const now = options.now ?? new Date();
+  const buttons = options.buttons ? approvalButtons(approval.token, options.buttons.maxPayloadBytes) : undefined;
   const lines = [
     `🔐 **Approval needed**: ${approval.requester.displayName} asked me to ${description}.`,
     '',
@@ -52,18 +70,9 @@ export function approvalPrompt(approval: ApprovalRecord, description: string, op
     '```',
     `Expires in ${minutesUntil(approval.expiresAt, now)} (at ${clock(approval.expiresAt)}). Only ${approval.requester.displayName} or an admin can decide.`,
   ];
-  if (!options.buttons) lines.push(`Reply /approve ${approval.code} or /deny ${approval.code} [reason].`);
+  if (!buttons) lines.push(`Reply /approve ${approval.code} or /deny ${approval.code} [reason].`);
   else lines.push(`Code ${approval.code} (for /approve or /deny).`);
-  const buttons: Button[][] = options.buttons
-    ? [
-        [
-          { label: 'Approve', payload: buttonPayload(approval.token, 'approve'), style: 'primary' },
-          { label: 'Deny', payload: buttonPayload(approval.token, 'deny'), style: 'danger' },
-          { label: 'Always allow here', payload: buttonPayload(approval.token, 'always') },
-        ],
-      ]
-    : [];
-  return { text: lines.join('\n'), ...(options.buttons ? { buttons } : {}) };
+  return { text: lines.join('\n'), ...(buttons ? { buttons } : {}) };
 }
 
 /** The prompt after the decision: outcome, who and when; the caller removes the buttons. */

@@ -55,8 +55,11 @@ export class ApprovalService implements ApprovalHandler {
   }
 
   readonly prompts: ApprovalPromptSink = {
-    render: (approval, description, chat) =>
-      approvalPrompt(approval, description, { buttons: this.#o.adapters.get(chat.channel)?.capabilities.canButtons ?? false, now: this.#now() }),
+    render: (approval, description, chat) => {
+      const capabilities = this.#o.adapters.get(chat.channel)?.capabilities;
+      const buttons = capabilities?.canButtons ? { maxPayloadBytes: capabilities.maxButtonPayload } : undefined;
+      return approvalPrompt(approval, description, { ...(buttons ? { buttons } : {}), now: this.#now() });
+    },
     sent: async (approval, ref) => {
       await this.#o.store.approvals.setPromptRef(approval.id, ref);
     },

@@ -132,6 +132,26 @@ describe('approvals: expiry, restarts, grants, text fallback', () => {
     expect(channel.lastBotMessage()!.text).toBe('Sent.');
   });
 
+  it("reads the button payload limit from the channel's capabilities: tokens that would not fit give the text form", async () => {
+    const tight = new MemoryAdapter({ id: 'tight', capabilities: { maxButtonPayload: 16 } });
+    const roomy = new MemoryAdapter({ id: 'roomy', capabilities: { maxButtonPayload: 64 } });
+    const h = await createHarness({ tools: [transfer], adapters: [tight, roomy] });
+    h.model.enqueue({ toolCalls: [transferCall()] }, { text: 'Sent.' });
+    await tight.say('send Bob 10');
+    const prompt = await waitFor(() => tight.botMessages().find((m) => m.text.includes('Approval needed')), 'text prompt');
+    expect(prompt.sentButtons).toEqual([]);
+    const code = /Reply \/approve ([A-Z0-9]{6}) or \/deny/.exec(prompt.text)?.[1];
+    await tight.say(`/approve ${code}`);
+    await settled(h.store, 'tight:dm-u-alice');
+    expect(runs).toEqual(['transfer 10 Bob']);
+
+    h.model.enqueue({ toolCalls: [transferCall(5)] }, { text: 'Sent.' });
+    await roomy.say('send Bob 5');
+    const [withButtons] = await promptsIn(roomy);
+    expect(withButtons!.sentButtons.flat().map((b) => b.label)).toEqual(['Approve', 'Deny', 'Always allow here']);
+    for (const button of withButtons!.sentButtons.flat()) expect(Buffer.byteLength(button.payload)).toBeLessThanOrEqual(64);
+  });
+
   it('/deny <code> reason passes the reason to the model', async () => {
     const h = await createHarness({ tools: [transfer] });
     h.model.enqueue({ toolCalls: [transferCall()] }, { text: 'Understood.' });

@@ -96,6 +96,8 @@ export class MemoryAdapter implements ChannelAdapter {
 
   async send(chat: ChatRef, message: OutboundMessage): Promise<SentRef> {
     if (message.text.length > this.capabilities.maxTextLength) throw new Error(`message too long (${message.text.length})`);
+    const oversized = message.buttons?.flat().find((b) => Buffer.byteLength(b.payload) > this.capabilities.maxButtonPayload);
+    if (oversized) throw new Error(`button payload longer than ${this.capabilities.maxButtonPayload} bytes: ${oversized.payload}`);
     const id = String(this.#nextId++);
     this.messages.set(id, {
       id,
