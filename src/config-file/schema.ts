@@ -141,6 +141,7 @@ function issuesOf(error: z.ZodError, prefix: (string | number)[], keys: string[]
     if (issue.code === 'unrecognized_keys') {
       return issue.keys.map((key) => ({ path: [...path, key], message: `unknown key (expected one of: ${keys.join(', ')})` }));
     }
+    if (issue.code === 'invalid_key') return [{ path, message: issue.issues[0]?.message ?? 'is not a valid name' }];
     return [{ path, message: issue.message }];
   });
 }
@@ -156,7 +157,7 @@ function parseServer(name: string, raw: unknown, ctx: ParseContext): { server?: 
   }
   const entry = raw as Record<string, unknown>;
   const type = typeof entry.type === 'string' ? entry.type : undefined;
-  const isStdio = 'command' in entry || type === 'stdio';
+  const isStdio = 'command' in entry;
   if (isStdio && 'url' in entry) {
     return { issues: [...issues, { path: at, message: 'has both command (stdio) and url (HTTP); keep one' }] };
   }
@@ -165,14 +166,14 @@ function parseServer(name: string, raw: unknown, ctx: ParseContext): { server?: 
     const found = keys.length ? `; it has ${keys.join(', ')}` : '';
     return { issues: [...issues, { path: at, message: `needs command (a server started over stdio) or url (a server over HTTP)${found}` }] };
   }
+  if (type && isStdio !== (type === 'stdio')) {
+    issues.push({ path: [...at, 'type'], message: isStdio ? `is ${type}, but the server has a command (stdio)` : 'is stdio, but the server has a url (HTTP)' });
+  }
   const schema = isStdio ? stdioSchema(ctx) : httpSchema(ctx);
   const parsed = schema.safeParse(entry);
   if (!parsed.success) return { issues: [...issues, ...issuesOf(parsed.error, at, Object.keys(schema.shape))] };
-  const value = parsed.data;
-  if (type && isStdio !== (type === 'stdio')) {
-    issues.push({ path: [...at, 'type'], message: isStdio ? 'is not stdio, but the server has a command' : 'is stdio, but the server has a url' });
-  }
   if (issues.length > 0) return { issues };
+  const value = parsed.data;
   const base = {
     name,
     tools: { allow: value.tools?.allow ?? [], deny: value.tools?.deny ?? [] },

@@ -5,7 +5,7 @@ import type { CallToolResult, ContentBlock } from '@modelcontextprotocol/sdk/typ
 import type { ToolOutput } from '../agent/tools.ts';
 
 function size(base64: string): string {
-  const bytes = Math.floor((base64.length * 3) / 4);
+  const bytes = Buffer.byteLength(base64, 'base64');
   return bytes >= 1024 ? `${(bytes / 1024).toFixed(1)} KB` : `${bytes} bytes`;
 }
 

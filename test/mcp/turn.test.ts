@@ -1,6 +1,8 @@
 // Real turns through the harness and the fake model server, with real MCP servers built with the
 // official SDK: one over stdio (a child process Parley starts), one over Streamable HTTP.
 import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ALICE } from '../fakes/memory-adapter.ts';
 import { closeAll, settled, tempDir, waitFor } from '../helpers/harness.ts';
@@ -191,5 +193,44 @@ describe('MCP tools in a turn', () => {
     const tools = h.mcp.status()[0]!.tools;
     expect(tools.find((t) => t.mcpName === 'read_note')).toMatchObject({ approval: 'always', reason: 'configuration file' });
     expect(tools.find((t) => t.mcpName === 'delete_note')).toMatchObject({ approval: 'never', reason: 'PARLEY_APPROVAL_NOTES__DELETE_NOTE' });
+  });
+
+  it('a list change the server announces on its own (HTTP) is picked up', async () => {
+    const dir = tempDir('parley-mcp-');
+    const http = await startHttpServer(join(dir, 'http.log'));
+    const url = `http://127.0.0.1:${http.port}/mcp`;
+    const h = await createMcpHarness(writeConfig(`mcpServers:\n${httpEntry('tickets', url)}\n`, dir));
+    expect(h.app.tools.get('tickets__calendar')).toBeUndefined();
+    // Someone else's session adds a tool; the server tells every session.
+    const other = new Client({ name: 'someone-else', version: '1.0.0' });
+    await other.connect(new StreamableHTTPClientTransport(new URL(url)));
+    await other.callTool({ name: 'add_tool', arguments: { name: 'calendar' } });
+    await other.close();
+    await waitFor(() => h.app.tools.get('tickets__calendar'), 'the new tool in the registry');
+    h.model.enqueue({ toolCalls: [{ name: 'tickets__calendar', arguments: {} }] }, (request) => ({ text: lastToolResults(request)[0]! }));
+    await h.adapter.say('use the calendar');
+    await settled(h.store, DM);
+    expect(h.adapter.lastBotMessage()!.text).toBe('hello from calendar');
+  });
+
+  it('an old HTTP+SSE server is reached through the fallback', async () => {
+    const dir = tempDir('parley-mcp-');
+    const log = join(dir, 'sse.log');
+    const old = await startHttpServer(log, ['--sse']);
+    const h = await createMcpHarness(writeConfig(`mcpServers:\n${httpEntry('old', `http://127.0.0.1:${old.port}/sse`)}\n`, dir));
+    h.model.enqueue(
+      { toolCalls: [{ name: 'old__read_note', arguments: { id: 'n2' } }, { name: 'old__picture', arguments: {} }, { name: 'old__fail', arguments: {} }] },
+      (request) => ({ text: lastToolResults(request).join('\n---\n') }),
+    );
+    await h.adapter.say('read n2');
+    await settled(h.store, DM);
+    expect(h.adapter.lastBotMessage()!.text).toBe(
+      ['n2: Call the plumber', 'A red dot.\n[image: image/png, 16 bytes; not shown]\nStructured content:\n{\n  "width": 1,\n  "height": 1\n}', 'disk full'].join('\n---\n'),
+    );
+    const session = (await h.store.sessions.getByKey(DM))!;
+    const results = (await h.store.messages.history(session.id, 0)).filter((m) => m.role === 'tool');
+    expect(results.map((m) => m.isError)).toEqual([false, false, true]);
+    expect(h.mcp.status()[0]).toMatchObject({ transport: 'http', connectedVia: 'sse', state: 'connected' });
+    expect(callsOf(log, 'read_note')).toHaveLength(1);
   });
 });
