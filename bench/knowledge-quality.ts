@@ -3,7 +3,8 @@
 import { GOLDEN_QUESTIONS } from './knowledge-golden.ts';
 import { HARD_KINDS, HARD_QUESTIONS, type HardQuestion } from './knowledge-hard.ts';
 
-export type Rank = (query: string) => Promise<string[]> | string[];
+/** Slugs of the best `limit` pages, best first (recall@5 asks for 5, MRR@10 for 10: a search's results depend on how many it shows). */
+export type Rank = (query: string, limit: number) => Promise<string[]> | string[];
 
 export interface Quality {
   questions: number;
@@ -23,8 +24,9 @@ async function measure(cases: Case[], rank: Rank): Promise<Quality> {
   let reciprocal = 0;
   const misses: string[] = [];
   for (const { query, wanted } of cases) {
-    const position = (await rank(query)).slice(0, 10).findIndex((slug) => wanted.includes(slug));
-    if (position >= 0 && position < 5) found++;
+    const inFive = (await rank(query, 5)).slice(0, 5).some((slug) => wanted.includes(slug));
+    const position = (await rank(query, 10)).slice(0, 10).findIndex((slug) => wanted.includes(slug));
+    if (inFive) found++;
     else misses.push(query);
     if (position >= 0) reciprocal += 1 / (position + 1);
   }

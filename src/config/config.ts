@@ -54,6 +54,7 @@ const CoreEnvSchema = z.object({
   OPENAI_MAX_RETRIES: integer(3, 0, 10),
   OPENAI_RETRY_BUDGET: duration(120_000),
   OPENAI_TEMPERATURE: optionalDecimal(0, 2),
+  OPENAI_EMBEDDING_MODEL: optionalString(),
   PARLEY_BOT_NAME: stringWithDefault('Parley'),
   PARLEY_SYSTEM_PROMPT: optionalString(),
   PARLEY_SYSTEM_PROMPT_FILE: optionalString(),
@@ -109,7 +110,14 @@ export interface Config {
     /** Per-tool policy overrides from PARLEY_APPROVAL_<TOOL>=always|never. */
     overrides: Record<string, ApprovalOverride>;
   };
-  knowledge: { autoContext: boolean; minScore: number; maxSections: number; contextTokens: number };
+  knowledge: {
+    autoContext: boolean;
+    minScore: number;
+    maxSections: number;
+    contextTokens: number;
+    /** Semantic search through the embeddings endpoint (off when unset). */
+    embeddingModel?: string;
+  };
   http: { allowPrivateAddresses: boolean };
   logLevel: 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal' | 'silent';
 }
@@ -185,6 +193,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       minScore: parsed.PARLEY_KNOWLEDGE_MIN_SCORE,
       maxSections: parsed.PARLEY_KNOWLEDGE_MAX_SECTIONS,
       contextTokens: parsed.PARLEY_KNOWLEDGE_CONTEXT_TOKENS,
+      embeddingModel: parsed.OPENAI_EMBEDDING_MODEL,
     },
     http: { allowPrivateAddresses: parsed.PARLEY_ALLOW_PRIVATE_HTTP },
     logLevel: parsed.PARLEY_LOG_LEVEL,

@@ -25,9 +25,9 @@ function pageText(page: KnowledgePageRecord, sectionQuery?: string): string | un
 export function createKnowledgeTools(kb: KnowledgeBase): AnyTool[] {
   const search = defineTool({
     name: 'search_knowledge',
-    description: `Search the knowledge base (English and Chinese pages). Returns the best pages with the matching section, a snippet and a score. Read a page with read_knowledge_page for details. ${CITE_HINT}`,
+    description: `Search the knowledge base (pages in English, Chinese or other languages). Returns the best pages with the matching section, a snippet and a score. Pages are often written in another language than the question: search in the language of the pages as well (translate the question, e.g. a Chinese question into English, and search again), and use the words the page would use, not only the user's. Read a page with read_knowledge_page for details. ${CITE_HINT}`,
     parameters: z.object({
-      query: z.string().trim().min(1).max(500).describe('What to look for, in the words the answer would use'),
+      query: z.string().trim().min(1).max(500).describe('What to look for, in the words (and the language) the answer page would use'),
       limit: z.number().int().min(1).max(10).default(5).describe('How many pages (1-10, default 5)'),
     }),
     approval: 'never',
@@ -35,7 +35,7 @@ export function createKnowledgeTools(kb: KnowledgeBase): AnyTool[] {
     activity: 'searching knowledge',
     async execute({ query, limit }) {
       const { hits } = await kb.search(query, { limit });
-      if (hits.length === 0) return `No knowledge page matches "${query}".`;
+      if (hits.length === 0) return `No knowledge page matches "${query}". Try other words, or the language the pages are written in.`;
       return JSON.stringify({ results: hits, note: CITE_HINT });
     },
   });

@@ -1,7 +1,7 @@
 // An OpenAI-compatible chat completions server on 127.0.0.1 that streams scripted responses as
 // real `chat.completion.chunk` server-sent events: text deltas, reasoning deltas, tool-call
 // deltas split across chunks, a usage chunk, HTTP errors with Retry-After, malformed chunks, and
-// streams that hang until the client goes away.
+// streams that hang until the client goes away. With setEmbedder it also serves /embeddings.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -62,6 +62,10 @@ export interface RecordedRequest {
 
 export class FakeModelServer {
   readonly requests: RecordedRequest[] = [];
+  /** POST /embeddings requests: the texts each one asked for. */
+  readonly embeddingRequests: { model: string; input: string[]; receivedAt: number }[] = [];
+  #embed: ((text: string) => number[]) | undefined;
+  #embeddingStatus: number | undefined;
   readonly #queue: (Step | Responder)[] = [];
   #fallback: Responder | undefined;
   readonly #server: Server;
@@ -96,6 +100,18 @@ export class FakeModelServer {
     return this;
   }
 
+  /** Serves POST /embeddings with `embed(text)` per input (unset: 404, like a server without embeddings). */
+  setEmbedder(embed: ((text: string) => number[]) | undefined): this {
+    this.#embed = embed;
+    return this;
+  }
+
+  /** Answers every embeddings request with this HTTP status until cleared (undefined). */
+  failEmbeddings(status: number | undefined): this {
+    this.#embeddingStatus = status;
+    return this;
+  }
+
   get pending(): number {
     return this.#queue.length;
   }
@@ -108,6 +124,7 @@ export class FakeModelServer {
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
+    if (req.method === 'POST' && req.url?.endsWith('/embeddings') && this.#embed) return this.#embeddings(Buffer.concat(chunks), res);
     if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) {
       res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'not found' } }));
       return;
@@ -136,6 +153,15 @@ export class FakeModelServer {
       return;
     }
     await this.#stream(res, recorded, step);
+  }
+
+  #embeddings(raw: Buffer, res: ServerResponse): void {
+    const body = JSON.parse(raw.toString('utf8')) as { model: string; input: string | string[] };
+    const input = typeof body.input === 'string' ? [body.input] : body.input;
+    this.embeddingRequests.push({ model: body.model, input, receivedAt: Date.now() });
+    if (this.#embeddingStatus !== undefined) return this.#error(res, { status: this.#embeddingStatus });
+    const data = input.map((text, index) => ({ object: 'embedding', index, embedding: this.#embed!(text) }));
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data, model: body.model, usage: { prompt_tokens: 0, total_tokens: 0 } }));
   }
 
   #error(res: ServerResponse, step: ErrorStep): void {

@@ -3,6 +3,7 @@
 // SDK: it is only loaded when OPENAI_EMBEDDING_MODEL is set, and "float" output is what every
 // compatible server (OpenAI, vLLM, Ollama, LM Studio...) understands.
 import { z } from 'zod';
+import type { Config } from '../../config/config.ts';
 
 export interface EmbeddingSettings {
   model: string;
@@ -103,4 +104,11 @@ export function createEmbedder(settings: EmbeddingSettings): Embedder {
       }
     },
   };
+}
+
+/** Embedding settings from the configuration: the model server's URL and key, if a model is named. */
+export function embeddingSettings(config: Pick<Config, 'model' | 'knowledge'>): EmbeddingSettings | undefined {
+  const model = config.knowledge.embeddingModel;
+  if (!model) return undefined;
+  return { model, baseUrl: config.model.baseUrl, apiKey: config.model.apiKey, timeoutMs: Math.min(config.model.timeoutMs, 60_000) };
 }

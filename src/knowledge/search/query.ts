@@ -2,7 +2,8 @@
 // - in a message of several sentences, the question ("How do I ...?", "怎么...") counts fully
 //   and the side remarks around it ("sorry if this is a dumb question", "thanks!") count less;
 // - words the index does not know are read as the closest known terms (fuzzy.ts);
-// - synonyms from the list (synonyms.ts) are searched for too, at a lower weight.
+// - synonyms from the list (synonyms.ts) are searched for too, at a lower weight (across
+//   languages lower still, so a page in the question's language stays first).
 // Identifiers (bot.api.sendMessage, parse_mode) are split by the tokenizer itself.
 import type { Tokenize } from '../tokenizer.ts';
 import type { WeightedTerm } from './first-pass.ts';

@@ -169,7 +169,8 @@ export class SynonymTable {
 
   /**
    * For query terms (with weights): the terms to add, each with the weight of the best member it
-   * stands in for times SYNONYM_WEIGHT, and which query term brought them in.
+   * stands in for times SYNONYM_WEIGHT (CROSS_SCRIPT_WEIGHT when the script differs), and which
+   * query term brought them in.
    */
   expand(query: Map<string, number>): Map<string, { weight: number; from: string }> {
     const added = new Map<string, { weight: number; from: string }>();
