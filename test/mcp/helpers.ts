@@ -20,6 +20,8 @@ export interface LogEntry {
   effect?: string;
   id?: string;
   started?: string;
+  /** Names of the environment variables a stdio server started with. */
+  env?: string[];
   header?: string | null;
 }
 

@@ -25,11 +25,19 @@ describe('MCP servers with npm start', () => {
     const dir = tempDir('parley-mcp-');
     const log = join(dir, 'stdio.log');
     const config = writeConfig(`mcpServers:\n${stdioEntry('notes', log, '    tools: { allow: [read_note, delete_note] }')}\n`, dir);
-    const parley = startParley({ DATABASE_URL: `file:${join(dir, 'parley.db')}`, PARLEY_CONFIG: config });
+    const parley = startParley({
+      DATABASE_URL: `file:${join(dir, 'parley.db')}`,
+      PARLEY_CONFIG: config,
+      OPENAI_API_KEY: 'sk-not-for-mcp',
+      TELEGRAM_BOT_TOKEN: '',
+      PARLEY_WEB_SECRET: 'x'.repeat(40),
+    });
     await parley.ready();
     expect(parley.output()).toMatch(/\n {2}MCP {7}notes: stdio, 2 tool\(s\)\n/);
     const [started] = readLog(log).filter((e) => e.started);
     expect(alive(started!.pid)).toBe(true);
+    // Only a basic environment and the server's own env: none of Parley's settings or secrets.
+    expect(started!.env!.filter((name) => !['HOME', 'LOGNAME', 'PATH', 'SHELL', 'TERM', 'USER'].includes(name))).toEqual(['MCP_LOG_FILE']);
     expect(await parley.stop()).toBe(0);
     expect(alive(started!.pid)).toBe(false);
   });

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ALICE } from '../fakes/memory-adapter.ts';
+import { ALICE, MemoryAdapter } from '../fakes/memory-adapter.ts';
+import { FakeModelServer } from '../fakes/model-server.ts';
 import { closeAll, settled, tempDir, waitFor } from '../helpers/harness.ts';
 import { promptsIn } from '../approvals/helpers.ts';
 import { callsOf, createMcpHarness, httpEntry, killMcpChildren, readLog, startHttpServer, stdioEntry, stopManagers, writeConfig } from './helpers.ts';
@@ -105,6 +106,48 @@ describe('MCP tools in a turn', () => {
     await h.adapter.say('who are you now?');
     await waitFor(async () => (await h.store.turns.list({})).filter((t) => t.status === 'done').length === 2, 'the second turn');
     expect(h.adapter.lastBotMessage()!.text).toBe(String(second.child.pid));
+  });
+
+  it('an HTTP server restarted between calls: the call goes out again on a new session, once', async () => {
+    const dir = tempDir('parley-mcp-');
+    const log = join(dir, 'http.log');
+    // No standalone event stream: Parley cannot see the restart until its next request (a 404).
+    const first = await startHttpServer(log, ['--no-get']);
+    const h = await createMcpHarness(writeConfig(`mcpServers:\n${httpEntry('tickets', `http://127.0.0.1:${first.port}/mcp`)}\n`, dir));
+    await first.kill9();
+    const second = await startHttpServer(log, ['--no-get', '--port', String(first.port)]);
+    h.model.enqueue({ toolCalls: [{ name: 'tickets__delete_note', arguments: { id: 'n1' } }] }, (request) => ({ text: lastToolResults(request)[0]! }));
+    await h.adapter.say('delete n1');
+    const [prompt] = await promptsIn(h.adapter);
+    await h.adapter.click(prompt!.id, 'Approve', ALICE);
+    await settled(h.store, DM);
+    expect(h.adapter.lastBotMessage()!.text).toBe('deleted n1');
+    const secondLog = readLog(log).filter((e) => e.pid === second.child.pid);
+    expect(secondLog.map((e) => e.rpc ?? e.effect ?? 'header')).toEqual(['header', 'initialize', 'notifications/initialized', 'tools/list', 'tools/call', 'delete']);
+  });
+
+  it('an approval clicked after a restart runs the call on the newly started server', async () => {
+    const dir = tempDir('parley-mcp-');
+    const log = join(dir, 'stdio.log');
+    const config = writeConfig(`mcpServers:\n${stdioEntry('notes', log)}\n`, dir);
+    const model = await FakeModelServer.start();
+    const channel = new MemoryAdapter();
+    const first = await createMcpHarness(config, { model, adapters: [channel] });
+    model.enqueue({ toolCalls: [{ name: 'notes__delete_note', arguments: { id: 'n2' } }] });
+    await channel.say('delete n2');
+    const [prompt] = await promptsIn(channel);
+    await first.stop();
+    await first.mcp.stop();
+
+    const second = await createMcpHarness(config, { model, adapters: [channel], dbFile: first.dbFile });
+    model.enqueue((request) => ({ text: lastToolResults(request)[0]! }));
+    expect(await channel.click(prompt!.id, 'Approve', ALICE)).toBe('Approved.');
+    await settled(second.store, DM);
+    expect(channel.lastBotMessage()!.text).toBe('deleted n2');
+    const [before, after] = readLog(log).filter((e) => e.started).map((e) => e.pid);
+    expect(readLog(log).filter((e) => e.effect === 'delete').map((e) => e.pid)).toEqual([after]);
+    expect(after).not.toBe(before);
+    await model.close();
   });
 
   it('invalid arguments are refused before the call and before any approval prompt', async () => {

@@ -1,7 +1,9 @@
 // The notes MCP server over HTTP on 127.0.0.1, run as a child process:
-// `node test/fakes/mcp/http-server.ts [--sse] [--port N]`. Streamable HTTP at /mcp (one session,
-// and one McpServer, per client; an unknown session id gets 404 as the spec says), or with --sse
-// only the old HTTP+SSE transport (GET /sse, POST /messages), which rejects POST /mcp with 405.
+// `node test/fakes/mcp/http-server.ts [--sse] [--no-get] [--port N]`. Streamable HTTP at /mcp (one
+// session, and one McpServer, per client; an unknown session id gets 404 as the spec says;
+// --no-get: no standalone event stream, GET answers 405, so a client cannot tell the server went
+// away until its next request), or with --sse only the old HTTP+SSE transport (GET /sse, POST
+// /messages), which rejects POST /mcp with 405.
 // Prints "listening <port>" on stdout once it accepts connections.
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -12,6 +14,7 @@ import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { createNotesServer, logRequests, record } from './notes-server.ts';
 
 const legacy = process.argv.includes('--sse');
+const noGet = process.argv.includes('--no-get');
 const portArg = process.argv.indexOf('--port');
 const port = portArg > 0 ? Number(process.argv[portArg + 1]) : 0;
 const streamable = new Map<string, StreamableHTTPServerTransport>();
@@ -30,6 +33,7 @@ function reply(res: ServerResponse, status: number, message: string): void {
 
 async function handleStreamable(req: IncomingMessage, res: ServerResponse): Promise<void> {
   const sessionId = req.headers['mcp-session-id'];
+  if (noGet && req.method === 'GET') return void res.writeHead(405, { allow: 'POST, DELETE' }).end();
   const body = req.method === 'POST' ? await readJson(req) : undefined;
   if (typeof sessionId === 'string') {
     const transport = streamable.get(sessionId);

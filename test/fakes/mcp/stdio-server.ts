@@ -6,5 +6,5 @@ const server = createNotesServer(process.env.MCP_SERVER_NAME ?? 'notes');
 const transport = new StdioServerTransport();
 await server.connect(transport);
 logRequests(transport);
-record({ started: 'stdio' });
+record({ started: 'stdio', env: Object.keys(process.env).sort() });
 process.stderr.write(`notes stdio server ${process.pid} ready\n`);
