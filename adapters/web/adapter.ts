@@ -16,6 +16,7 @@ import type {
   ToolActivity,
 } from '../../src/core/types.ts';
 import { answerOnce } from '../../src/core/ack.ts';
+import { DeliveryError } from '../../src/core/delivery.ts';
 import { AccessGuard } from './access.ts';
 import { MAX_BUTTON_PAYLOAD_BYTES, type ConsoleBackend } from './api.ts';
 import { loadAssets } from './assets.ts';
@@ -152,7 +153,9 @@ export class WebAdapter implements ChannelAdapter, ConsoleBackend {
       m.html = this.#render(message.text);
       if (message.buttons !== undefined) m.buttons = message.buttons;
     });
-    if (!entry) throw new Error(`web console: message ${ref.messageId} not found (transcripts are kept per process)`);
+    // Transcripts are bounded and kept per process: after a restart, or once enough newer entries
+    // pushed it out, the message is gone and the core sends its text anew.
+    if (!entry) throw new DeliveryError(`web console: message ${ref.messageId} is no longer in the transcript`, 'gone');
     this.#publish(ref.chatId, entry);
   }
 
@@ -259,7 +262,7 @@ export class WebAdapter implements ChannelAdapter, ConsoleBackend {
   }
 
   #checkLength(text: string): void {
-    if (text.length > this.capabilities.maxTextLength) throw new Error(`web console: message too long (${text.length} characters)`);
+    if (text.length > this.capabilities.maxTextLength) throw new DeliveryError(`web console: message too long (${text.length} characters)`, 'too_large');
   }
 
   #preview(chatId: string, messageId: string): ReplyPreview | undefined {

@@ -16,6 +16,7 @@ import type {
   ToolActivity,
 } from '../../src/core/types.ts';
 import { answerOnce } from '../../src/core/ack.ts';
+import { DeliveryError } from '../../src/core/delivery.ts';
 
 export interface FakeMessage {
   id: string;
@@ -95,9 +96,9 @@ export class MemoryAdapter implements ChannelAdapter {
   }
 
   async send(chat: ChatRef, message: OutboundMessage): Promise<SentRef> {
-    if (message.text.length > this.capabilities.maxTextLength) throw new Error(`message too long (${message.text.length})`);
+    this.#checkLength(message.text);
     const oversized = message.buttons?.flat().find((b) => Buffer.byteLength(b.payload) > this.capabilities.maxButtonPayload);
-    if (oversized) throw new Error(`button payload longer than ${this.capabilities.maxButtonPayload} bytes: ${oversized.payload}`);
+    if (oversized) throw new DeliveryError(`button payload longer than ${this.capabilities.maxButtonPayload} bytes: ${oversized.payload}`, 'fatal');
     const id = String(this.#nextId++);
     this.messages.set(id, {
       id,
@@ -114,13 +115,18 @@ export class MemoryAdapter implements ChannelAdapter {
 
   async edit(ref: SentRef, message: OutboundMessage): Promise<void> {
     const existing = this.messages.get(ref.messageId);
-    if (!existing) throw new Error(`message ${ref.messageId} not found`);
-    if (existing.text === message.text && message.buttons === undefined) throw new Error('message is not modified');
-    if (message.text.length > this.capabilities.maxTextLength) throw new Error(`message too long (${message.text.length})`);
+    if (!existing) throw new DeliveryError(`message ${ref.messageId} not found`, 'gone');
+    // Strict on purpose: the core never asks for an edit that changes nothing.
+    if (existing.text === message.text && message.buttons === undefined) throw new DeliveryError('message is not modified', 'fatal');
+    this.#checkLength(message.text);
     existing.text = message.text;
     existing.versions.push(message.text);
     if (message.buttons !== undefined) existing.buttons = message.buttons;
     this.edits++;
+  }
+
+  #checkLength(text: string): void {
+    if (text.length > this.capabilities.maxTextLength) throw new DeliveryError(`message too long (${text.length})`, 'too_large');
   }
 
   async typing(): Promise<void> {
