@@ -14,8 +14,8 @@ export interface EmbeddingSettings {
 
 export interface Embedder {
   readonly model: string;
-  /** One unit-length vector per text, in order. */
-  embed(texts: string[], signal?: AbortSignal): Promise<Float32Array[]>;
+  /** One unit-length vector per text, in order; `retries` transient failures are retried (default 2). */
+  embed(texts: string[], options?: { signal?: AbortSignal; retries?: number }): Promise<Float32Array[]>;
 }
 
 export class EmbeddingError extends Error {
@@ -90,7 +90,8 @@ export function createEmbedder(settings: EmbeddingSettings): Embedder {
 
   return {
     model: settings.model,
-    async embed(texts, signal) {
+    async embed(texts, options = {}) {
+      const { signal, retries = RETRIES } = options;
       if (texts.length === 0) return [];
       for (let attempt = 0; ; attempt++) {
         try {
@@ -98,7 +99,7 @@ export function createEmbedder(settings: EmbeddingSettings): Embedder {
         } catch (error) {
           const status = error instanceof EmbeddingError ? error.status : undefined;
           const transient = status === undefined || status === 429 || status >= 500;
-          if (!transient || attempt >= RETRIES || signal?.aborted) throw error;
+          if (!transient || attempt >= retries || signal?.aborted) throw error;
           await pause((error as { retryAfterMs?: number }).retryAfterMs ?? 500 * 2 ** attempt, signal);
         }
       }

@@ -52,8 +52,16 @@ function plainLine(raw: string, codeSeparator = ' '): string {
   return out + stripMarkup(line.slice(last));
 }
 
+// Emphasis and link brackets, as markdown-it leaves them out of a heading's text.
+const STRONG = /(\*\*|__)(?=\S)(.+?)(?<=\S)\1/g;
+const EMPHASIS = /(?<![\w*])([*_])(?=\S)(.+?)(?<=\S)\1(?![\w*])/g;
+const LINK_TEXT = /\[([^\]]*)\]/g;
+
 function headingText(raw: string): string {
   return plainLine(raw, '')
+    .replace(STRONG, '$2')
+    .replace(EMPHASIS, '$2')
+    .replace(LINK_TEXT, '$1')
     .replace(/\s+/g, ' ')
     .trim();
 }

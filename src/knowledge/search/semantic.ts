@@ -66,7 +66,7 @@ export class SemanticSearch {
       const items = [...texts];
       for (let i = 0; i < items.length; i += EMBEDDING_BATCH) {
         const batch = items.slice(i, i + EMBEDDING_BATCH);
-        const vectors = await this.#embedder.embed(batch.map(([, text]) => text), signal);
+        const vectors = await this.#embedder.embed(batch.map(([, text]) => text), { signal });
         index.vectors.store(model, batch.map(([hash], k) => ({ hash, vector: vectors[k]! })));
         embedded += batch.length;
         onProgress?.({ done: Math.min(embedded, total), total: Math.max(total, embedded) });
@@ -82,7 +82,8 @@ export class SemanticSearch {
     let vector = this.#queries.get(query);
     if (!vector) {
       try {
-        [vector] = await this.#embedder.embed([query], AbortSignal.timeout(QUERY_TIMEOUT_MS));
+        // One attempt: a search does not wait for a struggling server, keyword results are ready.
+        [vector] = await this.#embedder.embed([query], { signal: AbortSignal.timeout(QUERY_TIMEOUT_MS), retries: 0 });
       } catch (error) {
         if (!this.#failing) this.#log?.warn({ err: error }, 'semantic search unavailable (embeddings request failed); using keyword search alone');
         this.#failing = true;
