@@ -1,20 +1,13 @@
 // The Feishu / Lark channel's settings, read from the environment. The app secret, verification
 // token and encrypt key never appear in an error message.
 import { z } from 'zod';
-import { ConfigError, duration, integer, oneOf, optionalString, parseEnv, stringWithDefault } from '../../src/core/env.ts';
+import { ConfigError, duration, oneOf, optionalString, parseEnv, stringWithDefault } from '../../src/core/env.ts';
 
 export const FEISHU_BASE_URL = 'https://open.feishu.cn';
 export const LARK_BASE_URL = 'https://open.larksuite.com';
 
-export type FeishuMode =
-  | { kind: 'ws' }
-  | {
-      kind: 'webhook';
-      /** Where the local HTTP server listens until the shared HTTP host serves `/feishu/events`. */
-      host: string;
-      port: number;
-      path: string;
-    };
+/** `webhook`: POST /feishu/events on the process's one HTTP listener (PARLEY_HTTP_HOST / PARLEY_HTTP_PORT). */
+export type FeishuMode = { kind: 'ws' } | { kind: 'webhook' };
 
 export interface FeishuConfig {
   appId: string;
@@ -37,8 +30,6 @@ const FeishuEnvSchema = z.object({
   FEISHU_MODE: oneOf(['ws', 'webhook'] as const, 'ws'),
   FEISHU_VERIFICATION_TOKEN: optionalString(),
   FEISHU_ENCRYPT_KEY: optionalString(),
-  FEISHU_WEBHOOK_HOST: stringWithDefault('127.0.0.1'),
-  FEISHU_WEBHOOK_PORT: integer(8081, 0, 65_535),
   FEISHU_EDIT_INTERVAL_PRIVATE: duration(500),
   FEISHU_EDIT_INTERVAL_GROUP: duration(1_000),
 });
@@ -69,12 +60,16 @@ export function loadFeishuConfig(env: Record<string, string | undefined>): Feish
   if (!APP_ID.test(appId)) {
     throw new ConfigError(`Invalid configuration: FEISHU_APP_ID expects the app id from the developer console, like cli_a1b2c3d4e5f6a7b8 (got "${appId.slice(0, 40)}")`);
   }
+  for (const old of ['FEISHU_WEBHOOK_HOST', 'FEISHU_WEBHOOK_PORT']) {
+    if (env[old]?.trim()) {
+      throw new ConfigError(
+        `Invalid configuration: ${old} is no longer read; /feishu/events is served on the one HTTP listener, set PARLEY_HTTP_HOST / PARLEY_HTTP_PORT instead`,
+      );
+    }
+  }
   const parsed = parseEnv(FeishuEnvSchema, env);
   const { baseUrl, domainName } = baseUrlOf(parsed.FEISHU_DOMAIN);
-  const mode: FeishuMode =
-    parsed.FEISHU_MODE === 'webhook'
-      ? { kind: 'webhook', host: parsed.FEISHU_WEBHOOK_HOST, port: parsed.FEISHU_WEBHOOK_PORT, path: '/feishu/events' }
-      : { kind: 'ws' };
+  const mode: FeishuMode = { kind: parsed.FEISHU_MODE };
   if (mode.kind === 'webhook' && !parsed.FEISHU_VERIFICATION_TOKEN) {
     throw new ConfigError('Invalid configuration: FEISHU_MODE=webhook needs FEISHU_VERIFICATION_TOKEN (Events and callbacks > Encryption strategy in the developer console)');
   }

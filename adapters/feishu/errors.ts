@@ -1,18 +1,25 @@
 // Feishu API failures as one error class with a clean one-line message (no token, no secret, no
-// request dump), the platform code, and a hint naming the console setting that fixes it.
+// request dump), the platform code, and a hint naming the console setting that fixes it. It is a
+// DeliveryError, so the core reacts to its kind (wait and retry, send anew, give up) like any channel's.
+import { DeliveryError, type DeliveryFailureKind } from '../../src/core/delivery.ts';
 
-export type FeishuErrorKind = 'rate_limited' | 'forbidden' | 'gone' | 'too_large' | 'auth' | 'transient' | 'fatal';
+/** The delivery kinds, plus `auth`: the app id or secret was refused (a fatal delivery failure). */
+export type FeishuErrorKind = DeliveryFailureKind | 'auth';
 
-export class FeishuApiError extends Error {
+/** Feishu's 429s carry no Retry-After; its gateway names the window's reset in x-ogw-ratelimit-reset (seconds). */
+const DEFAULT_RETRY_AFTER_MS = 1_000;
+
+export class FeishuApiError extends DeliveryError {
   readonly code: number | undefined;
   readonly status: number | undefined;
-  readonly kind: FeishuErrorKind;
-  constructor(message: string, options: { code?: number; status?: number; kind: FeishuErrorKind }) {
-    super(message);
-    this.name = 'FeishuApiError';
+  readonly reason: FeishuErrorKind;
+  constructor(message: string, options: { code?: number; status?: number; kind: FeishuErrorKind; retryAfterMs?: number }) {
+    const kind = options.kind === 'auth' ? 'fatal' : options.kind;
+    const retryAfterMs = kind === 'rate_limited' ? (options.retryAfterMs ?? DEFAULT_RETRY_AFTER_MS) : undefined;
+    super(message, kind, retryAfterMs === undefined ? {} : { retryAfterMs });
     this.code = options.code;
     this.status = options.status;
-    this.kind = options.kind;
+    this.reason = options.kind;
   }
 }
 
@@ -28,17 +35,18 @@ const HINTS: Record<number, string> = {
   230025: 'the message is too long',
 };
 
-export function kindOf(code: number | undefined, status: number | undefined): FeishuErrorKind {
+function kindOf(code: number | undefined, status: number | undefined, msg = ''): FeishuErrorKind {
   if (status === 429 || code === 99991400 || code === 230020) return 'rate_limited';
   if (code === 10003 || code === 10014 || code === 99991663 || code === 99991661) return 'auth';
   if (code === 99991672 || code === 99991679 || code === 230002 || code === 230006 || status === 403) return 'forbidden';
   if (code === 230011 || code === 231003 || status === 404) return 'gone';
-  if (code === 230025 || code === 230099 || status === 413) return 'too_large';
+  // 230099 is any refused card; only its message tells a size problem from a malformed card.
+  if (code === 230025 || status === 413 || (code === 230099 && /\b(30 ?KB|too (large|long)|size|length)\b/i.test(msg))) return 'too_large';
   if (status === undefined || status >= 500) return 'transient';
   return 'fatal';
 }
 
-export function hintFor(code: number | undefined): string | undefined {
+function hintFor(code: number | undefined): string | undefined {
   return code === undefined ? undefined : HINTS[code];
 }
 
@@ -50,7 +58,14 @@ function redact(text: string, secrets: readonly string[]): string {
 
 interface AxiosLike {
   message?: unknown;
-  response?: { status?: unknown; data?: unknown };
+  code?: unknown;
+  response?: { status?: unknown; data?: unknown; headers?: unknown };
+}
+
+function retryAfterMsOf(headers: unknown): number | undefined {
+  if (typeof headers !== 'object' || headers === null) return undefined;
+  const reset = Number((headers as Record<string, unknown>)['x-ogw-ratelimit-reset']);
+  return Number.isFinite(reset) && reset > 0 ? Math.min(reset, 3_600) * 1000 : undefined;
 }
 
 function codeAndMsg(data: unknown): { code?: number; msg?: string } {
@@ -78,7 +93,13 @@ export function toFeishuError(what: string, error: unknown, secrets: readonly st
   const hint = hintFor(code);
   const detail = code !== undefined ? `code ${code} ${msg ?? ''}`.trim() : status !== undefined ? `HTTP ${status}` : text;
   const message = redact(`Feishu ${what} failed: ${detail}${hint ? ` (${hint})` : ''}`, secrets);
-  return new FeishuApiError(message, { ...(code !== undefined ? { code } : {}), ...(status !== undefined ? { status } : {}), kind: kindOf(code, status) });
+  const retryAfterMs = retryAfterMsOf(axios.response?.headers);
+  return new FeishuApiError(message, {
+    ...(code !== undefined ? { code } : {}),
+    ...(status !== undefined ? { status } : {}),
+    ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+    kind: kindOf(code, status, msg),
+  });
 }
 
 /** Checks a `{ code, msg, data }` answer; code 0 is success. */

@@ -1,7 +1,8 @@
 // Feishu message event → neutral Inbound. Pure. Reads text and rich-text (post) messages,
 // resolves `@_user_N` placeholders to names, drops the bot's own mention (so "@Bot /stop" is the
 // command "/stop") and decides whether the bot was addressed.
-import type { Inbound } from '../../src/core/types.ts';
+import { z } from 'zod';
+import type { Attachment, Inbound } from '../../src/core/types.ts';
 import {
   MessageEventSchema,
   PostContentSchema,
@@ -57,20 +58,49 @@ function postElementText(element: PostElement): string {
   }
 }
 
-/** The message's text with placeholders still in it; undefined for kinds Parley does not read. */
-export function rawTextOf(messageType: string, content: string): string | undefined {
+const FileContentSchema = z.object({
+  file_key: z.string().min(1).optional(),
+  image_key: z.string().min(1).optional(),
+  file_name: z.string().optional(),
+});
+
+const ATTACHMENT_KINDS: Record<string, Attachment['kind']> = { image: 'image', file: 'file', audio: 'audio', media: 'video', sticker: 'sticker' };
+
+function attachmentOf(kind: Attachment['kind'], raw: unknown): Attachment | undefined {
+  const parsed = FileContentSchema.safeParse(raw);
+  if (!parsed.success) return undefined;
+  const ref = parsed.data.file_key ?? parsed.data.image_key;
+  if (!ref) return undefined;
+  return { kind, ref, ...(parsed.data.file_name ? { name: parsed.data.file_name } : {}) };
+}
+
+export interface MessageContent {
+  /** The text with `@_user_N` placeholders still in it. */
+  text: string;
+  attachments: Attachment[];
+}
+
+/** What a message says and carries; undefined for kinds Parley does not read (cards, shared chats, ...). */
+export function contentOf(messageType: string, content: string): MessageContent | undefined {
   const json = parseJson(content);
   if (messageType === 'text') {
     const parsed = TextContentSchema.safeParse(json);
-    return parsed.success ? parsed.data.text : undefined;
+    return parsed.success ? { text: parsed.data.text, attachments: [] } : undefined;
   }
   if (messageType === 'post') {
     const body = postBody(json);
     if (!body) return undefined;
     const lines = body.content.map((line) => line.map(postElementText).join(''));
-    return [body.title, ...lines].filter((line) => line !== undefined && line !== '').join('\n');
+    const attachments = body.content.flat().flatMap((element) => {
+      const kind = element.tag === 'img' ? 'image' : element.tag === 'media' ? 'video' : undefined;
+      const attachment = kind ? attachmentOf(kind, element) : undefined;
+      return attachment ? [attachment] : [];
+    });
+    return { text: [body.title, ...lines].filter((line) => line !== undefined && line !== '').join('\n'), attachments };
   }
-  return undefined;
+  const kind = ATTACHMENT_KINDS[messageType];
+  const attachment = kind ? attachmentOf(kind, json) : undefined;
+  return attachment ? { text: '', attachments: [attachment] } : undefined;
 }
 
 /** Replaces `@_user_N` with `@Name`; the bot's own mention is removed. */
@@ -108,22 +138,23 @@ export function classifyMessage(raw: unknown, bot: BotIdentity, channel: string,
   if (!senderId) return { kind: 'ignored', reason: 'message without a sender open_id' };
   if (senderId === bot.openId) return { kind: 'ignored', reason: 'my own message' };
   if (message.chat_type !== 'p2p' && message.chat_type !== 'group') return { kind: 'ignored', reason: `chat type ${message.chat_type}` };
-  const rawText = rawTextOf(message.message_type, message.content);
-  if (rawText === undefined) return { kind: 'ignored', reason: `a ${message.message_type} message (only text and post are read)` };
-  const { text, mentionsBot } = resolveMentions(rawText, message.mentions ?? [], bot.openId);
+  const content = contentOf(message.message_type, message.content);
+  if (content === undefined) return { kind: 'ignored', reason: `a ${message.message_type} message (Parley reads text, post, images, files, audio, video and stickers)` };
+  const { text, mentionsBot } = resolveMentions(content.text, message.mentions ?? [], bot.openId);
   const createdMs = Number(message.create_time);
   const inbound: Inbound = {
     channel,
     chatId: message.chat_id,
     chatType: message.chat_type === 'p2p' ? 'direct' : 'group',
-    ...(message.thread_id ? { threadId: message.thread_id } : {}),
+    // A topic is named by its root message (replying to it posts in the topic); the root itself has no root_id.
+    ...(message.thread_id ? { threadId: message.root_id ?? message.message_id } : {}),
     messageId: message.message_id,
     // Feishu re-pushes an event it thinks was not received, sometimes under a new event_id; the
     // message id is what identifies the delivery, and the core remembers it persistently.
     eventId: `msg:${message.message_id}`,
     sender: { id: senderId, displayName: senderId, isBot: false },
     text,
-    attachments: [],
+    attachments: content.attachments,
     mentionsBot,
     repliesToBot: false,
     ...(message.parent_id ? { replyToMessageId: message.parent_id } : {}),

@@ -50,3 +50,11 @@ export function cardOf(message: OutboundMessage): FeishuCard {
 export function cardBytes(card: FeishuCard): number {
   return Buffer.byteLength(JSON.stringify(card));
 }
+
+/** A card that names a person first (`<at>` in card markdown notifies them), for what the core tells one clicker. */
+export function mentionCard(openId: string | undefined, text: string): FeishuCard {
+  const card = cardOf({ text });
+  const id = openId && /^[A-Za-z0-9_-]{1,100}$/.test(openId) ? openId : undefined;
+  if (id) card.elements[0] = { tag: 'markdown', content: `<at id=${id}></at> ${markdownToCardMarkdown(text)}` };
+  return card;
+}

@@ -1,12 +1,12 @@
 // Webhook mode: Feishu POSTs events and card callbacks here. The request is verified before the
 // SDK's EventDispatcher sees it (the SDK checks the token only when an encrypt key is set, and
 // answers any challenge): the verification token always, and with FEISHU_ENCRYPT_KEY the
-// signature over the raw body. A refused request changes nothing. `handleWebhook` is
-// transport-free so the shared HTTP host can serve it; `startWebhookServer` is the stand-in host.
+// signature over the raw body. A refused request changes nothing. Served by the process's one HTTP
+// host (src/http) at /feishu/events; no server of its own.
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { AESCipher, type EventDispatcher } from '@larksuiteoapi/node-sdk';
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
 import type { CoreLogger } from '../../src/core/types.ts';
 
 export interface WebhookRequest {
@@ -15,7 +15,7 @@ export interface WebhookRequest {
 }
 
 export interface WebhookResponse {
-  status: number;
+  status: 200 | 400 | 401;
   body: unknown;
 }
 
@@ -26,6 +26,7 @@ export interface WebhookOptions {
   log: CoreLogger;
 }
 
+export const WEBHOOK_PATH = '/feishu/events';
 const MAX_BODY_BYTES = 1024 * 1024;
 
 function same(a: string, b: string): boolean {
@@ -59,7 +60,7 @@ function tokenOf(payload: Record<string, unknown>): string {
   return typeof payload.token === 'string' ? payload.token : '';
 }
 
-const refused = (status: number, why: string): WebhookResponse => ({ status, body: { msg: why } });
+const refused = (status: 400 | 401, why: string): WebhookResponse => ({ status, body: { msg: why } });
 
 export async function handleWebhook(request: WebhookRequest, options: WebhookOptions): Promise<WebhookResponse> {
   const { log, encryptKey } = options;
@@ -103,54 +104,22 @@ export async function handleWebhook(request: WebhookRequest, options: WebhookOpt
   return { status: 200, body: typeof result === 'object' && result !== null ? result : {} };
 }
 
-export interface WebhookServer {
-  readonly address: { host: string; port: number };
-  close(): Promise<void>;
-}
-
-async function readBody(req: IncomingMessage): Promise<string | undefined> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) return undefined;
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-function send(res: ServerResponse, status: number, body: unknown): void {
-  if (!res.headersSent) res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify(body));
-}
-
-/** Serves `path` until the shared HTTP host takes over `/feishu/events`. */
-export async function startWebhookServer(options: WebhookOptions & { host: string; port: number; path: string }): Promise<WebhookServer> {
-  const server: Server = createServer((req, res) => {
-    void (async () => {
-      if (new URL(req.url ?? '/', 'http://localhost').pathname !== options.path) return send(res, 404, { msg: 'not found' });
-      if (req.method !== 'POST') return send(res, 405, { msg: 'method not allowed' });
-      const body = await readBody(req);
-      if (body === undefined) return send(res, 413, { msg: 'too large' });
-      const answer = await handleWebhook({ headers: req.headers, body }, options);
-      send(res, answer.status, answer.body);
-    })().catch((error: unknown) => {
-      options.log.error({}, `Feishu webhook request failed: ${error instanceof Error ? error.message : String(error)}`);
-      send(res, 500, { msg: 'error' });
-    });
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, options.host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const bound = server.address() as AddressInfo;
-  return {
-    address: { host: bound.address, port: bound.port },
-    async close() {
-      server.closeIdleConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+/**
+ * `POST /feishu/events` as a Hono app, for the process's one HTTP host (mounted at `/feishu`).
+ * Until the channel has started (`ready()` false) requests get 503, so Feishu pushes them again.
+ */
+export function webhookApp(options: WebhookOptions & { ready: () => boolean }): Hono {
+  const app = new Hono();
+  app.post(
+    WEBHOOK_PATH,
+    bodyLimit({ maxSize: MAX_BODY_BYTES, onError: (c) => c.json({ msg: 'too large' }, 413) }),
+    async (c) => {
+      if (!options.ready()) return c.json({ msg: 'not started yet' }, 503);
+      const answer = await handleWebhook({ headers: c.req.header(), body: await c.req.text() }, options);
+      return c.json(answer.body as object, answer.status);
     },
-  };
+  );
+  app.all(WEBHOOK_PATH, (c) => c.json({ msg: 'method not allowed' }, 405, { allow: 'POST' }));
+  app.all('*', (c) => c.json({ msg: 'not found' }, 404));
+  return app;
 }

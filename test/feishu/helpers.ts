@@ -6,6 +6,8 @@ import { loadFeishuConfig } from '../../adapters/feishu/config.ts';
 import { defineTool, type AnyTool } from '../../src/agent/tools.ts';
 import { FakeFeishu, type FeishuChat, type StoredMessage } from '../fakes/feishu/index.ts';
 import { FakeModelServer } from '../fakes/model-server.ts';
+import { HttpHost } from '../../src/http/host.ts';
+import { silentLogger } from '../../src/log.ts';
 import { createHarness, waitFor, type Harness } from '../helpers/harness.ts';
 import { RecordingLogger } from '../telegram/helpers.ts';
 
@@ -32,21 +34,25 @@ export async function startFeishu(mode: Mode, options: { env?: Record<string, st
     FEISHU_DOMAIN: fs.baseUrl,
     FEISHU_MODE: mode,
     FEISHU_VERIFICATION_TOKEN: fs.verificationToken,
-    FEISHU_WEBHOOK_PORT: '0',
     FEISHU_EDIT_INTERVAL_PRIVATE: '40ms',
     FEISHU_EDIT_INTERVAL_GROUP: '60ms',
     ...options.env,
   });
   if (!config) throw new Error('feishu config expected');
   const adapter = new FeishuAdapter({ config, log });
+  // As npm start wires it: the one HTTP host, the adapter's routes on it, then the app.
+  const host = new HttpHost({ host: '127.0.0.1', port: 0, log: silentLogger, readiness: { pingDatabase: async () => {}, channels: [adapter.id], phase: () => 'started' } });
+  adapter.routes(host);
+  await host.listen();
   const h = await createHarness({ adapters: [adapter], model, ...(options.tools ? { tools: options.tools } : {}), ...(options.coreEnv ? { env: options.coreEnv } : {}) });
-  if (mode === 'webhook') fs.webhookUrl = `http://127.0.0.1:${adapter.webhookAddress!.port}/feishu/events`;
+  if (mode === 'webhook') fs.webhookUrl = `${host.url}/feishu/events`;
   else await waitFor(() => fs.wsConnected, 'the long connection');
   let closed = false;
   const close = async () => {
     if (closed) return;
     closed = true;
     await h.close();
+    await host.close();
     await model.close();
     await fs.close();
   };

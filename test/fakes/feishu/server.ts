@@ -86,6 +86,10 @@ export class FakeFeishu {
   encryptKey: string | undefined;
   /** Long-connection clients refused at the endpoint when false. */
   wsEnabled = true;
+  /** Long connections opened so far (a reconnect adds one). */
+  wsConnections = 0;
+  /** Cut the long connection right after writing the next event frame, before its ack can arrive. */
+  cutAfterNextFrame = false;
   readonly #server: Server;
   readonly #wss: WebSocketServer;
   readonly #tokens = new Set<string>();
@@ -282,6 +286,10 @@ export class FakeFeishu {
     };
     const answer = new Promise<any>((resolve) => this.#acks.set(frameId, resolve));
     sendBinary(socket, encodeFrame(frame));
+    if (this.cutAfterNextFrame) {
+      this.cutAfterNextFrame = false;
+      this.cutConnection();
+    }
     const timeout = new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), PUSH_TIMEOUT_MS + 500));
     const ack = await Promise.race([answer, timeout]);
     this.#acks.delete(frameId);
@@ -291,6 +299,7 @@ export class FakeFeishu {
   }
 
   #onSocket(ws: WebSocket): void {
+    this.wsConnections++;
     this.#socket = ws;
     for (const wake of this.#waitingForSocket.splice(0)) wake();
     ws.on('message', (data: Buffer) => {
