@@ -131,6 +131,8 @@ export class FeishuAdapter implements ChannelAdapter {
     const replyTo = message.replyToMessageId ?? chat.threadId;
     const messageId = replyTo ? await this.api.reply(replyTo, card, inThread) : await this.api.send(chat.chatId, card);
     this.#ownMessages.add(messageId);
+    // Card callbacks name the chat but not its type.
+    this.#chatTypes.set(chat.chatId, chat.chatType);
     return { channel: this.id, chatId: chat.chatId, messageId, ...(chat.threadId ? { threadId: chat.threadId } : {}) };
   }
 

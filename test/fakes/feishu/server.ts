@@ -26,6 +26,8 @@ export interface StoredMessage {
   content: any;
   versions: any[];
   parentId?: string;
+  /** The topic (thread) the message is in, e.g. a reply with reply_in_thread. */
+  threadId?: string;
   fromBot: boolean;
   senderId: string;
 }
@@ -158,7 +160,7 @@ export class FakeFeishu {
   // ---- events ------------------------------------------------------------------------------
 
   /** A person writes in a chat; `mention` adds @mentions (use `fake.bot` for the bot). */
-  messageEvent(from: FeishuUser, chat: FeishuChat, text: string, options: { mention?: FeishuUser[]; replyTo?: string; post?: boolean } = {}) {
+  messageEvent(from: FeishuUser, chat: FeishuChat, text: string, options: { mention?: FeishuUser[]; replyTo?: string; post?: boolean; inTopicOf?: string } = {}) {
     const messageId = id('om');
     const mentions = (options.mention ?? []).map((user, i) => ({ key: `@_user_${i + 1}`, id: { open_id: user.openId }, name: user.name, tenant_key: 't' }));
     const prefix = mentions.map((m) => m.key).join(' ');
@@ -166,7 +168,20 @@ export class FakeFeishu {
     const content = options.post
       ? JSON.stringify({ title: '', content: [[...mentions.map((m) => ({ tag: 'at', user_id: m.key, user_name: m.name })), { tag: 'text', text: ` ${text}` }]] })
       : JSON.stringify({ text: full });
-    this.messages.set(messageId, { id: messageId, chatId: chat.id, msgType: options.post ? 'post' : 'text', content: JSON.parse(content), versions: [], fromBot: false, senderId: from.openId, ...(options.replyTo ? { parentId: options.replyTo } : {}) });
+    // In a topic every message replies to the topic's root.
+    const topic = options.inTopicOf ? this.#topicOf(options.inTopicOf) : undefined;
+    const parentId = topic ? topic.rootId : options.replyTo;
+    this.messages.set(messageId, {
+      id: messageId,
+      chatId: chat.id,
+      msgType: options.post ? 'post' : 'text',
+      content: JSON.parse(content),
+      versions: [],
+      fromBot: false,
+      senderId: from.openId,
+      ...(parentId ? { parentId } : {}),
+      ...(topic ? { threadId: topic.threadId } : {}),
+    });
     return {
       messageId,
       event: {
@@ -176,7 +191,8 @@ export class FakeFeishu {
           sender: { sender_id: { open_id: from.openId, user_id: from.openId.slice(3, 11) }, sender_type: 'user', tenant_key: 't' },
           message: {
             message_id: messageId,
-            ...(options.replyTo ? { parent_id: options.replyTo, root_id: options.replyTo } : {}),
+            ...(parentId ? { parent_id: parentId, root_id: topic ? topic.rootId : parentId } : {}),
+            ...(topic ? { thread_id: topic.threadId } : {}),
             create_time: String(Date.now()),
             chat_id: chat.id,
             chat_type: chat.type,
@@ -187,6 +203,18 @@ export class FakeFeishu {
         },
       },
     };
+  }
+
+  /** The topic a message is in, or the one it starts (its root). */
+  #topicOf(messageId: string): { rootId: string; threadId: string } {
+    const message = this.messages.get(messageId);
+    if (!message) throw new Error(`no message ${messageId}`);
+    if (message.threadId) {
+      const root = [...this.messages.values()].find((m) => m.threadId === message.threadId && !m.parentId);
+      return { rootId: root?.id ?? message.parentId ?? message.id, threadId: message.threadId };
+    }
+    message.threadId = id('omt');
+    return { rootId: message.id, threadId: message.threadId };
   }
 
   get bot(): FeishuUser {
@@ -371,7 +399,9 @@ export class FakeFeishu {
     if (req.method === 'POST' && reply) {
       const parent = this.messages.get(reply[1]!);
       if (!parent) return this.#answer(req, res, url, 400, { code: 230011, msg: 'message not found' });
-      return this.#create(req, res, url, body, parent.chatId, parent.id);
+      // A reply in a topic stays in it; reply_in_thread starts (or continues) the parent's topic.
+      const threadId = parent.threadId ?? (body.reply_in_thread === true ? this.#topicOf(parent.id).threadId : undefined);
+      return this.#create(req, res, url, body, parent.chatId, parent.id, threadId);
     }
     const one = /^\/open-apis\/im\/v1\/messages\/([^/]+)$/.exec(path);
     if (one) {
@@ -407,7 +437,7 @@ export class FakeFeishu {
     }
   }
 
-  #create(req: IncomingMessage, res: ServerResponse, url: URL, body: any, chatId: string, parentId: string | undefined): void {
+  #create(req: IncomingMessage, res: ServerResponse, url: URL, body: any, chatId: string, parentId: string | undefined, threadId?: string): void {
     if (!chatId) return this.#answer(req, res, url, 400, { code: 230001, msg: 'invalid receive_id' });
     let content: any;
     if (body.msg_type === 'interactive') {
@@ -420,7 +450,17 @@ export class FakeFeishu {
       return this.#answer(req, res, url, 400, { code: 230001, msg: `msg_type ${String(body.msg_type)} not supported by the fake` });
     }
     const messageId = id('om');
-    this.messages.set(messageId, { id: messageId, chatId, msgType: body.msg_type, content, versions: [], fromBot: true, senderId: this.appId, ...(parentId ? { parentId } : {}) });
+    this.messages.set(messageId, {
+      id: messageId,
+      chatId,
+      msgType: body.msg_type,
+      content,
+      versions: [],
+      fromBot: true,
+      senderId: this.appId,
+      ...(parentId ? { parentId } : {}),
+      ...(threadId ? { threadId } : {}),
+    });
     this.#answer(req, res, url, 200, { code: 0, msg: 'ok', data: { message_id: messageId, chat_id: chatId, msg_type: body.msg_type } });
   }
 
