@@ -108,8 +108,11 @@ export class KnowledgeBase {
     return result;
   }
 
-  /** Saves many pages in one transaction (an import's batch) and indexes the changed ones as one segment. */
-  async saveMany(inputs: PageInput[], options: KnowledgeSaveOptions): Promise<KnowledgeSaveResult[]> {
+  /**
+   * Saves many pages in one transaction (an import's batch: all or none) and indexes the changed
+   * ones as one segment. A page's own `note` (the file it came from) wins over the options' note.
+   */
+  async saveMany(inputs: (PageInput & { note?: string })[], options: KnowledgeSaveOptions): Promise<KnowledgeSaveResult[]> {
     const results = await this.#repo.saveMany(inputs, options);
     if (!options.dryRun) {
       const written = results.flatMap((r) => (r.status === 'created' || r.status === 'updated' ? [r.page] : []));

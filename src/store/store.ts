@@ -15,7 +15,7 @@ import { sessionsRepo } from './repos/sessions.ts';
 import { toolStartsRepo } from './repos/tool-starts.ts';
 import { turnsRepo } from './repos/turns.ts';
 
-function repositories(db: Db) {
+function repositories(db: Db, target?: DatabaseTarget) {
   return {
     sessions: sessionsRepo(db),
     messages: messagesRepo(db),
@@ -26,7 +26,7 @@ function repositories(db: Db) {
     approvals: approvalsRepo(db),
     grants: grantsRepo(db),
     audit: auditRepo(db),
-    knowledge: knowledgeRepo(db),
+    knowledge: knowledgeRepo(db, target),
   };
 }
 
@@ -45,7 +45,7 @@ export async function openStore(target: DatabaseTarget): Promise<Store> {
   const db = await openDatabase(target);
   let closed = false;
   return {
-    ...repositories(db),
+    ...repositories(db, target),
     target,
     migrations,
     async ping() {

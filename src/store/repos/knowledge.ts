@@ -3,6 +3,8 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Db, Tx } from '../database.ts';
 import { isUniqueViolation } from '../database.ts';
+import type { DatabaseTarget } from '../../config/config.ts';
+import { sqliteSaveMany } from './knowledge-bulk.ts';
 
 export interface KnowledgePageFields {
   slug: string;
@@ -148,10 +150,10 @@ async function saveIn(tx: Tx, fields: KnowledgePageFields, options: KnowledgeSav
  * Saves many pages in one transaction, as saveIn would one by one (an import's batch): new pages
  * and their first revisions are inserted together, changed ones updated one by one.
  */
-async function saveManyIn(tx: Tx, pages: KnowledgePageFields[], options: KnowledgeSaveOptions): Promise<KnowledgeSaveResult[]> {
-  if (options.expectedRevision !== undefined) {
+async function saveManyIn(tx: Tx, pages: (KnowledgePageFields & { note?: string })[], options: KnowledgeSaveOptions): Promise<KnowledgeSaveResult[]> {
+  if (options.expectedRevision !== undefined || pages.some((page) => page.note !== undefined)) {
     const results: KnowledgeSaveResult[] = [];
-    for (const page of pages) results.push(await saveIn(tx, page, options));
+    for (const { note, ...page } of pages) results.push(await saveIn(tx, page, note === undefined ? options : { ...options, note }));
     return results;
   }
   const existing = new Map(
@@ -192,7 +194,7 @@ async function saveManyIn(tx: Tx, pages: KnowledgePageFields[], options: Knowled
   return results;
 }
 
-export function knowledgeRepo(db: Db) {
+export function knowledgeRepo(db: Db, target?: DatabaseTarget) {
   return {
     async get(slug: string): Promise<KnowledgePageRecord | undefined> {
       const row = await db.knowledgePage.findUnique({ where: { slug } });
@@ -241,9 +243,13 @@ export function knowledgeRepo(db: Db) {
       }
     },
 
-    /** Saves pages in one transaction (an import's batch); the same outcome per page as save(). */
-    async saveMany(pages: KnowledgePageFields[], options: KnowledgeSaveOptions): Promise<KnowledgeSaveResult[]> {
+    /**
+     * Saves pages in one transaction (an import's batch); the same outcome per page as save().
+     * A page's own `note` (e.g. the file it came from) wins over the options' note.
+     */
+    async saveMany(pages: (KnowledgePageFields & { note?: string })[], options: KnowledgeSaveOptions): Promise<KnowledgeSaveResult[]> {
       if (pages.length === 0) return [];
+      if (target?.provider === 'sqlite' && target.file !== ':memory:') return sqliteSaveMany(target.file, pages, options, knowledgeHash);
       if (options.dryRun) return saveManyIn(db, pages, options);
       try {
         return await db.$transaction((tx) => saveManyIn(tx, pages, options), { timeout: 120_000 });
@@ -251,7 +257,7 @@ export function knowledgeRepo(db: Db) {
         // Another writer created one of the slugs first: page by page sorts it out.
         if (!isUniqueViolation(error)) throw error;
         const results: KnowledgeSaveResult[] = [];
-        for (const page of pages) results.push(await this.save(page, options));
+        for (const { note, ...page } of pages) results.push(await this.save(page, note === undefined ? options : { ...options, note }));
         return results;
       }
     },
