@@ -6,11 +6,11 @@ import YAML, { isMap, isScalar, isSeq, type Document, type Node } from 'yaml';
 import { ConfigError } from '../core/env.ts';
 import { parseFileConfig, type FileConfig, type Issue } from './schema.ts';
 
-export const CONFIG_FILE_NAMES = ['parley.config.yaml', 'parley.config.yml', 'parley.config.json'];
+const CONFIG_FILE_NAMES = ['parley.config.yaml', 'parley.config.yml', 'parley.config.json'];
 const MAX_BYTES = 1_000_000;
 
 /** The configuration file to read: PARLEY_CONFIG, else the first default name in `cwd` that exists. */
-export function configFilePath(env: Record<string, string | undefined>, cwd: string): string | undefined {
+function configFilePath(env: Record<string, string | undefined>, cwd: string): string | undefined {
   const named = env.PARLEY_CONFIG?.trim();
   if (named) return resolve(cwd, named);
   return CONFIG_FILE_NAMES.map((name) => resolve(cwd, name)).find((path) => statSync(path, { throwIfNoEntry: false })?.isFile());

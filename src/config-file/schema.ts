@@ -19,7 +19,7 @@ interface ServerCommon {
   disabled: boolean;
 }
 
-export interface StdioServerConfig extends ServerCommon {
+interface StdioServerConfig extends ServerCommon {
   transport: 'stdio';
   command: string;
   args: string[];
@@ -27,7 +27,7 @@ export interface StdioServerConfig extends ServerCommon {
   cwd?: string;
 }
 
-export interface HttpServerConfig extends ServerCommon {
+interface HttpServerConfig extends ServerCommon {
   /** `http`: Streamable HTTP, falling back to HTTP+SSE when the server rejects it; `sse`: HTTP+SSE only. */
   transport: 'http' | 'sse';
   url: string;
@@ -48,7 +48,7 @@ export interface Issue {
 }
 
 /** Where `${VAR}` references are looked up, and what relative paths are relative to. */
-export interface ParseContext {
+interface ParseContext {
   env: Record<string, string | undefined>;
   baseDir: string;
 }

@@ -8,6 +8,7 @@ import { ErrorCode, McpError, ToolListChangedNotificationSchema, type CallToolRe
 import type { McpServerConfig } from '../config-file/schema.ts';
 import { errorText } from '../core/errors.ts';
 import type { Logger } from '../log.ts';
+import { loggable } from './loggable.ts';
 import { openSession, processId, type OpenSession, type TransportKind } from './transport.ts';
 
 export type ConnectionState = 'connecting' | 'connected' | 'reconnecting' | 'stopped';
@@ -193,7 +194,7 @@ export class McpConnection {
           this.#log.info({ tools: tools.length }, 'MCP tool list changed');
           this.#o.onTools(tools);
         } catch (error) {
-          this.#log.warn({ err: error }, 'could not list the MCP server tools again; keeping the previous list');
+          this.#log.warn({ err: loggable(error) }, 'could not list the MCP server tools again; keeping the previous list');
         }
       } while (this.#refreshAgain);
     })().finally(() => {
@@ -329,7 +330,7 @@ export class McpConnection {
       this.#lastError = `${errorText(error)}${this.#stderrHint()}`;
       if (!this.#isStopped()) {
         this.#state = 'reconnecting';
-        this.#log.warn({ err: error, failures: this.#failures }, `could not connect to MCP server "${this.name}"`);
+        this.#log.warn({ err: loggable(error), failures: this.#failures }, `could not connect to MCP server "${this.name}"`);
         this.#scheduleRetry();
       }
     } finally {
@@ -353,7 +354,7 @@ export class McpConnection {
   }
 
   #transportError(client: Client, error: Error): void {
-    this.#log.debug({ err: error }, 'MCP transport error');
+    this.#log.debug({ err: loggable(error) }, 'MCP transport error');
     if (this.#session?.client === client) this.#check(this.#session, error.message);
   }
 

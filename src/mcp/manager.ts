@@ -9,6 +9,7 @@ import type { ApprovalOverride } from '../config/config.ts';
 import type { McpServerConfig } from '../config-file/schema.ts';
 import { errorText } from '../core/errors.ts';
 import type { Logger } from '../log.ts';
+import { loggable } from './loggable.ts';
 import { McpConnection, type ConnectionOptions, type ConnectionState } from './connection.ts';
 import { exposedNames, hiddenBecause, matchesPattern } from './names.ts';
 import { mcpApproval } from './policy.ts';
@@ -124,7 +125,7 @@ export class McpManager {
         if (registry.get(name)) throw new Error(`another tool is already named ${name}`);
         registry.register(mcpTool(tool, { exposedName: name, connection, policy, timeoutMs: server.timeoutMs ?? this.#o.defaultTimeoutMs, validator }));
       } catch (error) {
-        log.warn({ mcpServer: server.name, tool: tool.name, err: error }, 'MCP tool left out');
+        log.warn({ mcpServer: server.name, tool: tool.name, err: loggable(error) }, 'MCP tool left out');
         return { ...base, hidden: `unusable: ${errorText(error)}` };
       }
       registered.push(name);

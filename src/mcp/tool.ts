@@ -7,10 +7,11 @@ import type { AnyTool, ToolOutput } from '../agent/tools.ts';
 import { errorText } from '../core/errors.ts';
 import { isServerAnswer, McpUnavailableError, type McpConnection } from './connection.ts';
 import { argumentsSchema, modelSchema, type JsonObject } from './json-schema.ts';
+import { loggable } from './loggable.ts';
 import { describeMcpCall, type McpApproval } from './policy.ts';
 import { toolOutput } from './result.ts';
 
-export interface McpToolOptions {
+interface McpToolOptions {
   exposedName: string;
   connection: McpConnection;
   policy: McpApproval;
@@ -52,7 +53,7 @@ export function mcpTool(tool: Tool, options: McpToolOptions): AnyTool {
       } catch (error) {
         // A stop or a timeout: the agent words those itself.
         if (ctx.signal.aborted) throw error;
-        ctx.log.warn({ err: error, mcpServer: connection.name, tool: tool.name }, 'MCP tool call failed');
+        ctx.log.warn({ err: loggable(error), mcpServer: connection.name, tool: tool.name }, 'MCP tool call failed');
         return failure(connection.name, tool.name, error);
       }
     },

@@ -18,7 +18,7 @@ export interface OpenSession {
   kind: TransportKind;
 }
 
-export interface OpenOptions {
+interface OpenOptions {
   timeoutMs: number;
   /** Called for each line the server writes to stderr (stdio only). */
   onStderr?: (line: string) => void;

@@ -9,10 +9,10 @@ import { silentLogger } from '../../src/log.ts';
 import { McpManager, type McpManagerOptions } from '../../src/mcp/manager.ts';
 import { createHarness, tempDir, waitFor, type Harness, type HarnessOptions } from '../helpers/harness.ts';
 
-export const STDIO_SERVER = join(process.cwd(), 'test/fakes/mcp/stdio-server.ts');
-export const HTTP_SERVER = join(process.cwd(), 'test/fakes/mcp/http-server.ts');
+const STDIO_SERVER = join(process.cwd(), 'test/fakes/mcp/stdio-server.ts');
+const HTTP_SERVER = join(process.cwd(), 'test/fakes/mcp/http-server.ts');
 
-export interface LogEntry {
+interface LogEntry {
   pid: number;
   rpc?: string;
   tool?: string;
@@ -39,7 +39,7 @@ export function callsOf(file: string, tool: string): LogEntry[] {
 
 const children = new Set<ChildProcess>();
 
-export interface HttpServer {
+interface HttpServer {
   port: number;
   child: ChildProcess;
   /** SIGKILL, and wait until it is gone. */
@@ -97,7 +97,7 @@ export function httpEntry(name: string, url: string, extra = ''): string {
   return [`  ${name}:`, `    url: ${JSON.stringify(url)}`, ...(extra ? [extra] : [])].join('\n');
 }
 
-export interface McpHarness extends Harness {
+interface McpHarness extends Harness {
   mcp: McpManager;
 }
 

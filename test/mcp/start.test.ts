@@ -55,4 +55,30 @@ describe('MCP servers with npm start', () => {
       `  ${config}:7: surprise: unknown key (expected one of: mcpServers)`,
     ]);
   });
+
+  it('secrets in a server entry never reach the log, even at debug level when the server fails', async () => {
+    const dir = tempDir('parley-mcp-');
+    const secret = 'sk-mcp-secret-4f1d9a';
+    const config = writeConfig(
+      [
+        'mcpServers:',
+        '  broken:',
+        `    command: ${JSON.stringify(join(dir, 'no-such-server'))}`,
+        '    args: ["--token=${MCP_TEST_SECRET}"]',
+        '    env: { API_KEY: "${MCP_TEST_SECRET}" }',
+        '  remote:',
+        '    url: http://127.0.0.1:9/mcp',
+        '    headers: { Authorization: "Bearer ${MCP_TEST_SECRET}" }',
+        '',
+      ].join('\n'),
+      dir,
+    );
+    const parley = startParley({ DATABASE_URL: `file:${join(dir, 'parley.db')}`, PARLEY_CONFIG: config, MCP_TEST_SECRET: secret, PARLEY_LOG_LEVEL: 'debug' });
+    await parley.ready();
+    expect(parley.output()).toMatch(/MCP {7}broken: stdio, not connected yet \(spawn .*no-such-server ENOENT\)/);
+    expect(parley.output()).toMatch(/ {12}remote: http, not connected yet/);
+    expect(parley.output()).toContain('could not connect to MCP server');
+    expect(await parley.stop()).toBe(0);
+    expect(parley.output()).not.toContain(secret);
+  });
 });
