@@ -1,13 +1,12 @@
 // The Discord channel: a discord.js Client on the gateway (guild channels, threads, DMs) handing
 // messages, button clicks and slash commands to the core, and replying through DiscordOutbound.
-// Interactions are acknowledged first (deferUpdate / deferReply), so the 3 s deadline holds
-// however long the core or REST take; what the core says to one clicker goes as an ephemeral
-// follow-up.
+// Button clicks and slash commands reach the core with a reply handle (interactions.ts): the core
+// acks first, within Discord's 3 s, with an ephemeral text for the clicker alone; the adapter
+// defers an interaction the core has not acked by the deadline.
 import {
   Client,
   Events,
   GatewayIntentBits,
-  MessageFlags,
   Partials,
   Routes,
   type ButtonInteraction,
@@ -15,15 +14,15 @@ import {
   type Interaction,
   type Message,
 } from 'discord.js';
-import { answerOnce } from '../../src/core/ack.ts';
 import { COMMANDS } from '../../src/core/commands.ts';
 import type { ChannelAdapter, ChannelCapabilities, ChatRef, CoreLogger, InboundSink, OutboundMessage, SentRef } from '../../src/core/types.ts';
 import { EPHEMERAL_COMMANDS, slashCommandsOf } from './commands.ts';
 import type { DiscordConfig } from './config.ts';
 import { closeCodeMessage, DiscordStartError, safeErrorMessage } from './errors.ts';
 import { classifyButton, classifyCommand, classifyMessage } from './inbound.ts';
+import { InteractionAnswer } from './interactions.ts';
 import { DiscordOutbound } from './outbound.ts';
-import { bodyOf, MAX_CONTENT } from './render.ts';
+import { MAX_CONTENT } from './render.ts';
 
 export interface DiscordAdapterOptions {
   config: DiscordConfig;
@@ -32,16 +31,18 @@ export interface DiscordAdapterOptions {
   id?: string;
   /** How long start() waits for READY (default 30 s). */
   startTimeoutMs?: number;
+  /** How long an interaction waits for the core's ack before it is deferred (Discord allows 3 s). */
+  interactionDeadlineMs?: number;
 }
 
 const START_TIMEOUT_MS = 30_000;
+const INTERACTION_DEADLINE_MS = 2_000;
 
-/** A slash command whose deferred reply is still waiting for the core's answer. */
+/** A slash command the core is handling; what it sends to the chat for it becomes the command's reply. */
 interface PendingCommand {
-  interaction: ChatInputCommandInteraction;
+  answer: InteractionAnswer;
   chatId: string;
   threadId: string | undefined;
-  answered: boolean;
 }
 
 export class DiscordAdapter implements ChannelAdapter {
@@ -52,6 +53,7 @@ export class DiscordAdapter implements ChannelAdapter {
   readonly #config: DiscordConfig;
   readonly #log: CoreLogger;
   readonly #startTimeoutMs: number;
+  readonly #interactionDeadlineMs: number;
   readonly #outbound: DiscordOutbound;
   readonly #pending = new Map<string, PendingCommand>();
   readonly #work = new Set<Promise<void>>();
@@ -62,6 +64,7 @@ export class DiscordAdapter implements ChannelAdapter {
     this.#config = options.config;
     this.#log = options.log;
     this.#startTimeoutMs = options.startTimeoutMs ?? START_TIMEOUT_MS;
+    this.#interactionDeadlineMs = options.interactionDeadlineMs ?? INTERACTION_DEADLINE_MS;
     this.capabilities = {
       maxTextLength: MAX_CONTENT,
       maxButtonPayload: 100,
@@ -150,8 +153,11 @@ export class DiscordAdapter implements ChannelAdapter {
 
   async send(chat: ChatRef, message: OutboundMessage): Promise<SentRef> {
     const pending = this.#claimPending(chat, message);
-    if (pending) return this.#answerCommand(pending, chat, message);
-    return this.#outbound.send(chat, message);
+    const replyId = pending ? await pending.answer.respond(message.text) : undefined;
+    if (replyId) return { channel: this.id, chatId: chat.chatId, messageId: replyId, ...(chat.threadId ? { threadId: chat.threadId } : {}) };
+    // No command to answer, or its interaction is gone: an ordinary message.
+    const { replyToMessageId, ...rest } = message;
+    return this.#outbound.send(chat, pending ? rest : message);
   }
 
   edit(ref: SentRef, message: OutboundMessage): Promise<void> {
@@ -194,92 +200,67 @@ export class DiscordAdapter implements ChannelAdapter {
     if (interaction.isChatInputCommand()) return this.#onCommand(interaction);
   }
 
-  async #onButton(interaction: ButtonInteraction): Promise<void> {
-    // Acknowledge first: the core may take longer than Discord's 3 s (it edits the prompt).
-    const deferred = await interaction.deferUpdate().then(
-      () => true,
-      (error: unknown) => {
-        this.#log.warn({}, `could not acknowledge a button click: ${safeErrorMessage(error, this.#config.token)}`);
-        return false;
-      },
-    );
-    const sink = this.#sink;
-    const result = classifyButton(interaction, this.#config, this.id);
-    if (!sink || result.kind === 'ignored') {
-      if (result.kind === 'ignored') this.#log.debug({ reason: result.reason }, 'Discord button click ignored');
-      if (deferred) await this.#whisper(interaction, 'This button is not for you.');
-      return;
-    }
-    const { ack } = answerOnce(async (toast) => {
-      if (toast && deferred) await this.#whisper(interaction, toast);
-    });
-    try {
-      await sink.onAction({ ...result.value, reply: { ack, whisper: async (text) => (deferred ? this.#whisper(interaction, text) : undefined) } });
-    } catch (error) {
-      this.#log.error({}, `handling a button click failed: ${safeErrorMessage(error, this.#config.token)}`);
-      await ack('Something went wrong; please try again.');
-    } finally {
-      await ack();
-    }
+  #answerFor(interaction: ButtonInteraction | ChatInputCommandInteraction, ephemeral = false): InteractionAnswer {
+    return new InteractionAnswer(interaction, { log: this.#log, token: this.#config.token, deadlineMs: this.#interactionDeadlineMs, ephemeral });
   }
 
-  /** An ephemeral follow-up: only the clicker sees it. */
-  async #whisper(interaction: ButtonInteraction, text: string): Promise<void> {
+  /** The core decides and acks (ack first); the adapter only makes sure an answer leaves in time. */
+  async #onButton(interaction: ButtonInteraction): Promise<void> {
+    const answer = this.#answerFor(interaction);
+    const sink = this.#sink;
+    const result = classifyButton(interaction, this.#config, this.id);
     try {
-      await interaction.followUp({ content: text.slice(0, MAX_CONTENT), flags: MessageFlags.Ephemeral, allowedMentions: { parse: [] } });
+      if (!sink || result.kind === 'ignored') {
+        if (result.kind === 'ignored') this.#log.debug({ reason: result.reason }, 'Discord button click ignored');
+        await answer.ack('This button is not for you.');
+        return;
+      }
+      await sink.onAction({ ...result.value, reply: answer });
     } catch (error) {
-      this.#log.warn({}, `could not answer a button click: ${safeErrorMessage(error, this.#config.token)}`);
+      this.#log.error({}, `handling a button click failed: ${safeErrorMessage(error, this.#config.token)}`);
+      await answer.ack('Something went wrong; please try again.');
+    } finally {
+      await answer.finish(undefined);
     }
   }
 
   async #onCommand(interaction: ChatInputCommandInteraction): Promise<void> {
-    const ephemeral = EPHEMERAL_COMMANDS.has(interaction.commandName);
-    try {
-      await interaction.deferReply(ephemeral ? { flags: MessageFlags.Ephemeral } : {});
-    } catch (error) {
-      this.#log.warn({}, `could not acknowledge /${interaction.commandName}: ${safeErrorMessage(error, this.#config.token)}`);
-      return;
-    }
+    const answer = this.#answerFor(interaction, EPHEMERAL_COMMANDS.has(interaction.commandName));
     const sink = this.#sink;
     const result = classifyCommand(interaction, this.#config, this.id);
     if (!sink || result.kind === 'ignored') {
       if (result.kind === 'ignored') this.#log.debug({ reason: result.reason }, 'Discord slash command ignored');
-      await interaction.editReply({ content: 'I do not take commands here.' }).catch(() => {});
+      await answer.ack('I do not take commands here.');
+      await answer.finish(undefined);
       return;
     }
     const inbound = result.value;
-    const pending: PendingCommand = { interaction, chatId: inbound.chatId, threadId: inbound.threadId, answered: false };
-    this.#pending.set(interaction.id, pending);
+    this.#pending.set(interaction.id, { answer, chatId: inbound.chatId, threadId: inbound.threadId });
     try {
-      await sink.onMessage(inbound);
+      await sink.onMessage(inbound, answer);
     } catch (error) {
       this.#log.error({}, `handling /${interaction.commandName} failed: ${safeErrorMessage(error, this.#config.token)}`);
+      await answer.ack('Something went wrong; please try again.');
     } finally {
       this.#pending.delete(interaction.id);
     }
-    // The core answered elsewhere (e.g. "Stopped" under the stopped answer) or not at all.
-    if (!pending.answered) await interaction.editReply({ content: `Done: /${interaction.commandName}` }).catch(() => {});
+    // A core that answers commands through the handle always acks; one that does not may not
+    // answer at all (/stop edits the stopped answer instead), and Discord needs some answer.
+    await answer.finish(answer.used ? undefined : `Done: /${interaction.commandName}`);
   }
 
   /**
-   * The core's answer to a slash command goes into the command's deferred reply: in groups it is
-   * sent as a reply to the command's id; in DMs it is the next plain message to that chat.
+   * What the core sends to the chat for a slash command becomes the command's own reply: in groups
+   * it is sent as a reply to the command's id; in DMs it is the next plain message to that chat.
    */
   #claimPending(chat: ChatRef, message: OutboundMessage): PendingCommand | undefined {
     if (message.buttons?.length) return undefined;
     const byId = message.replyToMessageId ? this.#pending.get(message.replyToMessageId) : undefined;
-    if (byId && !byId.answered) return byId;
+    if (byId?.answer.awaitingAnswer) return byId;
     if (chat.chatType !== 'direct' || message.replyToMessageId) return undefined;
     for (const pending of this.#pending.values()) {
-      if (!pending.answered && pending.chatId === chat.chatId && pending.threadId === chat.threadId) return pending;
+      if (pending.answer.awaitingAnswer && pending.chatId === chat.chatId && pending.threadId === chat.threadId) return pending;
     }
     return undefined;
-  }
-
-  async #answerCommand(pending: PendingCommand, chat: ChatRef, message: OutboundMessage): Promise<SentRef> {
-    pending.answered = true;
-    const { content } = bodyOf(message);
-    const reply = await pending.interaction.editReply({ content, allowedMentions: { parse: [] } });
-    return { channel: this.id, chatId: chat.chatId, messageId: reply.id, ...(chat.threadId ? { threadId: chat.threadId } : {}) };
   }
 }

@@ -2,7 +2,7 @@
 // outcome and talks to the core. A thread is its own session: chatId is the parent channel and
 // threadId the thread (which is where the answer goes).
 import { ChannelType, type ButtonInteraction, type ChatInputCommandInteraction, type Message, type User } from 'discord.js';
-import type { Action, ChatType, Inbound } from '../../src/core/types.ts';
+import type { Action, Attachment, ChatType, Inbound } from '../../src/core/types.ts';
 
 export interface AccessPolicy {
   allowedGuilds: ReadonlySet<string>;
@@ -57,12 +57,31 @@ function readableMentions(text: string, botId: string, botName: string): string 
   return text.replace(new RegExp(`<@!?${botId}>`, 'g'), `@${botName}`);
 }
 
+function kindOf(contentType: string | null): Attachment['kind'] {
+  const type = contentType?.split('/')[0];
+  return type === 'image' || type === 'audio' || type === 'video' ? type : 'file';
+}
+
+/** Files and stickers; the ref is the attachment's CDN URL (or the sticker's id), which the adapter can fetch. */
+function attachmentsOf(message: Message): Attachment[] {
+  const files = [...message.attachments.values()].map((file): Attachment => ({
+    kind: kindOf(file.contentType),
+    ref: file.url,
+    ...(file.name ? { name: file.name } : {}),
+    ...(file.contentType ? { mimeType: file.contentType } : {}),
+    ...(Number.isSafeInteger(file.size) && file.size >= 0 ? { size: file.size } : {}),
+  }));
+  const stickers = [...message.stickers.values()].map((sticker): Attachment => ({ kind: 'sticker', ref: sticker.id, ...(sticker.name ? { name: sticker.name } : {}) }));
+  return [...files, ...stickers];
+}
+
 export function classifyMessage(message: Message, botId: string, botName: string, access: AccessPolicy, channel: string): Classified<Inbound> {
   if (message.author.bot || message.webhookId) {
     return { kind: 'ignored', reason: message.author.id === botId ? 'my own message' : `message from another bot (${message.author.id})` };
   }
   if (message.system) return { kind: 'ignored', reason: 'system message' };
-  if (!message.content.trim()) return { kind: 'ignored', reason: 'no text (attachments or embeds only, or MessageContent intent missing)' };
+  const attachments = attachmentsOf(message);
+  if (!message.content.trim() && attachments.length === 0) return { kind: 'ignored', reason: 'no text and no attachments (embeds only, or the MessageContent intent is missing)' };
   const place = placeOf(message.channel, message.guildId);
   const refusal = refusedBy(access, place, message.author.id);
   if (refusal) return { kind: 'ignored', reason: refusal };
@@ -77,7 +96,7 @@ export function classifyMessage(message: Message, botId: string, botName: string
     eventId: message.id,
     sender: { id: message.author.id, displayName: displayNameOf(message.author), isBot: false },
     text: readableMentions(message.content, botId, botName),
-    attachments: [],
+    attachments,
     mentionsBot: message.mentions.users.has(botId),
     repliesToBot: repliedTo !== undefined && message.mentions.repliedUser?.id === botId,
     ...(repliedTo ? { replyToMessageId: repliedTo } : {}),

@@ -1,10 +1,12 @@
 // Sending, editing and typing through discord.js's REST client (its rate-limit queue waits out
 // 429s). Everything is addressed by id, so a turn can reply from any process without a cache.
-// A channel the bot lost access to is logged once and left alone for a while (not retried forever).
+// Failures are DeliveryErrors; a channel the bot lost access to is logged once and left alone for
+// a while (not retried forever).
 import { Routes, type REST } from 'discord.js';
 import { z } from 'zod';
 import type { ChatRef, CoreLogger, OutboundMessage, SentRef } from '../../src/core/types.ts';
-import { isGone, safeErrorMessage, toSafeError } from './errors.ts';
+import { DeliveryError } from '../../src/core/delivery.ts';
+import { isChannelLost, safeErrorMessage, toDeliveryError } from './errors.ts';
 import { bodyOf } from './render.ts';
 
 export interface OutboundOptions {
@@ -23,11 +25,8 @@ function targetOf(chat: Pick<ChatRef, 'chatId' | 'threadId'>): string {
   return chat.threadId ?? chat.chatId;
 }
 
-class ChannelGoneError extends Error {
-  constructor(channelId: string) {
-    super(`Discord channel ${channelId} is no longer reachable for the bot (removed, or permissions lost)`);
-    this.name = 'ChannelGoneError';
-  }
+function channelLost(channelId: string): DeliveryError {
+  return new DeliveryError(`Discord channel ${channelId} is no longer reachable for the bot (removed, or permissions lost)`, 'forbidden');
 }
 
 export class DiscordOutbound {
@@ -62,22 +61,19 @@ export class DiscordOutbound {
     const target = targetOf(chat);
     if (this.#isGone(target)) return;
     await this.#o.rest.post(Routes.channelTyping(target)).catch((error: unknown) => {
-      if (isGone(error)) this.#markGone(target, error);
+      if (isChannelLost(error)) this.#markGone(target, error);
     });
   }
 
   async #call<T>(target: string, request: () => Promise<T>): Promise<T> {
-    if (this.#isGone(target)) throw new ChannelGoneError(target);
+    if (this.#isGone(target)) throw channelLost(target);
     try {
       const result = await request();
       this.#logged.delete(target);
       return result;
     } catch (error) {
-      if (isGone(error)) {
-        this.#markGone(target, error);
-        throw new ChannelGoneError(target);
-      }
-      throw toSafeError(error, this.#o.token);
+      if (isChannelLost(error)) this.#markGone(target, error);
+      throw toDeliveryError(error, this.#o.token);
     }
   }
 

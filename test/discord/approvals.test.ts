@@ -29,11 +29,13 @@ function interaction(dc: FakeDiscord, id: string): InteractionState {
   return dc.interactions.get(id)!;
 }
 
-/** The ephemeral text the clicker got, once there is one. */
+const EPHEMERAL = 64;
+
+/** The ephemeral text the clicker got (the ack's ephemeral reply, or a follow-up), once there is one. */
 function whisperTo(dc: FakeDiscord, id: string): Promise<string> {
   return waitFor(() => {
     const state = interaction(dc, id);
-    const note = state.followUps.find((m) => m.ephemeral);
+    const note = [state.original, ...state.followUps].find((m) => m?.ephemeral && m.message.content);
     return note ? note.message.content : undefined;
   }, 'an ephemeral answer');
 }
@@ -63,10 +65,10 @@ describe('discord: approval prompts with buttons', () => {
     const pending = await h.store.approvals.list({ status: 'pending', limit: 10 });
     expect(pending).toHaveLength(1);
 
-    // A stranger: acknowledged, an ephemeral refusal, nothing changes.
+    // A stranger: acknowledged with an ephemeral refusal (type 4, flag 64), nothing changes.
     const strangerClick = dc.click(bob, prompt.message, dc.buttonOf(prompt.message, 'Approve'));
     expect(await whisperTo(dc, strangerClick)).toBe('Only Alice (who asked) or an admin can decide this.');
-    expect(interaction(dc, strangerClick).ack?.type).toBe(6);
+    expect(interaction(dc, strangerClick).ack).toMatchObject({ type: 4, flags: EPHEMERAL });
     expect(prompt.versions).toHaveLength(1);
     expect(prompt.message.components).toHaveLength(1);
     expect(deployed).toEqual([]);
@@ -78,6 +80,9 @@ describe('discord: approval prompts with buttons', () => {
     const ack = await waitFor(() => interaction(dc, aliceClick).ack, 'the acknowledgement', 10_000);
     expect(ack.at - interaction(dc, aliceClick).createdAt).toBeLessThan(3_000);
     expect(interaction(dc, aliceClick).refusedCallbacks).toBe(0);
+    // Ack first: the outcome is the acknowledgement itself, before the (slow) prompt edit.
+    expect(ack).toMatchObject({ type: 4, flags: EPHEMERAL });
+    expect(interaction(dc, aliceClick).original?.message.content).toBe('Approved.');
     await waitFor(() => prompt.message.components.length === 0 && prompt.message.content.includes('Approved by Alice'), 'the outcome without buttons', 20_000);
     dc.editDelayMs = 0;
     const answer = await waitFor(() => dc.botMessages(ops).find((m) => m.message.content === 'Deployed api: all health checks are green.'), 'the answer', 20_000);

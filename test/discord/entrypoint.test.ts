@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { FakeDiscord } from '../fakes/discord/index.ts';
 import { FakeModelServer } from '../fakes/model-server.ts';
 import { tempDir, waitFor } from '../helpers/harness.ts';
+import { promptStored } from '../helpers/prompt-ref.ts';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -97,6 +98,7 @@ describe('discord: the real entry point', () => {
     dc.say(alice, dm, 'post the deploy hook');
     const prompt = await waitFor(() => dc.botMessages(dm).find((m) => m.message.components.length > 0), 'the approval prompt', 15_000);
     expect(prompt.message.content).toContain('POST');
+    await promptStored(env.DATABASE_URL);
 
     first.child.kill('SIGKILL');
     await exited(first.child);

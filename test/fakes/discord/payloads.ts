@@ -34,6 +34,15 @@ export interface DComponent {
   components?: DComponent[];
 }
 
+export interface DAttachment {
+  id: string;
+  filename: string;
+  size: number;
+  url: string;
+  proxy_url: string;
+  content_type?: string;
+}
+
 export interface DMessage {
   id: string;
   type: 0 | 19;
@@ -47,7 +56,7 @@ export interface DMessage {
   mention_everyone: false;
   mentions: DUser[];
   mention_roles: [];
-  attachments: [];
+  attachments: DAttachment[];
   embeds: [];
   pinned: false;
   components: DComponent[];

@@ -22,6 +22,8 @@ export interface StoredMessage {
   /** Every content the message had, oldest first. */
   versions: string[];
   ephemeral: boolean;
+  /** An interaction's reply that was deleted. */
+  deleted?: boolean;
 }
 
 export interface InteractionState {
@@ -169,9 +171,19 @@ export class FakeDiscord {
   }
 
   /** A person posts a message (MESSAGE_CREATE is dispatched). */
-  say(author: DUser, channel: DChannel, content: string, options: { mention?: boolean; replyTo?: DMessage } = {}): DMessage {
+  say(
+    author: DUser,
+    channel: DChannel,
+    content: string,
+    options: { mention?: boolean; replyTo?: DMessage; files?: { filename: string; size: number; contentType?: string }[] } = {},
+  ): DMessage {
     const text = options.mention ? `<@${this.bot.id}> ${content}` : content;
     const message = this.#message(author, channel, text, []);
+    message.attachments = (options.files ?? []).map((file) => {
+      const id = snowflake();
+      const url = `https://cdn.discordapp.com/attachments/${channel.id}/${id}/${file.filename}`;
+      return { id, filename: file.filename, size: file.size, url, proxy_url: url, ...(file.contentType ? { content_type: file.contentType } : {}) };
+    });
     if (options.mention) message.mentions = [this.bot];
     if (options.replyTo) {
       message.type = 19;
@@ -204,6 +216,11 @@ export class FakeDiscord {
       options: Object.entries(options).map(([optionName, value]) => ({ name: optionName, type: 3, value })),
     };
     return this.#interact(person, channel, 'command', { data });
+  }
+
+  /** Someone deletes a message (a moderator, or the bot's owner in the client). */
+  deleteMessage(id: string): void {
+    this.messages.delete(id);
   }
 
   buttonOf(message: DMessage, label: string): string {
@@ -307,6 +324,13 @@ export class FakeDiscord {
       const interaction = this.#byToken(m[2]!);
       if (!interaction.original) throw new HttpError(404, 10008, 'Unknown Message');
       return this.#edit(interaction.original, b);
+    }
+    if ((m = /^\/webhooks\/(\d+)\/([^/]+)\/messages\/@original$/.exec(path)) && method === 'DELETE') {
+      const interaction = this.#byToken(m[2]!);
+      if (!interaction.original || interaction.original.deleted) throw new HttpError(404, 10008, 'Unknown Message');
+      interaction.original.deleted = true;
+      this.messages.delete(interaction.original.message.id);
+      return undefined;
     }
     if ((m = /^\/webhooks\/(\d+)\/([^/]+)$/.exec(path)) && method === 'POST') {
       const interaction = this.#byToken(m[2]!);
