@@ -11,7 +11,7 @@ import type { CoreLogger, InteractionReply } from '../../src/core/types.ts';
 import { safeErrorMessage } from './errors.ts';
 import { MAX_CONTENT } from './render.ts';
 
-export interface InteractionAnswerOptions {
+interface InteractionAnswerOptions {
   log: CoreLogger;
   token: string;
   /** After this long without an ack the interaction is deferred (Discord allows 3 s). */

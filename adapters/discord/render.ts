@@ -10,9 +10,9 @@ const MAX_PER_ROW = 5;
 const MAX_LABEL = 80;
 const MAX_CUSTOM_ID = 100;
 
-export type ActionRow = APIActionRowComponent<APIButtonComponentWithCustomId>;
+type ActionRow = APIActionRowComponent<APIButtonComponentWithCustomId>;
 
-export interface MessageBody {
+interface MessageBody {
   content: string;
   components?: ActionRow[];
   allowed_mentions: { parse: []; replied_user: boolean };

@@ -18,7 +18,7 @@ export interface Clicker {
   name: string;
 }
 
-export interface CardClickOptions {
+interface CardClickOptions {
   channel: string;
   log: CoreLogger;
   sink(): InboundSink | undefined;
@@ -33,7 +33,7 @@ export interface CardClickOptions {
 const TOAST_MAX_CHARS = 200;
 const REMEMBERED_ANSWERS = 1_000;
 
-export function toastOf(text: string | undefined): object {
+function toastOf(text: string | undefined): object {
   if (!text) return {};
   return { toast: { type: 'info', content: text.length > TOAST_MAX_CHARS ? `${text.slice(0, TOAST_MAX_CHARS - 1)}…` : text } };
 }

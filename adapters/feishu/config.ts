@@ -3,11 +3,11 @@
 import { z } from 'zod';
 import { ConfigError, duration, oneOf, optionalString, parseEnv, stringWithDefault } from '../../src/core/env.ts';
 
-export const FEISHU_BASE_URL = 'https://open.feishu.cn';
-export const LARK_BASE_URL = 'https://open.larksuite.com';
+const FEISHU_BASE_URL = 'https://open.feishu.cn';
+const LARK_BASE_URL = 'https://open.larksuite.com';
 
 /** `webhook`: POST /feishu/events on the process's one HTTP listener (PARLEY_HTTP_HOST / PARLEY_HTTP_PORT). */
-export type FeishuMode = { kind: 'ws' } | { kind: 'webhook' };
+type FeishuMode = { kind: 'ws' } | { kind: 'webhook' };
 
 export interface FeishuConfig {
   appId: string;

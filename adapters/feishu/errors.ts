@@ -4,7 +4,7 @@
 import { DeliveryError, type DeliveryFailureKind } from '../../src/core/delivery.ts';
 
 /** The delivery kinds, plus `auth`: the app id or secret was refused (a fatal delivery failure). */
-export type FeishuErrorKind = DeliveryFailureKind | 'auth';
+type FeishuErrorKind = DeliveryFailureKind | 'auth';
 
 /** Feishu's 429s carry no Retry-After; its gateway names the window's reset in x-ogw-ratelimit-reset (seconds). */
 const DEFAULT_RETRY_AFTER_MS = 1_000;

@@ -18,7 +18,7 @@ export interface BotIdentity {
   name: string;
 }
 
-export type ClassifiedMessage =
+type ClassifiedMessage =
   | { kind: 'message'; inbound: Inbound; parentId?: string }
   | { kind: 'ignored'; reason: string }
   | { kind: 'malformed'; reason: string };
@@ -74,14 +74,14 @@ function attachmentOf(kind: Attachment['kind'], raw: unknown): Attachment | unde
   return { kind, ref, ...(parsed.data.file_name ? { name: parsed.data.file_name } : {}) };
 }
 
-export interface MessageContent {
+interface MessageContent {
   /** The text with `@_user_N` placeholders still in it. */
   text: string;
   attachments: Attachment[];
 }
 
 /** What a message says and carries; undefined for kinds Parley does not read (cards, shared chats, ...). */
-export function contentOf(messageType: string, content: string): MessageContent | undefined {
+function contentOf(messageType: string, content: string): MessageContent | undefined {
   const json = parseJson(content);
   if (messageType === 'text') {
     const parsed = TextContentSchema.safeParse(json);
@@ -104,7 +104,7 @@ export function contentOf(messageType: string, content: string): MessageContent 
 }
 
 /** Replaces `@_user_N` with `@Name`; the bot's own mention is removed. */
-export function resolveMentions(text: string, mentions: readonly FeishuMention[], botOpenId: string): { text: string; mentionsBot: boolean } {
+function resolveMentions(text: string, mentions: readonly FeishuMention[], botOpenId: string): { text: string; mentionsBot: boolean } {
   let mentionsBot = false;
   // Longest keys first, so @_user_1 does not eat the start of @_user_10.
   const sorted = [...mentions].sort((a, b) => b.key.length - a.key.length);

@@ -4,7 +4,7 @@ import { z } from 'zod';
 
 const UserIdSchema = z.object({ open_id: z.string().optional(), user_id: z.string().optional(), union_id: z.string().optional() });
 
-export const MentionSchema = z.object({
+const MentionSchema = z.object({
   key: z.string(),
   id: UserIdSchema.optional(),
   name: z.string().optional(),
@@ -38,7 +38,6 @@ export const CardActionEventSchema = z.object({
   action: z.object({ value: z.unknown().optional(), tag: z.string().optional() }),
   context: z.object({ open_message_id: z.string().min(1), open_chat_id: z.string().min(1) }),
 });
-export type FeishuCardActionEvent = z.infer<typeof CardActionEventSchema>;
 
 /** What Parley puts into a button's `value`: only the opaque token. */
 export const ButtonValueSchema = z.object({ p: z.string().min(1).max(256) });

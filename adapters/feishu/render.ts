@@ -13,7 +13,7 @@ export interface FeishuCard {
 }
 
 /** Headings become bold lines (card markdown has none); `<` is escaped (it starts card tags). */
-export function markdownToCardMarkdown(text: string): string {
+function markdownToCardMarkdown(text: string): string {
   const lines = text.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '').split('\n');
   let inCode = false;
   const out = lines.map((line) => {

@@ -9,17 +9,17 @@ import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { CoreLogger } from '../../src/core/types.ts';
 
-export interface WebhookRequest {
+interface WebhookRequest {
   headers: Record<string, string | string[] | undefined>;
   body: string;
 }
 
-export interface WebhookResponse {
+interface WebhookResponse {
   status: 200 | 400 | 401;
   body: unknown;
 }
 
-export interface WebhookOptions {
+interface WebhookOptions {
   dispatcher: EventDispatcher;
   verificationToken: string;
   encryptKey: string | undefined;
@@ -50,7 +50,7 @@ function objectOf(text: string): Record<string, unknown> | undefined {
 }
 
 /** Feishu's signature: sha256(timestamp + nonce + encrypt key + raw body), hex. */
-export function signatureOf(timestamp: string, nonce: string, encryptKey: string, body: string): string {
+function signatureOf(timestamp: string, nonce: string, encryptKey: string, body: string): string {
   return createHash('sha256').update(timestamp + nonce + encryptKey + body).digest('hex');
 }
 
@@ -62,7 +62,7 @@ function tokenOf(payload: Record<string, unknown>): string {
 
 const refused = (status: 400 | 401, why: string): WebhookResponse => ({ status, body: { msg: why } });
 
-export async function handleWebhook(request: WebhookRequest, options: WebhookOptions): Promise<WebhookResponse> {
+async function handleWebhook(request: WebhookRequest, options: WebhookOptions): Promise<WebhookResponse> {
   const { log, encryptKey } = options;
   const outer = objectOf(request.body);
   if (!outer) return refused(400, 'body is not a JSON object');
