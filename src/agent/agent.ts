@@ -406,14 +406,18 @@ export class Agent {
   }
 
   async #finish(run: TurnRun, status: 'done' | 'failed' | 'cancelled', text: string, error?: string): Promise<TurnOutcome> {
-    let usage: Usage = run.turn.usage;
-    let rounds = run.turn.rounds;
+    let ended: { usage: Usage; rounds: number };
     try {
-      ({ usage, rounds } = await this.#o.journal.finish(run.turn.id, status, error));
+      ended = await this.#o.journal.finish(run.turn.id, status, error);
     } catch (storeError) {
-      this.#o.log.error({ err: storeError, turnId: run.turn.id }, 'could not record the end of a turn');
+      // Not ended, so it stays running and is continued later (counted): shown as paused, so that
+      // the continuation edits this message instead of answering again below it.
+      this.#o.log.error({ err: storeError, turnId: run.turn.id }, 'could not record the end of a turn; it will be continued');
+      const shown = status === 'done' ? '' : text;
+      run.emit({ type: 'turn_end', turnId: run.turn.id, status: 'running', text: shown, usage: run.turn.usage, rounds: run.turn.rounds, ...(error ? { error } : {}) });
+      return { status: 'running', text: shown };
     }
-    run.emit({ type: 'turn_end', turnId: run.turn.id, status, text, usage, rounds, ...(error ? { error } : {}) });
+    run.emit({ type: 'turn_end', turnId: run.turn.id, status, text, usage: ended.usage, rounds: ended.rounds, ...(error ? { error } : {}) });
     return { status, text };
   }
 }

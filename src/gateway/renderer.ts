@@ -34,6 +34,8 @@ export interface RendererOptions {
   saveReplyState?: (state: ReplyState) => Promise<void>;
   /** How long a final answer or approval prompt is retried before the chat is told it failed. */
   deliveryBudgetMs?: number;
+  /** Nothing is sent before this settles: the previous turn's delivery in the same chat (keeps order). */
+  after?: Promise<unknown>;
 }
 
 interface SentPiece {
@@ -69,9 +71,13 @@ export class ReplyRenderer {
   #typing: NodeJS.Timeout | undefined;
   #queue: Promise<void> = Promise.resolve();
   #closed = false;
+  #markClosed: () => void = noop;
+  /** Settles once close() has delivered everything (what the chat's next renderer waits for). */
+  readonly closed: Promise<void> = new Promise((resolve) => (this.#markClosed = resolve));
 
   constructor(options: RendererOptions) {
     this.#o = options;
+    if (options.after) this.#queue = options.after.then(noop, noop);
   }
 
   get #interval(): number {
@@ -156,8 +162,12 @@ export class ReplyRenderer {
   /** Stop typing and pending edits (the turn suspended, or the process is stopping). */
   async close(): Promise<void> {
     this.#stopTyping();
-    await this.flush();
-    this.#closed = true;
+    try {
+      await this.flush();
+    } finally {
+      this.#closed = true;
+      this.#markClosed();
+    }
   }
 
   #enqueue(work: () => Promise<void>): void {
@@ -330,3 +340,5 @@ export class ReplyRenderer {
     this.#typing = undefined;
   }
 }
+
+function noop(): void {}

@@ -6,6 +6,7 @@ import type { Logger } from '../log.ts';
 import type { Store } from '../store/store.ts';
 import type { SessionRecord, TurnRecord } from '../store/types.ts';
 import type { Output } from './output.ts';
+import type { ReplyRenderer } from './renderer.ts';
 import type { ApprovalHandler } from './ports.ts';
 import type { SessionScheduler } from './scheduler.ts';
 import { originOf } from './session-key.ts';
@@ -112,8 +113,13 @@ export class SessionRunner {
         takeSteering: () => this.#o.store.inbound.claimAsMessages(session.id, turn.id, turn.epoch),
       });
     } finally {
-      await renderer?.close();
+      // The answer is delivered without holding up the session's next turn (its output waits for this one).
+      if (renderer) void this.#deliver(renderer);
     }
+  }
+
+  #deliver(renderer: ReplyRenderer): Promise<void> {
+    return this.#o.scheduler.track(renderer.close()).catch((error: unknown) => this.#o.log.warn({ err: error }, 'delivering an answer failed'));
   }
 
   /** Continues a suspended turn once its approvals are decided. Safe from any process, any number of times. */
@@ -122,6 +128,7 @@ export class SessionRunner {
     const turn = await this.#o.store.turns.get(turnId);
     if (!agent || !turn) return undefined;
     let outcome: TurnOutcome | undefined;
+    let delivered: Promise<void> | undefined;
     await this.#o.scheduler.withLease(
       turn.sessionId,
       async (lease) => {
@@ -134,12 +141,13 @@ export class SessionRunner {
             takeSteering: () => this.#o.store.inbound.claimAsMessages(turn.sessionId, turnId, turn.epoch),
           });
         } finally {
-          await renderer?.close();
+          if (renderer) delivered = this.#deliver(renderer);
         }
       },
       10_000,
     );
     this.kick(turn.sessionId);
+    await delivered;
     return outcome;
   }
 }
