@@ -138,6 +138,26 @@ export interface Action {
   reply: InteractionReply;
 }
 
+/** An InteractionReply: both methods present (checked, not called). */
+export const InteractionReplySchema = z.custom<InteractionReply>(
+  (value) => typeof value === 'object' && value !== null && typeof (value as InteractionReply).ack === 'function' && typeof (value as InteractionReply).whisper === 'function',
+  'reply must be an InteractionReply (ack and whisper)',
+);
+
+/** What the core checks of an Action an adapter reports (the gateway validates every one). */
+export const ActionSchema = z.object({
+  channel: z.string().min(1),
+  chatId: z.string().min(1),
+  chatType: ChatTypeSchema,
+  threadId: z.string().min(1).optional(),
+  messageId: z.string().min(1),
+  userId: z.string().min(1),
+  displayName: PersonTextSchema,
+  /** Button payloads are short opaque tokens (at most 256 bytes on any platform today). */
+  payload: z.string().min(1).max(1_024),
+  reply: InteractionReplySchema,
+});
+
 export interface ToolActivity {
   phase: 'start' | 'end';
   callId: string;
