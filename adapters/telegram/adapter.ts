@@ -1,6 +1,7 @@
-// The Telegram channel: a grammY Bot receiving updates by long polling (default) or webhook,
-// handing them to the core as Inbound messages and Actions, and sending replies through
-// TelegramOutbound. Bot API calls that hit a rate limit are retried after `retry_after`.
+// The Telegram channel: a grammY Bot receiving updates by long polling (default) or webhook (served
+// on the process's one HTTP listener), handing them to the core as Inbound messages and Actions,
+// and sending replies through TelegramOutbound. Bot API calls that hit a rate limit are retried
+// after `retry_after`.
 import { autoRetry } from '@grammyjs/auto-retry';
 import { Bot, type Transformer } from 'grammy';
 import type { BotCommand } from 'grammy/types';
@@ -11,15 +12,17 @@ import type {
   ChannelCapabilities,
   ChatRef,
   CoreLogger,
+  HttpRoutes,
   InboundSink,
   OutboundMessage,
   SentRef,
 } from '../../src/core/types.ts';
 import { safeErrorMessage, TelegramApiError, toSafeError } from './api-errors.ts';
 import type { TelegramConfig } from './config.ts';
-import { classifyUpdate, type BotIdentity, type ButtonPress } from './inbound.ts';
+import type { BotIdentity, ButtonPress, ClassifiedUpdate } from './inbound.ts';
 import { TelegramOutbound } from './outbound.ts';
-import { startWebhookServer, type WebhookServer } from './webhook.ts';
+import { updateRouter } from './updates.ts';
+import { webhookHandler } from './webhook.ts';
 
 export interface TelegramAdapterOptions {
   config: TelegramConfig;
@@ -67,7 +70,8 @@ export class TelegramAdapter implements ChannelAdapter {
   #sink: InboundSink | undefined;
   #identity: BotIdentity | undefined;
   #polling: Promise<void> | undefined;
-  #webhook: WebhookServer | undefined;
+  /** Where the webhook is served (webhook mode, once routes() ran): the listener's URL and the path. */
+  #webhookAt: string | undefined;
 
   constructor(options: TelegramAdapterOptions) {
     this.id = options.id ?? 'telegram';
@@ -86,7 +90,9 @@ export class TelegramAdapter implements ChannelAdapter {
     };
     this.bot = new Bot(options.config.token, { client: { apiRoot: options.config.apiRoot } });
     this.bot.api.config.use(retryTransformer());
-    this.bot.use(async (ctx) => this.#onUpdate(ctx.update));
+    this.bot.use(
+      updateRouter({ identity: () => this.#identity, access: options.config, channel: this.id, handle: (update) => this.#onUpdate(update) }),
+    );
     // Long polling: an update whose handling failed is logged and skipped.
     this.bot.catch((error) => this.#log.error({}, `handling a Telegram update failed: ${safeErrorMessage(error.error, this.#config.token)}`));
     this.#outbound = new TelegramOutbound({ api: this.bot.api, channel: this.id, token: options.config.token, log: options.log });
@@ -97,9 +103,13 @@ export class TelegramAdapter implements ChannelAdapter {
     return this.#identity;
   }
 
-  /** Where the webhook server listens (webhook mode, once started). */
-  get webhookAddress(): { host: string; port: number } | undefined {
-    return this.#webhook?.address;
+  /** Webhook mode: serve the webhook on the process's HTTP listener, at the path of TELEGRAM_WEBHOOK_URL. */
+  routes(http: HttpRoutes): void {
+    const mode = this.#config.mode;
+    if (mode.kind !== 'webhook') return;
+    const { secretToken, path } = mode;
+    http.mount(path, webhookHandler({ bot: this.bot, secretToken, path, log: this.#log, token: this.#config.token, running: () => this.#sink !== undefined }));
+    this.#webhookAt = `${http.url}${path}`;
   }
 
   async start(sink: InboundSink): Promise<void> {
@@ -117,13 +127,11 @@ export class TelegramAdapter implements ChannelAdapter {
     });
     const mode = this.#config.mode;
     if (mode.kind === 'webhook') {
-      const { secretToken, host, port, path } = mode;
-      this.#webhook = await startWebhookServer({ bot: this.bot, secretToken, host, port, path, log: this.#log, token });
+      if (!this.#webhookAt) throw new TelegramApiError('webhook mode needs the HTTP listener (routes() was not called)');
       try {
         await this.bot.api.setWebhook(mode.url, { secret_token: mode.secretToken, allowed_updates: [...ALLOWED_UPDATES] });
       } catch (error) {
-        await this.#webhook.close();
-        this.#webhook = undefined;
+        this.#sink = undefined;
         throw toSafeError(error, token);
       }
       return;
@@ -152,9 +160,8 @@ export class TelegramAdapter implements ChannelAdapter {
 
   async stop(): Promise<void> {
     // In webhook mode the webhook stays registered: Telegram keeps the updates that arrive while
-    // no process listens, and other processes of this bot may still be serving it.
-    await this.#webhook?.close();
-    this.#webhook = undefined;
+    // no process listens (they get 503 here meanwhile), and other processes of this bot may still be serving it.
+    if (this.#config.mode.kind === 'webhook') this.#sink = undefined;
     if (this.bot.isRunning()) {
       await this.bot.stop().catch((error: unknown) => this.#log.warn({}, `stopping long polling: ${safeErrorMessage(error, this.#config.token)}`));
     }
@@ -180,15 +187,12 @@ export class TelegramAdapter implements ChannelAdapter {
     const who = this.#identity ? `telegram @${this.#identity.username}` : 'telegram';
     const mode = this.#config.mode;
     if (mode.kind === 'polling') return [`${who} (long polling)`];
-    const listening = this.#webhook ? `, listening on ${this.#webhook.address.host}:${this.#webhook.address.port}${mode.path}` : '';
-    return [`${who} (webhook ${mode.url}${listening})`];
+    return [`${who} (webhook ${mode.url}${this.#webhookAt ? `, served at ${this.#webhookAt}` : ''})`];
   }
 
-  async #onUpdate(raw: unknown): Promise<void> {
+  async #onUpdate(update: ClassifiedUpdate): Promise<void> {
     const sink = this.#sink;
-    const identity = this.#identity;
-    if (!sink || !identity) return;
-    const update = classifyUpdate(raw, identity, this.#config, this.id);
+    if (!sink) return;
     switch (update.kind) {
       case 'malformed':
         this.#log.warn({}, `dropped a malformed Telegram update: ${update.reason}`);

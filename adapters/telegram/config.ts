@@ -2,7 +2,7 @@
 // that no error message ever repeats it.
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { ConfigError, duration, httpUrl, integer, list, optionalString, parseEnv, stringWithDefault } from '../../src/core/env.ts';
+import { ConfigError, duration, httpUrl, list, optionalString, parseEnv } from '../../src/core/env.ts';
 
 export const DEFAULT_API_ROOT = 'https://api.telegram.org';
 
@@ -14,10 +14,7 @@ export type TelegramMode =
       url: string;
       /** Sent by Telegram in X-Telegram-Bot-Api-Secret-Token; requests without it are refused. */
       secretToken: string;
-      /** Where the local HTTP server listens (a reverse proxy usually terminates TLS in front). */
-      host: string;
-      port: number;
-      /** Only this path is served (the path of `url`). */
+      /** Served on the process's one HTTP listener (PARLEY_HTTP_HOST/PORT) at this path, the path of `url`. */
       path: string;
     };
 
@@ -48,8 +45,6 @@ const TelegramEnvSchema = z.object({
   TELEGRAM_WEBHOOK_SECRET: optionalString().refine((value) => value === undefined || SECRET_TOKEN.test(value), {
     error: 'expects 1-256 characters from A-Z, a-z, 0-9, _ and -',
   }),
-  TELEGRAM_WEBHOOK_HOST: stringWithDefault('127.0.0.1'),
-  TELEGRAM_WEBHOOK_PORT: integer(8080, 0, 65_535),
   TELEGRAM_ALLOWED_CHATS: idList('chat'),
   TELEGRAM_ALLOWED_USERS: idList('user'),
   TELEGRAM_EDIT_INTERVAL_PRIVATE: duration(1_000),
@@ -61,8 +56,17 @@ export function deriveWebhookSecret(token: string): string {
   return createHash('sha256').update(`parley-telegram-webhook:${token}`).digest('base64url');
 }
 
+const RENAMED: Record<string, string> = { TELEGRAM_WEBHOOK_HOST: 'PARLEY_HTTP_HOST', TELEGRAM_WEBHOOK_PORT: 'PARLEY_HTTP_PORT' };
+
 /** Undefined when TELEGRAM_BOT_TOKEN is not set (the channel is off); ConfigError when invalid. */
 export function loadTelegramConfig(env: Record<string, string | undefined>): TelegramConfig | undefined {
+  for (const [old, replacement] of Object.entries(RENAMED)) {
+    if (env[old]?.trim()) {
+      throw new ConfigError(
+        `Invalid configuration: ${old} is no longer read; set ${replacement} instead (the webhook is served by the one HTTP listener, at the path of TELEGRAM_WEBHOOK_URL)`,
+      );
+    }
+  }
   const token = env.TELEGRAM_BOT_TOKEN?.trim();
   if (!token) return undefined;
   if (!TOKEN.test(token)) {
@@ -73,14 +77,11 @@ export function loadTelegramConfig(env: Record<string, string | undefined>): Tel
   let mode: TelegramMode = { kind: 'polling' };
   if (parsed.TELEGRAM_WEBHOOK_URL) {
     const url = new URL(parsed.TELEGRAM_WEBHOOK_URL);
-    mode = {
-      kind: 'webhook',
-      url: url.toString(),
-      secretToken: parsed.TELEGRAM_WEBHOOK_SECRET ?? deriveWebhookSecret(token),
-      host: parsed.TELEGRAM_WEBHOOK_HOST,
-      port: parsed.TELEGRAM_WEBHOOK_PORT,
-      path: url.pathname || '/',
-    };
+    // '/' belongs to the web console on the shared listener.
+    if (url.pathname === '/' || url.pathname === '') {
+      throw new ConfigError('Invalid configuration: TELEGRAM_WEBHOOK_URL expects a path (e.g. https://bot.example.com/telegram): Parley serves the webhook at that path');
+    }
+    mode = { kind: 'webhook', url: url.toString(), secretToken: parsed.TELEGRAM_WEBHOOK_SECRET ?? deriveWebhookSecret(token), path: url.pathname };
   }
   return {
     token,

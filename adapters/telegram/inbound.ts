@@ -1,17 +1,13 @@
-// Telegram update → neutral Inbound / Action. Pure: the adapter logs the outcome and talks to the
-// core. Decides what the bot sees: text messages from people in private chats, groups,
-// supergroups and forum topics; not edits, service messages, other bots, channels, commands for
-// other bots, or anything outside the allowlists.
+// Telegram message / callback query (grammY's types) → neutral Inbound / Action. Pure: the adapter
+// logs the outcome and talks to the core. Decides what the bot sees: messages from people in
+// private chats, groups, supergroups and forum topics — text, and photos, files, voice, video and
+// stickers with or without a caption; not service messages, other bots, channels, commands for
+// other bots, or anything outside the allowlists. Each payload is checked first (payloads.ts):
+// grammY passes on whatever arrives.
+import type { CallbackQuery, Chat, Message, User } from 'grammy/types';
 import { PersonTextSchema, type Action, type ChatType, type Inbound } from '../../src/core/types.ts';
-import {
-  CallbackQuerySchema,
-  MessageSchema,
-  UpdateEnvelopeSchema,
-  type TelegramCallbackQuery,
-  type TelegramChat,
-  type TelegramMessage,
-  type TelegramUser,
-} from './payloads.ts';
+import { attachmentsOf } from './attachments.ts';
+import { callbackProblem, messageProblem, readableEntities } from './payloads.ts';
 
 export interface BotIdentity {
   id: number;
@@ -37,19 +33,20 @@ export type ClassifiedUpdate =
 
 const COMMAND = /^\/([A-Za-z0-9_]{1,32})(?:@([A-Za-z0-9_]{1,64}))?(?=\s|$)/;
 
-export function chatTypeOf(chat: TelegramChat): ChatType {
+function chatTypeOf(chat: Pick<Chat, 'type'>): ChatType {
   return chat.type === 'private' ? 'direct' : 'group';
 }
 
-export function displayNameOf(user: TelegramUser): string {
+function displayNameOf(user: User): string {
   const name = [user.first_name, user.last_name].filter(Boolean).join(' ').trim() || user.username || String(user.id);
   // Button presses reach the core without its Inbound schema, so names are made storable here.
   return PersonTextSchema.parse(name);
 }
 
 /** The forum topic a message belongs to; undefined outside forums and in the General topic. */
-export function topicOf(message: Pick<TelegramMessage, 'chat' | 'is_topic_message' | 'message_thread_id'>): string | undefined {
-  if (!message.chat.is_forum || !message.is_topic_message || message.message_thread_id === undefined) return undefined;
+function topicOf(message: Pick<Message, 'chat' | 'is_topic_message' | 'message_thread_id'>): string | undefined {
+  const forum = message.chat.type === 'supergroup' && message.chat.is_forum === true;
+  if (!forum || !message.is_topic_message || message.message_thread_id === undefined) return undefined;
   return message.message_thread_id === GENERAL_TOPIC_ID ? undefined : String(message.message_thread_id);
 }
 
@@ -59,28 +56,26 @@ function refusedBy(access: AccessPolicy, chatId: number, userId: number): string
   return undefined;
 }
 
-function issuesOf(error: { issues: { path: PropertyKey[]; message: string }[] }): string {
-  return error.issues
-    .slice(0, 3)
-    .map((issue) => `${issue.path.map(String).join('.') || '(root)'}: ${issue.message}`)
-    .join('; ');
-}
-
 function sameUsername(a: string, b: string): boolean {
   return a.toLowerCase() === b.toLowerCase();
 }
 
-function classifyMessage(message: TelegramMessage, updateId: number, bot: BotIdentity, access: AccessPolicy, channel: string): ClassifiedUpdate {
+/** A message (update.message), `updateId` being its update's id. */
+export function classifyMessage(updateId: number, message: Message, bot: BotIdentity, access: AccessPolicy, channel: string): ClassifiedUpdate {
+  const problem = messageProblem(message);
+  if (problem) return { kind: 'malformed', reason: `update ${updateId} message: ${problem}` };
   if (message.chat.type === 'channel') return { kind: 'ignored', reason: 'channel post' };
   const from = message.from;
   if (!from) return { kind: 'ignored', reason: 'message without a sender' };
   if (from.is_bot) return { kind: 'ignored', reason: from.id === bot.id ? 'my own message' : `message from another bot (${from.id})` };
-  if (message.text === undefined) return { kind: 'ignored', reason: 'not a text message (service message or media)' };
+  const attachments = attachmentsOf(message);
+  // A caption is the text of a photo, file or video.
+  const original = message.text ?? message.caption;
+  if (original === undefined && attachments.length === 0) return { kind: 'ignored', reason: 'neither text nor an attachment (service message, poll, location...)' };
   const refusal = refusedBy(access, message.chat.id, from.id);
   if (refusal) return { kind: 'ignored', reason: refusal };
 
-  const original = message.text;
-  let text = original;
+  let text = original ?? '';
   let mentionsBot = false;
   const command = COMMAND.exec(text);
   if (command?.[2] !== undefined) {
@@ -88,12 +83,12 @@ function classifyMessage(message: TelegramMessage, updateId: number, bot: BotIde
     text = `/${command[1]}${text.slice(command[0].length)}`;
     mentionsBot = true;
   }
-  const entities = message.entities ?? [];
+  const entities = readableEntities(message.text !== undefined ? message.entities : message.caption_entities);
   // Entity offsets count UTF-16 code units, as JavaScript strings do.
   mentionsBot ||= entities.some(
     (entity) =>
-      (entity.type === 'mention' && sameUsername(original.slice(entity.offset, entity.offset + entity.length), `@${bot.username}`)) ||
-      (entity.type === 'text_mention' && entity.user?.id === bot.id),
+      (entity.type === 'mention' && sameUsername((original ?? '').slice(entity.offset, entity.offset + entity.length), `@${bot.username}`)) ||
+      (entity.type === 'text_mention' && entity.user.id === bot.id),
   );
 
   const threadId = topicOf(message);
@@ -113,7 +108,7 @@ function classifyMessage(message: TelegramMessage, updateId: number, bot: BotIde
     eventId: `${bot.id}:${updateId}`,
     sender: { id: String(from.id), displayName: displayNameOf(from), isBot: false },
     text,
-    attachments: [],
+    attachments,
     mentionsBot,
     repliesToBot: realReply && target.from?.id === bot.id,
     ...(realReply ? { replyToMessageId: String(target.message_id) } : {}),
@@ -122,7 +117,19 @@ function classifyMessage(message: TelegramMessage, updateId: number, bot: BotIde
   return { kind: 'message', inbound };
 }
 
-function classifyCallback(query: TelegramCallbackQuery, bot: BotIdentity, access: AccessPolicy, channel: string): ClassifiedUpdate {
+/** Looks for a callback query id in a payload that failed its check, so it can still be answered. */
+function callbackIdOf(raw: unknown): string | undefined {
+  if (typeof raw !== 'object' || raw === null || !('id' in raw)) return undefined;
+  return typeof raw.id === 'string' && raw.id ? raw.id : undefined;
+}
+
+/** A button press (update.callback_query with data). */
+export function classifyCallback(updateId: number, query: CallbackQuery, bot: BotIdentity, access: AccessPolicy, channel: string): ClassifiedUpdate {
+  const problem = callbackProblem(query);
+  if (problem) {
+    const callbackQueryId = callbackIdOf(query);
+    return { kind: 'malformed', reason: `update ${updateId} callback_query: ${problem}`, ...(callbackQueryId ? { callbackQueryId } : {}) };
+  }
   const callbackQueryId = query.id;
   const message = query.message;
   if (!message) return { kind: 'ignored', reason: 'button on a message I cannot see', callbackQueryId };
@@ -130,7 +137,8 @@ function classifyCallback(query: TelegramCallbackQuery, bot: BotIdentity, access
   if (query.from.is_bot) return { kind: 'ignored', reason: 'button pressed by a bot', callbackQueryId };
   const refusal = refusedBy(access, message.chat.id, query.from.id);
   if (refusal) return { kind: 'ignored', reason: refusal, callbackQueryId };
-  const threadId = topicOf(message);
+  // An inaccessible message (date 0) has no topic fields, so it reads as outside any topic.
+  const threadId = 'is_topic_message' in message ? topicOf(message) : undefined;
   return {
     kind: 'button',
     press: {
@@ -145,32 +153,4 @@ function classifyCallback(query: TelegramCallbackQuery, bot: BotIdentity, access
       payload: query.data,
     },
   };
-}
-
-/** Looks for a callback query id in a payload that failed validation, so it can still be answered. */
-function callbackIdOf(raw: unknown): string | undefined {
-  if (typeof raw !== 'object' || raw === null || !('id' in raw)) return undefined;
-  return typeof raw.id === 'string' && raw.id ? raw.id : undefined;
-}
-
-export function classifyUpdate(raw: unknown, bot: BotIdentity, access: AccessPolicy, channel: string): ClassifiedUpdate {
-  const envelope = UpdateEnvelopeSchema.safeParse(raw);
-  if (!envelope.success) return { kind: 'malformed', reason: `update: ${issuesOf(envelope.error)}` };
-  const update = envelope.data;
-  if (update.message !== undefined) {
-    const message = MessageSchema.safeParse(update.message);
-    if (!message.success) return { kind: 'malformed', reason: `update ${update.update_id} message: ${issuesOf(message.error)}` };
-    return classifyMessage(message.data, update.update_id, bot, access, channel);
-  }
-  if (update.callback_query !== undefined) {
-    const query = CallbackQuerySchema.safeParse(update.callback_query);
-    if (!query.success) {
-      const callbackQueryId = callbackIdOf(update.callback_query);
-      const reason = `update ${update.update_id} callback_query: ${issuesOf(query.error)}`;
-      return { kind: 'malformed', reason, ...(callbackQueryId ? { callbackQueryId } : {}) };
-    }
-    return classifyCallback(query.data, bot, access, channel);
-  }
-  if (update.edited_message !== undefined) return { kind: 'ignored', reason: 'edited message' };
-  return { kind: 'ignored', reason: `update ${update.update_id} of a kind I do not handle` };
 }

@@ -1,6 +1,7 @@
 // Inbound messages: validation, the trigger policy (a DM always; in a group a mention, a reply to
 // the bot or a /command), the session, the persisted de-duplication record, and then either a
 // chat command or the session's mailbox.
+import { unreadableReply } from '../core/attachments.ts';
 import { parseCommand } from '../core/commands.ts';
 import { InboundSchema, type Inbound } from '../core/types.ts';
 import type { Logger } from '../log.ts';
@@ -53,6 +54,12 @@ export class Router {
       if (!(await store.inbound.record(inbound, session.id, 'done'))) return;
       const reply = await this.#o.commands.run(command, inbound, session);
       if (reply) await output.reply(chat, reply, inbound);
+      return;
+    }
+    // Only attachments, none of which the bot can read yet: say so, no model turn needed.
+    const unreadable = unreadableReply(inbound);
+    if (unreadable) {
+      if (await store.inbound.record(inbound, session.id, 'done')) await output.reply(chat, unreadable, inbound);
       return;
     }
     if (!this.#o.hasModel) {

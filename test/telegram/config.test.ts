@@ -41,8 +41,6 @@ describe('telegram configuration', () => {
       TELEGRAM_EDIT_INTERVAL_PRIVATE: '500ms',
       TELEGRAM_EDIT_INTERVAL_GROUP: '2s',
       TELEGRAM_WEBHOOK_URL: 'https://bot.example.com/tg/hook',
-      TELEGRAM_WEBHOOK_PORT: '8443',
-      TELEGRAM_WEBHOOK_HOST: '0.0.0.0',
     })!;
     expect(config.apiRoot).toBe('http://127.0.0.1:8081');
     expect([...config.allowedChats]).toEqual(['-1001234567890', '42']);
@@ -52,8 +50,6 @@ describe('telegram configuration', () => {
       kind: 'webhook',
       url: 'https://bot.example.com/tg/hook',
       secretToken: deriveWebhookSecret(TOKEN),
-      host: '0.0.0.0',
-      port: 8443,
       path: '/tg/hook',
     });
     expect(deriveWebhookSecret(TOKEN)).toMatch(/^[A-Za-z0-9_-]{43}$/);
@@ -77,9 +73,19 @@ describe('telegram configuration', () => {
     expect(configError({ TELEGRAM_API_ROOT: 'ftp://x' }).message).toMatch(/TELEGRAM_API_ROOT expects an http/);
     expect(configError({ TELEGRAM_WEBHOOK_URL: 'example.com/hook' }).message).toMatch(/TELEGRAM_WEBHOOK_URL/);
     expect(configError({ TELEGRAM_WEBHOOK_SECRET: 'has spaces in it' }).message).toMatch(/TELEGRAM_WEBHOOK_SECRET expects 1-256 characters/);
-    expect(configError({ TELEGRAM_WEBHOOK_PORT: '70000' }).message).toMatch(/TELEGRAM_WEBHOOK_PORT expects a whole number/);
+    expect(configError({ TELEGRAM_WEBHOOK_URL: 'https://bot.example.com/' }).message).toMatch(/TELEGRAM_WEBHOOK_URL expects a path/);
     expect(configError({ TELEGRAM_EDIT_INTERVAL_GROUP: 'soon' }).message).toMatch(/TELEGRAM_EDIT_INTERVAL_GROUP expects a duration/);
-    expect(configError({ TELEGRAM_WEBHOOK_PORT: 'x' }).message).not.toContain('\n');
+    expect(configError({ TELEGRAM_EDIT_INTERVAL_GROUP: 'x' }).message).not.toContain('\n');
+  });
+
+  it('refuses the old webhook listener variables with one line naming PARLEY_HTTP_HOST / PARLEY_HTTP_PORT', () => {
+    const port = configError({ TELEGRAM_WEBHOOK_PORT: '8443' }).message;
+    expect(port).toBe(
+      'Invalid configuration: TELEGRAM_WEBHOOK_PORT is no longer read; set PARLEY_HTTP_PORT instead (the webhook is served by the one HTTP listener, at the path of TELEGRAM_WEBHOOK_URL)',
+    );
+    expect(configError({ TELEGRAM_WEBHOOK_HOST: '0.0.0.0' }).message).toMatch(/^Invalid configuration: TELEGRAM_WEBHOOK_HOST is no longer read; set PARLEY_HTTP_HOST instead/);
+    // Even without a token: whoever set it meant the webhook.
+    expect(() => loadTelegramConfig({ TELEGRAM_WEBHOOK_PORT: '8443' })).toThrow(/PARLEY_HTTP_PORT/);
   });
 
   it('scrubs the token from network errors before they can be logged', () => {

@@ -1,5 +1,4 @@
 import { rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { deriveWebhookSecret } from '../../adapters/telegram/config.ts';
@@ -9,14 +8,6 @@ import { settled, tempDir, waitFor } from '../helpers/harness.ts';
 import { botMessages, closeTelegram, drained, sessionKey, startTelegram } from './helpers.ts';
 
 afterEach(closeTelegram);
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 describe('telegram: delivery, de-duplication and webhooks', () => {
   it('processes an update delivered twice only once', async () => {
@@ -97,13 +88,12 @@ describe('telegram: delivery, de-duplication and webhooks', () => {
     await waitFor(() => reply!.message.text === 'Still here.', 'the answer');
   });
 
-  it('webhook mode: registers the webhook with a secret, serves updates, and refuses requests without the secret', async () => {
-    const port = await freePort();
-    const url = `http://127.0.0.1:${port}/telegram/hook`;
-    const { tg, h, adapter, log } = await startTelegram({ env: { TELEGRAM_WEBHOOK_URL: url, TELEGRAM_WEBHOOK_PORT: String(port) } });
+  it('webhook mode: registers the webhook with a secret, serves updates on the HTTP listener, and refuses requests without the secret', async () => {
+    const { tg, h, http, adapter, log } = await startTelegram({ webhookPath: '/telegram/hook' });
+    const url = `${http.url}/telegram/hook`;
     const secret = deriveWebhookSecret(tg.token);
     expect(tg.webhook).toMatchObject({ url, secret_token: secret, allowed_updates: ['message', 'callback_query'] });
-    expect(adapter.describe()).toEqual([`telegram @parley_test_bot (webhook ${url}, listening on 127.0.0.1:${port}/telegram/hook)`]);
+    expect(adapter.describe()).toEqual([`telegram @parley_test_bot (webhook ${url}, served at ${url})`]);
 
     const alice = tg.user('Alice');
     const dm = tg.privateChat(alice);
@@ -125,7 +115,8 @@ describe('telegram: delivery, de-duplication and webhooks', () => {
     expect((await post({ 'x-telegram-bot-api-secret-token': `${secret}x` }, JSON.stringify(second))).status).toBe(401);
     expect((await post({ 'x-telegram-bot-api-secret-token': 'wrong' }, JSON.stringify(second))).status).toBe(401);
     expect((await fetch(url)).status).toBe(405);
-    expect((await fetch(`http://127.0.0.1:${port}/elsewhere`, { method: 'POST', body: '{}' })).status).toBe(404);
+    expect((await fetch(`${url}/deeper`, { method: 'POST', body: '{}' })).status).toBe(404);
+    expect((await fetch(`${http.url}/elsewhere`, { method: 'POST', body: '{}' })).status).toBe(404);
     // Not JSON / not an update object: 400 or dropped, never a crash.
     expect((await post({ 'x-telegram-bot-api-secret-token': secret }, 'not json')).status).toBe(400);
     expect((await post({ 'x-telegram-bot-api-secret-token': secret }, '{"update_id": "x"}')).status).toBe(200);
@@ -140,17 +131,16 @@ describe('telegram: delivery, de-duplication and webhooks', () => {
     expect(h.model.requests).toHaveLength(1);
     expect(tg.botMessages(dm)).toHaveLength(1);
 
-    // Stopping closes the local server; the webhook stays registered for the next start.
+    // A stopped adapter answers 503 (Telegram keeps the update and retries); the webhook stays registered for the next start.
     await h.stop();
-    await expect(fetch(url, { method: 'POST', body: '{}' })).rejects.toThrow();
+    expect((await post({ 'x-telegram-bot-api-secret-token': secret }, JSON.stringify(update))).status).toBe(503);
     expect(tg.callsTo('deleteWebhook')).toEqual([]);
     expect(log.text()).not.toContain(tg.token);
   });
 
   it('webhook mode with TELEGRAM_WEBHOOK_SECRET uses that secret', async () => {
-    const port = await freePort();
-    const url = `http://127.0.0.1:${port}/hook`;
-    const { tg } = await startTelegram({ env: { TELEGRAM_WEBHOOK_URL: url, TELEGRAM_WEBHOOK_PORT: String(port), TELEGRAM_WEBHOOK_SECRET: 'my-own_Secret123' } });
+    const { tg, http } = await startTelegram({ webhookPath: '/hook', env: { TELEGRAM_WEBHOOK_SECRET: 'my-own_Secret123' } });
+    const url = `${http.url}/hook`;
     expect(tg.webhook?.secret_token).toBe('my-own_Secret123');
     const refused = await fetch(url, { method: 'POST', headers: { 'x-telegram-bot-api-secret-token': deriveWebhookSecret(tg.token) }, body: '{}' });
     expect(refused.status).toBe(401);

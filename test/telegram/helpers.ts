@@ -4,6 +4,8 @@ import type { AnyTool } from '../../src/agent/tools.ts';
 import type { CoreLogger } from '../../src/core/types.ts';
 import { TelegramAdapter } from '../../adapters/telegram/adapter.ts';
 import { loadTelegramConfig } from '../../adapters/telegram/config.ts';
+import { HttpHost } from '../../src/http/host.ts';
+import { silentLogger } from '../../src/log.ts';
 import { FakeTelegram, type StoredMessage, type TgChat } from '../fakes/telegram/index.ts';
 import { FakeModelServer } from '../fakes/model-server.ts';
 import { createHarness, waitFor, type Harness } from '../helpers/harness.ts';
@@ -36,6 +38,8 @@ export class RecordingLogger implements CoreLogger {
 
 export interface TelegramSetup {
   tg: FakeTelegram;
+  /** The one HTTP listener the adapter's routes are mounted on. */
+  http: HttpHost;
   adapter: TelegramAdapter;
   h: Harness;
   model: FakeModelServer;
@@ -53,6 +57,8 @@ export interface SetupOptions {
   closeTg?: boolean;
   model?: FakeModelServer;
   dbFile?: string;
+  /** Webhook mode: TELEGRAM_WEBHOOK_URL is the HTTP listener's address with this path. */
+  webhookPath?: string;
 }
 
 const open: (() => Promise<void>)[] = [];
@@ -61,15 +67,20 @@ export async function startTelegram(options: SetupOptions = {}): Promise<Telegra
   const tg = options.tg ?? (await FakeTelegram.start());
   const model = options.model ?? (await FakeModelServer.start());
   const log = new RecordingLogger();
+  // As npm start wires it: the listener first, the adapter's routes on it, then the app.
+  const http = new HttpHost({ host: '127.0.0.1', port: 0, log: silentLogger, readiness: { pingDatabase: async () => {}, channels: ['telegram'], phase: () => 'started' } });
+  await http.listen();
   const config = loadTelegramConfig({
     TELEGRAM_BOT_TOKEN: tg.token,
     TELEGRAM_API_ROOT: tg.apiRoot,
     TELEGRAM_EDIT_INTERVAL_PRIVATE: '40ms',
     TELEGRAM_EDIT_INTERVAL_GROUP: '60ms',
+    ...(options.webhookPath ? { TELEGRAM_WEBHOOK_URL: `${http.url}${options.webhookPath}` } : {}),
     ...options.env,
   });
   if (!config) throw new Error('telegram config expected');
   const adapter = new TelegramAdapter({ config, log });
+  adapter.routes(http);
   const h = await createHarness({
     adapters: [adapter],
     model,
@@ -82,11 +93,12 @@ export async function startTelegram(options: SetupOptions = {}): Promise<Telegra
     if (closed) return;
     closed = true;
     await h.close();
+    await http.close();
     if (!options.model) await model.close();
     if (!options.tg || options.closeTg) await tg.close();
   };
   open.push(close);
-  return { tg, adapter, h, model, log, close };
+  return { tg, http, adapter, h, model, log, close };
 }
 
 export async function closeTelegram(): Promise<void> {

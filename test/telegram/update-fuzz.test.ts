@@ -9,7 +9,7 @@ import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { TelegramAdapter } from '../../adapters/telegram/adapter.ts';
 import { loadTelegramConfig } from '../../adapters/telegram/config.ts';
-import { classifyUpdate } from '../../adapters/telegram/inbound.ts';
+import { classifyUpdate } from './classify.ts';
 import { FakeTelegram } from '../fakes/telegram/index.ts';
 import { FakeModelServer } from '../fakes/model-server.ts';
 import { closeAll, createHarness, settled, waitFor } from '../helpers/harness.ts';
@@ -102,7 +102,7 @@ describe.each(stores)('telegram: arbitrary updates through grammY and the core (
           const kind = Object.keys(update)[0];
           if (kind === 'message' || kind === 'callback_query') {
             const wire: unknown = JSON.parse(JSON.stringify({ ...update, update_id: updateId }));
-            const result = classifyUpdate(wire, adapter.identity!, access, 'telegram').kind;
+            const result = (await classifyUpdate(wire, adapter.identity!, access, 'telegram')).kind;
             kinds[result] = (kinds[result] ?? 0) + 1;
           }
         }

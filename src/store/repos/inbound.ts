@@ -1,6 +1,7 @@
 import type { Db } from '../database.ts';
 import { isUniqueViolation } from '../database.ts';
 import { InboundSchema, type Inbound } from '../../core/types.ts';
+import { textForModel } from '../../core/attachments.ts';
 import { appendMessage } from './messages.ts';
 
 export type InboundStatus = 'ignored' | 'queued' | 'done';
@@ -62,7 +63,7 @@ export function inboundRepo(db: Db) {
             epoch,
             turnId,
             role: 'user',
-            content: inbound.text,
+            content: textForModel(inbound),
             senderId: inbound.sender.id,
             senderName: inbound.sender.displayName,
           });

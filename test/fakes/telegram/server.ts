@@ -12,7 +12,7 @@ import { EntityParseError } from './html.ts';
 import { ApiFailure, MessageMethods, num } from './methods.ts';
 import { FloodControl, type RateLimits } from './rate-limit.ts';
 import { errors, type RecordedCall, type StoredMessage, type TgChat, type TgError, type TgMessage, type TgUpdate, type TgUser } from './types.ts';
-import { TelegramWorld, type SayOptions } from './world.ts';
+import { TelegramWorld, type Media, type SayOptions } from './world.ts';
 
 /** What happens to a faulted request: an error answer, no answer at all, or a late one. */
 type FaultAction =
@@ -136,6 +136,10 @@ export class FakeTelegram {
 
   say(from: TgUser, chat: TgChat, text: string, options?: SayOptions): { update: TgUpdate; message: TgMessage } {
     return this.world.say(from, chat, text, options);
+  }
+
+  sendMedia(from: TgUser, chat: TgChat, media: Media, caption?: string): { update: TgUpdate; message: TgMessage } {
+    return this.world.sendMedia(from, chat, media, caption);
   }
 
   editByUser(chat: TgChat, messageId: number, text: string): TgUpdate {

@@ -45,6 +45,26 @@ export interface TgMessage {
   reply_markup?: TgReplyMarkup;
   forum_topic_created?: { name: string; icon_color: number };
   new_chat_members?: TgUser[];
+  caption?: string;
+  caption_entities?: MessageEntity[];
+  photo?: TgFile[];
+  document?: TgFile;
+  video?: TgFile;
+  voice?: TgFile;
+  audio?: TgFile;
+  sticker?: TgFile & { emoji?: string; is_animated?: boolean; is_video?: boolean };
+}
+
+/** A file as messages carry it (PhotoSize, Document, Voice...; only the fields Parley reads). */
+export interface TgFile {
+  file_id: string;
+  file_unique_id: string;
+  file_size?: number;
+  file_name?: string;
+  mime_type?: string;
+  width?: number;
+  height?: number;
+  duration?: number;
 }
 
 export interface TgCallbackQuery {

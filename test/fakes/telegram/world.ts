@@ -3,6 +3,9 @@
 // Tests drive it through FakeTelegram (server.ts); this file knows nothing about HTTP.
 import type { MessageEntity, StoredMessage, TgCallbackQuery, TgChat, TgMessage, TgUpdate, TgUser } from './types.ts';
 
+/** What a media message carries instead of text. */
+export type Media = Pick<TgMessage, 'photo' | 'document' | 'video' | 'voice' | 'audio' | 'sticker'>;
+
 export interface ChatState {
   chat: TgChat;
   nextMessageId: number;
@@ -141,6 +144,21 @@ export class TelegramWorld {
       ...(entities.length ? { entities } : {}),
       ...(chat.is_forum && topic !== undefined ? { message_thread_id: topic, is_topic_message: true } : {}),
       ...(replyTo ? { reply_to_message: withoutReply(replyTo) } : {}),
+    });
+    const update = this.enqueue((update_id) => ({ update_id, message: structuredClone(message) }));
+    return { update, message };
+  }
+
+  /** A photo, file, voice message... with an optional caption (mentions and commands detected in it). */
+  sendMedia(from: TgUser, chat: TgChat, media: Media, caption?: string): { update: TgUpdate; message: TgMessage } {
+    const state = this.chats.get(chat.id);
+    if (!state) throw new Error(`unknown chat ${chat.id}`);
+    const entities = caption === undefined ? [] : detectEntities(caption);
+    const message = this.store(state, {
+      from,
+      ...media,
+      ...(caption !== undefined ? { caption } : {}),
+      ...(entities.length ? { caption_entities: entities } : {}),
     });
     const update = this.enqueue((update_id) => ({ update_id, message: structuredClone(message) }));
     return { update, message };

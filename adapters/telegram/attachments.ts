@@ -1,0 +1,44 @@
+// What a Telegram message carries besides text, as neutral attachments. `ref` is the file_id, which
+// getFile resolves later. Photos come in several sizes; the largest stands for the photo.
+import type { Message } from 'grammy/types';
+import type { Attachment } from '../../src/core/types.ts';
+
+interface TelegramFile {
+  file_id: string;
+  file_size?: number;
+  file_name?: string;
+  mime_type?: string;
+}
+
+const MAX_MIME_CHARS = 200;
+
+function attachment(kind: Attachment['kind'], file: TelegramFile, mimeType = file.mime_type): Attachment {
+  return {
+    kind,
+    ref: file.file_id,
+    ...(file.file_name ? { name: file.file_name } : {}),
+    ...(mimeType && mimeType.length <= MAX_MIME_CHARS ? { mimeType } : {}),
+    ...(file.file_size !== undefined ? { size: file.file_size } : {}),
+  };
+}
+
+/** A document is described by its MIME type: an image sent as a file is still an image. */
+function documentKind(mimeType: string | undefined): Attachment['kind'] {
+  const family = mimeType?.split('/')[0];
+  return family === 'image' ? 'image' : family === 'audio' ? 'audio' : family === 'video' ? 'video' : 'file';
+}
+
+function stickerMime(sticker: NonNullable<Message['sticker']>): string {
+  return sticker.is_animated ? 'application/x-tgsticker' : sticker.is_video ? 'video/webm' : 'image/webp';
+}
+
+export function attachmentsOf(message: Message): Attachment[] {
+  const found: Attachment[] = [];
+  const largest = message.photo?.reduce((best, size) => ((size.file_size ?? 0) >= (best.file_size ?? 0) ? size : best));
+  if (largest) found.push(attachment('image', largest, 'image/jpeg'));
+  if (message.document && !message.animation) found.push(attachment(documentKind(message.document.mime_type), message.document));
+  for (const video of [message.video, message.animation, message.video_note]) if (video) found.push(attachment('video', video));
+  for (const audio of [message.audio, message.voice]) if (audio) found.push(attachment('audio', audio));
+  if (message.sticker) found.push({ ...attachment('sticker', message.sticker, stickerMime(message.sticker)), ...(message.sticker.emoji ? { name: message.sticker.emoji } : {}) });
+  return found;
+}
