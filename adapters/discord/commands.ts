@@ -1,10 +1,10 @@
 // Slash commands built from the core's command registry: `<arg>` is a required string option,
 // `[arg]` an optional one. Registered globally, or in one guild for instant updates.
 import { ApplicationCommandOptionType, type RESTPostAPIChatInputApplicationCommandsJSONBody } from 'discord.js';
-import type { CommandInfo } from '../../src/core/commands.ts';
+import { COMMANDS, type CommandInfo } from '../../src/core/commands.ts';
 
-/** Answers that concern only the caller are ephemeral; the rest are visible to the channel. */
-export const EPHEMERAL_COMMANDS: ReadonlySet<string> = new Set(['help', 'approve', 'deny']);
+/** Answers that concern only the caller are ephemeral (the core's registry says which); the rest are visible to the channel. */
+export const EPHEMERAL_COMMANDS: ReadonlySet<string> = new Set(COMMANDS.filter((c) => c.ephemeral).map((c) => c.name));
 
 const OPTION_DESCRIPTIONS: Record<string, string> = {
   code: 'The approval code shown in the prompt',

@@ -6,7 +6,7 @@ import { autoRetry } from '@grammyjs/auto-retry';
 import { Bot, type Transformer } from 'grammy';
 import type { BotCommand } from 'grammy/types';
 import { answerOnce } from '../../src/core/ack.ts';
-import { COMMANDS } from '../../src/core/commands.ts';
+import { COMMANDS, ENTRY_COMMAND } from '../../src/core/commands.ts';
 import type {
   ChannelAdapter,
   ChannelCapabilities,
@@ -38,10 +38,8 @@ const ALLOWED_UPDATES = ['message', 'callback_query'] as const;
 const TOAST_MAX_CHARS = 200;
 const START_TIMEOUT_MS = 30_000;
 
-export const MENU_COMMANDS: BotCommand[] = [
-  { command: 'start', description: 'Start talking to me' },
-  ...COMMANDS.map((c) => ({ command: c.name, description: c.description })),
-];
+/** Telegram's command menu, from the core's registry (Telegram opens every chat with /start). */
+const MENU_COMMANDS: BotCommand[] = [ENTRY_COMMAND, ...COMMANDS].map((c) => ({ command: c.name, description: c.description }));
 
 /** Waits out 429s (retry_after) and retries 5xx/network failures; typing pings are not worth a wait. */
 function retryTransformer(): Transformer {

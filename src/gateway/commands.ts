@@ -1,6 +1,6 @@
 // Chat commands: /help, /stop and /reset are answered here; /approve, /deny and /revoke go to the
 // approvals handler.
-import { COMMANDS, type ParsedCommand } from '../core/commands.ts';
+import { commandList, commandNamed, type ParsedCommand } from '../core/commands.ts';
 import type { Inbound } from '../core/types.ts';
 import type { Store } from '../store/store.ts';
 import type { SessionRecord } from '../store/types.ts';
@@ -14,8 +14,6 @@ export interface ChatCommandsOptions {
   approvals?: ApprovalHandler;
 }
 
-const CONTROL = new Set(['start', 'help', 'stop', 'reset', 'approve', 'deny', 'revoke']);
-
 export class ChatCommands {
   readonly #o: ChatCommandsOptions;
 
@@ -25,7 +23,7 @@ export class ChatCommands {
 
   /** Commands answered without a model turn. */
   isControl(command: ParsedCommand | undefined): command is ParsedCommand {
-    return command !== undefined && CONTROL.has(command.name);
+    return command !== undefined && commandNamed(command.name)?.control === true;
   }
 
   /** Runs a control command; returns the reply text (undefined: nothing to say). */
@@ -54,6 +52,5 @@ function helpText(botName: string, chatType: 'direct' | 'group'): string {
     chatType === 'group'
       ? `In a group, mention me (@${botName}), reply to one of my messages, or use a command.`
       : 'Just write to me.';
-  const list = COMMANDS.map((c) => `- /${c.name}${c.args ? ` ${c.args}` : ''}: ${c.description}`).join('\n');
-  return `I am ${botName}. ${how}\n\n${list}`;
+  return `I am ${botName}. ${how}\n\n${commandList()}`;
 }
