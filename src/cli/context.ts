@@ -4,7 +4,7 @@
 import { config as loadDotenv } from 'dotenv';
 import Table from 'cli-table3';
 import { loadConfig, type Config } from '../config/config.ts';
-import { openStore, type Store } from '../store/store.ts';
+import type { Store } from '../store/store.ts';
 
 export class CliError extends Error {
   readonly exitCode: number;
@@ -39,8 +39,9 @@ export class CliContext {
     return this.#config;
   }
 
+  /** The store, opened on first use (loading the database client only then). */
   store(): Promise<Store> {
-    this.#store ??= openStore(this.config.database);
+    this.#store ??= import('../store/store.ts').then(({ openStore }) => openStore(this.config.database));
     return this.#store;
   }
 

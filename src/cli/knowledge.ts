@@ -1,24 +1,38 @@
-// `parley knowledge add|import|list|show|edit|rm|search|export|history|revert|reindex`.
+// `parley knowledge add|import|list|show|edit|rm|search|synonyms|export|history|revert|reindex`.
 import { stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { z } from 'zod';
-import { exportPages, UnsafePathError } from '../knowledge/exporter.ts';
-import { importPages, type ImportReport } from '../knowledge/importer.ts';
-import { knowledgeIndexFile } from '../knowledge/index-location.ts';
-import { KnowledgeBase } from '../knowledge/knowledge-base.ts';
+import type { ImportReport } from '../knowledge/importer.ts';
+import type { KnowledgeBase } from '../knowledge/knowledge-base.ts';
 import type { KnowledgeSaveResult } from '../store/repos/knowledge.ts';
 import { CliError, parsePositiveInt, type CliContext } from './context.ts';
-import { editInEditor, hasFieldFlags, pageForAdd, pageWithFlags, PageFlagsSchema } from './knowledge-input.ts';
-import { bytes, printExplained, printHistory, printHits, printImportReport, printListing, printPage } from './knowledge-output.ts';
-import { progressBar } from './progress.ts';
+import { registerSearchCommands } from './knowledge-search.ts';
 
 const JsonFlag = z.object({ json: z.boolean().optional() });
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
+// What the commands use, loaded when one runs rather than when the CLI starts (a search needs none of it).
+let loading: ReturnType<typeof loadDeps> | undefined;
+const deps = () => (loading ??= loadDeps());
+async function loadDeps() {
+  const [exporter, importer, location, base, embedder, input, output, progress] = await Promise.all([
+    import('../knowledge/exporter.ts'),
+    import('../knowledge/importer.ts'),
+    import('../knowledge/index-location.ts'),
+    import('../knowledge/knowledge-base.ts'),
+    import('../knowledge/search/embedder.ts'),
+    import('./knowledge-input.ts'),
+    import('./knowledge-output.ts'),
+    import('./progress.ts'),
+  ]);
+  return { ...exporter, ...importer, ...location, ...base, ...embedder, ...input, ...output, ...progress };
+}
+
 async function withKnowledge<T>(ctx: CliContext, work: (kb: KnowledgeBase) => Promise<T>): Promise<T> {
+  const { KnowledgeBase, knowledgeIndexFile, embeddingSettings } = await deps();
   const store = await ctx.store();
-  const kb = new KnowledgeBase({ repo: store.knowledge, indexFile: knowledgeIndexFile(ctx.config.database, ctx.io.cwd) });
+  const kb = new KnowledgeBase({ repo: store.knowledge, indexFile: knowledgeIndexFile(ctx.config.database, ctx.io.cwd), embeddings: embeddingSettings(ctx.config) });
   try {
     return await work(kb);
   } finally {
@@ -67,6 +81,7 @@ export function registerKnowledgeCommands(program: Command, ctx: CliContext): vo
     .option('--replace', 'overwrite the page if the slug exists (a new revision)')
     .option('--json', 'machine-readable output')
     .action(async (file: string | undefined, raw: unknown) => {
+      const { PageFlagsSchema, pageForAdd } = await deps();
       const options = PageFlagsSchema.extend({ replace: z.boolean().optional(), json: z.boolean().optional() }).parse(raw);
       const page = await pageForAdd(ctx.io, file, options);
       await withKnowledge(ctx, async (kb) => {
@@ -89,13 +104,27 @@ export function registerKnowledgeCommands(program: Command, ctx: CliContext): vo
       await stat(root).catch(() => {
         throw new CliError(`cannot read ${dir}: no such file or folder`);
       });
+      const { importPages, printImportReport, progressBar } = await deps();
       const report = await withKnowledge(ctx, async (kb) => {
         const bar = progressBar(ctx.io, options.dryRun ? 'Checking' : 'Importing');
+        let imported;
         try {
-          return await importPages(kb, root, { dryRun: options.dryRun, onProgress: (done, total, file) => bar.update(done, total, file) });
+          imported = await importPages(kb, root, { dryRun: options.dryRun, onProgress: (done, total, file) => bar.update(done, total, file) });
         } finally {
           bar.stop();
         }
+        // With semantic search on, the new pages' vectors are computed before the command ends.
+        if (kb.embeddingModel && !options.dryRun) {
+          const embedding = progressBar(ctx.io, 'Embedding');
+          try {
+            await kb.embedPending(({ done, total }) => embedding.update(done, total));
+          } catch (error) {
+            ctx.io.err(`parley: the pages were imported, but their embeddings could not be computed (${(error as Error).message}); the bot will retry\n`);
+          } finally {
+            embedding.stop();
+          }
+        }
+        return imported;
       });
       if (options.json) ctx.json(report);
       else printImportReport(ctx, report);
@@ -114,6 +143,7 @@ export function registerKnowledgeCommands(program: Command, ctx: CliContext): vo
       const options = JsonFlag.extend({ tag: z.string().optional(), prefix: z.string().optional(), limit: z.string(), offset: z.string() }).parse(raw);
       const limit = parsePositiveInt(options.limit, '--limit');
       const offset = nonNegativeInt(options.offset, '--offset');
+      const { printListing } = await deps();
       await withKnowledge(ctx, async (kb) => {
         const pages = await kb.list({ limit, offset, tag: options.tag?.toLowerCase(), prefix: options.prefix });
         if (options.json) return ctx.json(pages);
@@ -128,6 +158,7 @@ export function registerKnowledgeCommands(program: Command, ctx: CliContext): vo
     .option('--json', 'machine-readable output')
     .action(async (slug: string, raw: unknown) => {
       const options = JsonFlag.extend({ revision: z.string().optional() }).parse(raw);
+      const { printPage } = await deps();
       await withKnowledge(ctx, async (kb) => {
         const page = await existingPage(kb, slug);
         if (options.revision === undefined) {
@@ -147,6 +178,7 @@ export function registerKnowledgeCommands(program: Command, ctx: CliContext): vo
     .option('--file <file>', 'take title, summary, tags and content from this Markdown file ("-" for stdin)')
     .option('--json', 'machine-readable output')
     .action(async (slug: string, raw: unknown) => {
+      const { PageFlagsSchema, pageForAdd, hasFieldFlags, pageWithFlags, editInEditor } = await deps();
       const options = PageFlagsSchema.extend({ file: z.string().optional(), json: z.boolean().optional() }).parse(raw);
       await withKnowledge(ctx, async (kb) => {
         const page = await existingPage(kb, slug);
@@ -178,30 +210,7 @@ export function registerKnowledgeCommands(program: Command, ctx: CliContext): vo
       });
     });
 
-  knowledge
-    .command('search <query...>')
-    .description('Search pages (English and Chinese); --explain shows the score of each field')
-    .option('--limit <n>', 'how many pages', '5')
-    .option('--explain', 'break the score down by field')
-    .option('--json', 'machine-readable output')
-    .action(async (words: string[], raw: unknown) => {
-      const options = JsonFlag.extend({ limit: z.string(), explain: z.boolean().optional() }).parse(raw);
-      const query = words.join(' ').trim();
-      if (!query) throw new CliError('the query is empty');
-      const limit = parsePositiveInt(options.limit, '--limit');
-      await withKnowledge(ctx, async (kb) => {
-        await kb.sync(indexProgress(ctx));
-        const noTerms = () => new CliError(`nothing to search for in "${query}" (only very common words)`);
-        if (options.explain) {
-          const result = await kb.explain(query, { limit });
-          if (result.terms.length === 0) throw noTerms();
-          return options.json ? ctx.json(result) : printExplained(ctx, result.hits, result.terms, result.dropped);
-        }
-        const result = await kb.search(query, { limit });
-        if (result.terms.length === 0) throw noTerms();
-        return options.json ? ctx.json(result) : printHits(ctx, result.hits);
-      });
-    });
+  registerSearchCommands(knowledge, ctx);
 
   knowledge
     .command('export <dir>')
@@ -210,6 +219,7 @@ export function registerKnowledgeCommands(program: Command, ctx: CliContext): vo
     .action(async (dir: string, raw: unknown) => {
       const options = JsonFlag.parse(raw);
       const target = resolve(ctx.io.cwd, dir);
+      const { exportPages, UnsafePathError, progressBar } = await deps();
       const report = await withKnowledge(ctx, async (kb) => {
         const bar = progressBar(ctx.io, 'Exporting');
         try {
@@ -233,6 +243,7 @@ export function registerKnowledgeCommands(program: Command, ctx: CliContext): vo
     .option('--json', 'machine-readable output')
     .action(async (slug: string, raw: unknown) => {
       const options = JsonFlag.parse(raw);
+      const { printHistory } = await deps();
       await withKnowledge(ctx, async (kb) => {
         const revisions = await kb.history(slug);
         if (!revisions) throw new CliError(`no knowledge page with slug ${slug} (see: parley knowledge list)`);
@@ -268,8 +279,9 @@ export function registerKnowledgeCommands(program: Command, ctx: CliContext): vo
     .option('--json', 'machine-readable output')
     .action(async (raw: unknown) => {
       const options = JsonFlag.parse(raw);
+      const { bytes } = await deps();
       await withKnowledge(ctx, async (kb) => {
-        const report = await kb.rebuild(indexProgress(ctx));
+        const report = await kb.rebuild(await indexProgress(ctx));
         const stats = kb.indexStats();
         if (options.json) return ctx.json({ ...stats, ms: report.ms });
         ctx.line(`Indexed ${stats.pages} pages (${stats.sections} sections) in ${(report.ms / 1000).toFixed(1)} s: ${stats.file} (${bytes(stats.bytes)}).`);
@@ -287,8 +299,8 @@ function importFailure(report: ImportReport): CliError {
   return new CliError(`${failed.length} files could not be imported (see the report): ${names}${more}`, exitCode);
 }
 
-function indexProgress(ctx: CliContext) {
-  const bar = progressBar(ctx.io, 'Indexing');
+async function indexProgress(ctx: CliContext) {
+  const bar = (await deps()).progressBar(ctx.io, 'Indexing');
   return ({ done, total }: { done: number; total: number }) => {
     bar.update(done, total);
     if (done >= total) bar.stop();

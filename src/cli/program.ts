@@ -2,20 +2,26 @@
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../core/env.ts';
 import { ParleyError } from '../core/errors.ts';
-import { registerAdminCommands } from './admin.ts';
-import { registerKnowledgeCommands } from './knowledge.ts';
-import { registerMcpCommands } from './mcp.ts';
 import { CliContext, CliError, type CliIO } from './context.ts';
 
-export function buildProgram(ctx: CliContext): Command {
+type Register = (program: Command, ctx: CliContext) => void;
+
+// A group of commands is loaded only when the command line starts with one of its names (help and
+// unknown words load them all): `parley knowledge search` does not load the MCP client.
+const GROUPS: { names: string[]; load: () => Promise<Register> }[] = [
+  { names: ['knowledge'], load: async () => (await import('./knowledge.ts')).registerKnowledgeCommands },
+  { names: ['db', 'sessions', 'approvals'], load: async () => (await import('./admin.ts')).registerAdminCommands },
+  { names: ['mcp'], load: async () => (await import('./mcp.ts')).registerMcpCommands },
+];
+
+export async function buildProgram(ctx: CliContext, argv: string[] = []): Promise<Command> {
   const program = new Command('parley')
     .description('Parley admin CLI: knowledge pages, sessions, approvals, database')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
     .configureOutput({ writeOut: ctx.io.out, writeErr: ctx.io.err });
-  registerKnowledgeCommands(program, ctx);
-  registerAdminCommands(program, ctx);
-  registerMcpCommands(program, ctx);
+  const named = GROUPS.filter((group) => group.names.includes(argv[0] ?? ''));
+  for (const group of named.length ? named : GROUPS) (await group.load())(program, ctx);
   return program;
 }
 
@@ -36,8 +42,8 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     }
   }
   const ctx = new CliContext(io);
-  const program = buildProgram(ctx);
   try {
+    const program = await buildProgram(ctx, argv);
     await program.parseAsync(argv, { from: 'user' });
     return 0;
   } catch (error) {

@@ -63,7 +63,6 @@ export class KnowledgeIndex {
   #synonyms: { text: string; table: SynonymTable } | undefined;
   #idOwner = 0;
   #idEpoch: string | undefined;
-  #lastReconcile = 0;
   #syncing: Promise<SyncReport> | undefined;
   /** Page embeddings (optional semantic search). */
   readonly vectors: VectorIndex;
@@ -197,7 +196,10 @@ export class KnowledgeIndex {
       report.indexed = await this.#applyChanges(seen, stamp.lastRevisionId, onProgress);
     }
     this.#file.lastRevisionId = stamp.lastRevisionId;
-    mustReconcile ||= this.#now() - this.#lastReconcile >= this.#reconcileEveryMs || this.#file.counts().pages !== stamp.pages;
+    // When the index was last compared in full is kept in the file: a short-lived process (the CLI)
+    // does not repeat what another did a minute ago.
+    const reconciledAt = Number(this.#file.meta('reconciledAt') ?? 0);
+    mustReconcile ||= this.#now() - reconciledAt >= this.#reconcileEveryMs || this.#file.counts().pages !== stamp.pages;
     if (mustReconcile) {
       const reconciled = await this.#reconcile();
       report.indexed += reconciled.indexed;
@@ -226,7 +228,7 @@ export class KnowledgeIndex {
     }
     this.#flush(builder);
     this.#file.checkpoint();
-    this.#lastReconcile = this.#now();
+    this.#file.setMeta('reconciledAt', String(this.#now()));
     return { indexed: done, removed: 0, rebuilt: true, ms: 0 };
   }
 
@@ -268,7 +270,7 @@ export class KnowledgeIndex {
     if (gone.length) this.#file.removePages(gone);
     const stale = [...current].filter(([id, revision]) => indexedRevisions.get(id) !== revision).map(([id]) => id);
     const indexed = stale.length ? await this.#refresh(stale) : 0;
-    this.#lastReconcile = this.#now();
+    this.#file.setMeta('reconciledAt', String(this.#now()));
     return { indexed, removed: gone.length };
   }
 

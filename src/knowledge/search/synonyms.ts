@@ -2,7 +2,7 @@
 // same in questions about bots and chats. A query that contains one member also searches for the
 // others, at a lower weight. Parley ships a small list; admins extend it with
 // `parley knowledge synonyms add`, which keeps their groups in the page SYNONYMS_SLUG (one group per
-// line, members separated by commas), so the list lives in the database, has a history, and
+// list item, members separated by commas), so the list lives in the database, has a history, and
 // reaches every process with the index.
 import type { Tokenize } from '../tokenizer.ts';
 
@@ -120,20 +120,52 @@ export const BUILTIN_SYNONYMS: readonly (readonly string[])[] = [
   ['javascript', 'js'],
 ];
 
-/** Groups from the text of the synonyms page: one group per line, members separated by commas. */
+/** Groups from the text of the synonyms page: each list item ("- a, b, c") is a group; other lines are notes. */
 export function parseSynonyms(text: string): string[][] {
   const groups: string[][] = [];
   for (const raw of text.split('\n')) {
-    const line = raw.replace(/^\s*(?:[-*+]\s+)?/, '').trim();
-    if (!line || line.startsWith('#')) continue;
-    const members = [...new Set(line.split(/[,，、]/).map((m) => m.trim().toLowerCase()).filter(Boolean))];
+    const item = /^\s*[-*+]\s+(.*)$/.exec(raw);
+    if (!item) continue;
+    const members = [...new Set(item[1]!.split(/[,，、]/).map((m) => m.trim().toLowerCase()).filter(Boolean))];
     if (members.length >= 2) groups.push(members);
   }
   return groups;
 }
 
-export function formatSynonyms(groups: string[][]): string {
-  return groups.map((group) => group.join(', ')).join('\n');
+export const SYNONYMS_TITLE = 'Search synonyms';
+
+/** The synonyms page for `groups`. */
+export function synonymsPage(groups: string[][]): { slug: string; title: string; summary: string; content: string } {
+  return {
+    slug: SYNONYMS_SLUG,
+    title: SYNONYMS_TITLE,
+    summary: 'Words that mean the same in questions; search looks for all of them. Never shown as an answer.',
+    content: [
+      `# ${SYNONYMS_TITLE}`,
+      '',
+      'Each list item is a group of words or phrases (English or Chinese) that mean the same in questions.',
+      'Change it with `parley knowledge synonyms add` and `rm`, or edit this page.',
+      '',
+      ...groups.map((group) => `- ${group.join(', ')}`),
+    ].join('\n'),
+  };
+}
+
+/** `groups` with `words` as one group, merged into the groups that share a word with it. */
+export function addSynonyms(groups: string[][], words: string[]): string[][] {
+  const merged = new Set<string>();
+  const kept: string[][] = [];
+  for (const group of groups) {
+    if (group.some((word) => words.includes(word))) for (const word of group) merged.add(word);
+    else kept.push(group);
+  }
+  for (const word of words) merged.add(word);
+  return [...kept, [...merged]];
+}
+
+/** `groups` without `word` (a group left with one word goes too). */
+export function removeSynonym(groups: string[][], word: string): string[][] {
+  return groups.map((group) => group.filter((w) => w !== word)).filter((group) => group.length >= 2);
 }
 
 interface Member {

@@ -6,7 +6,7 @@ import Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
 import type { KnowledgePageFields, KnowledgePageRecord, KnowledgeSaveOptions, KnowledgeSaveResult } from './knowledge.ts';
 
-interface PageRow {
+export interface PageRow {
   id: string;
   slug: string;
   title: string;
@@ -29,7 +29,7 @@ function parseList(json: string): string[] {
   return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
 }
 
-function toPage(row: PageRow): KnowledgePageRecord {
+export function toPage(row: PageRow): KnowledgePageRecord {
   return {
     ...row,
     tags: parseList(row.tags),
@@ -39,7 +39,7 @@ function toPage(row: PageRow): KnowledgePageRecord {
   };
 }
 
-const PAGE_COLUMNS = '"id", "slug", "title", "summary", "content", "tags", "references", "source", "revision", "hash", "createdAt", "updatedAt"';
+export const PAGE_COLUMNS = '"id", "slug", "title", "summary", "content", "tags", "references", "source", "revision", "hash", "createdAt", "updatedAt"';
 
 export function sqliteSaveMany(
   file: string,
