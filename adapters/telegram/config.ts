@@ -32,6 +32,8 @@ export interface TelegramConfig {
 const TOKEN = /^\d{1,20}:[A-Za-z0-9_-]{20,100}$/;
 const SECRET_TOKEN = /^[A-Za-z0-9_-]{1,256}$/;
 const TELEGRAM_ID = /^-?\d{1,20}$/;
+/** What the HTTP listener mounts (RFC 3986 path characters). */
+const WEBHOOK_PATH = /^\/[A-Za-z0-9._~!$&'()*+,;=:@%/-]*$/;
 
 function idList(what: string) {
   return list().refine((ids) => ids.every((id) => TELEGRAM_ID.test(id)), {
@@ -80,6 +82,9 @@ export function loadTelegramConfig(env: Record<string, string | undefined>): Tel
     // '/' belongs to the web console on the shared listener.
     if (url.pathname === '/' || url.pathname === '') {
       throw new ConfigError('Invalid configuration: TELEGRAM_WEBHOOK_URL expects a path (e.g. https://bot.example.com/telegram): Parley serves the webhook at that path');
+    }
+    if (!WEBHOOK_PATH.test(url.pathname)) {
+      throw new ConfigError('Invalid configuration: TELEGRAM_WEBHOOK_URL expects a path of letters, digits and - . _ ~ / (percent-encoded otherwise)');
     }
     mode = { kind: 'webhook', url: url.toString(), secretToken: parsed.TELEGRAM_WEBHOOK_SECRET ?? deriveWebhookSecret(token), path: url.pathname };
   }

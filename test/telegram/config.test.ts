@@ -74,6 +74,7 @@ describe('telegram configuration', () => {
     expect(configError({ TELEGRAM_WEBHOOK_URL: 'example.com/hook' }).message).toMatch(/TELEGRAM_WEBHOOK_URL/);
     expect(configError({ TELEGRAM_WEBHOOK_SECRET: 'has spaces in it' }).message).toMatch(/TELEGRAM_WEBHOOK_SECRET expects 1-256 characters/);
     expect(configError({ TELEGRAM_WEBHOOK_URL: 'https://bot.example.com/' }).message).toMatch(/TELEGRAM_WEBHOOK_URL expects a path/);
+    expect(configError({ TELEGRAM_WEBHOOK_URL: 'https://bot.example.com/a[b]' }).message).toMatch(/TELEGRAM_WEBHOOK_URL expects a path of letters/);
     expect(configError({ TELEGRAM_EDIT_INTERVAL_GROUP: 'soon' }).message).toMatch(/TELEGRAM_EDIT_INTERVAL_GROUP expects a duration/);
     expect(configError({ TELEGRAM_EDIT_INTERVAL_GROUP: 'x' }).message).not.toContain('\n');
   });
