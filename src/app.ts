@@ -49,7 +49,7 @@ export interface App {
   stop(graceMs?: number): Promise<void>;
 }
 
-export function builtinTools(config: Config, store: Store, knowledge: KnowledgeBase): AnyTool[] {
+function builtinTools(config: Config, store: Store, knowledge: KnowledgeBase): AnyTool[] {
   return [
     ...createMemoryTools(store.memory),
     ...createKnowledgeTools(knowledge),

@@ -4,7 +4,7 @@ import type { ToolCall } from '../llm/types.ts';
 import type { ApprovalRecord } from '../store/types.ts';
 import type { AnyTool, ToolContext } from './tools.ts';
 
-export interface BeforeToolCall {
+interface BeforeToolCall {
   call: ToolCall;
   tool: AnyTool;
   /** Validated arguments. */
@@ -39,8 +39,3 @@ export interface ToolHooks {
   settle(turnId: string, calls: ToolCall[]): Promise<Map<string, Settlement>>;
 }
 
-/** No decisions: every call runs. */
-export const ALLOW_ALL: ToolHooks = {
-  beforeToolCall: async () => ({ allow: true }),
-  settle: async () => new Map(),
-};

@@ -14,7 +14,7 @@ function canonical(value: unknown): unknown {
 }
 
 /** Same tool + same arguments (key order and whitespace ignored) → same signature. */
-export function callSignature(call: Pick<ToolCall, 'name' | 'arguments'>): string {
+function callSignature(call: Pick<ToolCall, 'name' | 'arguments'>): string {
   let args: unknown = call.arguments;
   try {
     args = canonical(JSON.parse(call.arguments));

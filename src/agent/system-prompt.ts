@@ -2,7 +2,7 @@
 // chat, then extra context sections (session memory, retrieved knowledge).
 import type { ChatType } from '../core/types.ts';
 
-export const DEFAULT_BASE_PROMPT = [
+const DEFAULT_BASE_PROMPT = [
   'You are a helpful assistant taking part in a chat.',
   'Answer concisely and in the language the user writes in. Use Markdown sparingly: short paragraphs, lists and code blocks.',
   'Use the available tools when they help; never invent tool results.',

@@ -32,7 +32,7 @@ export function parseArguments(tool: AnyTool, raw: string): ParsedArguments {
   return { ok: true, args: result.data };
 }
 
-export function truncateResult(content: string, maxChars: number): string {
+function truncateResult(content: string, maxChars: number): string {
   if (content.length <= maxChars) return content;
   const note = `\n[truncated: showing ${maxChars} of ${content.length} characters]`;
   return content.slice(0, Math.max(0, maxChars - note.length)) + note;

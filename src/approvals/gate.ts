@@ -15,7 +15,7 @@ export interface ApprovalGateOptions {
   isGranted(sessionId: string, toolName: string): Promise<boolean>;
 }
 
-export function policyRequiresApproval(tool: AnyTool, override: ApprovalOverride | undefined, args: unknown, ctx: ToolContext): boolean {
+function policyRequiresApproval(tool: AnyTool, override: ApprovalOverride | undefined, args: unknown, ctx: ToolContext): boolean {
   const policy = override ?? tool.approval ?? 'always';
   if (policy === 'never') return false;
   if (policy === 'always') return true;

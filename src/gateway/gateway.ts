@@ -2,11 +2,12 @@
 // that do the work: routing (trigger policy, dedup, mailbox), chat commands, button presses,
 // session scheduling (one turn at a time per session) and the recovery sweep.
 import type { Agent, TurnOutcome } from '../agent/agent.ts';
-import type { Action, ChannelAdapter, Inbound, InboundSink } from '../core/types.ts';
+import type { Action, ChannelAdapter, ChatRef, ConversationEntry, Inbound, InboundSink, InteractionReply } from '../core/types.ts';
 import type { Logger } from '../log.ts';
 import type { Store } from '../store/store.ts';
 import { handleAction } from './actions.ts';
 import { ChatCommands } from './commands.ts';
+import { storedConversation } from './conversation.ts';
 import { Output } from './output.ts';
 import type { ApprovalHandler } from './ports.ts';
 import { Recovery } from './recovery.ts';
@@ -14,8 +15,6 @@ import { Router } from './routing.ts';
 import type { SessionScheduler } from './scheduler.ts';
 import type { GroupSessionMode } from './session-key.ts';
 import { SessionRunner } from './sessions.ts';
-
-export type { ApprovalHandler } from './ports.ts';
 
 export interface GatewayOptions {
   store: Store;
@@ -72,12 +71,17 @@ export class Gateway implements InboundSink {
     }
   }
 
-  onMessage(inbound: Inbound): Promise<void> {
-    return this.#router.onMessage(inbound);
+  onMessage(inbound: Inbound, interaction?: InteractionReply): Promise<void> {
+    return this.#router.onMessage(inbound, interaction);
   }
 
   onAction(action: Action): Promise<void> {
     return handleAction(action, this.#o.approvals, this.#o.log);
+  }
+
+  conversation(chat: ChatRef, viewer: { id: string }, limit: number): Promise<ConversationEntry[]> {
+    const { store, groupSession, botName, approvals } = this.#o;
+    return storedConversation({ store, groupSession, botName, ...(approvals ? { prompts: approvals.prompts } : {}) }, chat, viewer, limit);
   }
 
   /** Stops the session's unfinished turn, wherever it runs. True when there was one. */

@@ -30,7 +30,7 @@ export function parseLeaseOwner(owner: string): LeaseOwner | undefined {
   return Number.isSafeInteger(pid) && pid > 0 ? { host: match[1]!, pid } : undefined;
 }
 
-export function pidIsRunning(pid: number): boolean {
+function pidIsRunning(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

@@ -1,9 +1,11 @@
 // Inbound messages: validation, the trigger policy (a DM always; in a group a mention, a reply to
 // the bot or a /command), the session, the persisted de-duplication record, and then either a
-// chat command or the session's mailbox.
+// chat command or the session's mailbox. A command that came as a platform interaction (a Discord
+// slash command) is answered through it: privately when it concerns only the caller, else
+// acknowledged and answered in the chat.
 import { unreadableReply } from '../core/attachments.ts';
-import { parseCommand } from '../core/commands.ts';
-import { InboundSchema, type Inbound } from '../core/types.ts';
+import { commandNamed, parseCommand } from '../core/commands.ts';
+import { InboundSchema, type Inbound, type InteractionReply } from '../core/types.ts';
 import type { Logger } from '../log.ts';
 import type { Store } from '../store/store.ts';
 import type { ChatCommands } from './commands.ts';
@@ -32,7 +34,8 @@ export class Router {
     this.#o = options;
   }
 
-  async onMessage(raw: Inbound): Promise<void> {
+  /** `interaction`: the message is a platform interaction (a slash command), answered through it. */
+  async onMessage(raw: Inbound, interaction?: InteractionReply): Promise<void> {
     const { store, log, output } = this.#o;
     const parsed = InboundSchema.safeParse(raw);
     if (!parsed.success) {
@@ -52,8 +55,16 @@ export class Router {
 
     if (this.#o.commands.isControl(command)) {
       if (!(await store.inbound.record(inbound, session.id, 'done'))) return;
+      if (interaction && commandNamed(command.name)?.ephemeral) {
+        // It concerns only the caller: the answer is the acknowledgement, shown to them alone.
+        await interaction.ack((await this.#o.commands.run(command, inbound, session)) ?? 'Done.');
+        return;
+      }
+      await interaction?.ack();
       const reply = await this.#o.commands.run(command, inbound, session);
       if (reply) await output.reply(chat, reply, inbound);
+      // Its effect shows elsewhere (/stop ends the answer in place): the caller still gets words.
+      else await interaction?.whisper(`Done: /${command.name}`);
       return;
     }
     // Only attachments, none of which the bot can read yet: say so, no model turn needed.

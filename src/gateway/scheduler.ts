@@ -11,7 +11,7 @@ import { newLeaseOwner } from './lease-owner.ts';
  * How long a lease outlives its last heartbeat (one a second). It bounds how long a session waits
  * for a process that died on another host; on this host a restart reclaims the lease at once.
  */
-export const DEFAULT_LEASE_MS = 15_000;
+const DEFAULT_LEASE_MS = 15_000;
 
 /** How long stop() waits for aborted turns to wind down. */
 const ABORT_WIND_DOWN_MS = 1_500;

@@ -6,11 +6,11 @@ import { defineTool, type AnyTool } from '../agent/tools.ts';
 import type { MemoryFactRecord } from '../store/types.ts';
 import type { MemoryRepo } from '../store/repos/memory.ts';
 
-export const MAX_FACTS = 50;
-export const MAX_KEY_LENGTH = 64;
-export const MAX_VALUE_LENGTH = 500;
+const MAX_FACTS = 50;
+const MAX_KEY_LENGTH = 64;
+const MAX_VALUE_LENGTH = 500;
 
-export function memorySnapshot(facts: MemoryFactRecord[]): string {
+function memorySnapshot(facts: MemoryFactRecord[]): string {
   if (facts.length === 0) return '';
   const lines = facts.map((fact) => `- ${fact.key}: ${fact.value.replace(/\s+/g, ' ')}`);
   return [

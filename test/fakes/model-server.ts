@@ -5,7 +5,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export interface ScriptedToolCall {
+interface ScriptedToolCall {
   id?: string;
   name: string;
   /** An object is JSON-encoded; a string is sent as is (use it for invalid JSON). */
@@ -32,14 +32,14 @@ export interface ErrorStep {
   body?: unknown;
 }
 
-export interface MalformedStep {
+interface MalformedStep {
   malformed: true;
   /** Text sent in good chunks before the bad one. */
   before?: string;
 }
 
 /** Streams `text` first (if any), then never finishes until the client disconnects. */
-export interface HangStep {
+interface HangStep {
   hang: true;
   text?: string;
 }

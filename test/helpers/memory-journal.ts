@@ -4,7 +4,7 @@ import type { TurnJournal } from '../../src/agent/journal.ts';
 import type { Completion, CompleteOptions, CompletionRequest, LlmClient, ToolCall } from '../../src/llm/types.ts';
 import type { MessageRecord, NewMessage, SessionRecord, TurnRecord, TurnStatus, Usage } from '../../src/store/types.ts';
 
-export class JournalOutage extends Error {}
+class JournalOutage extends Error {}
 
 export class MemoryJournal implements TurnJournal {
   readonly sessions = new Map<string, SessionRecord>();
