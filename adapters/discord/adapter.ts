@@ -16,7 +16,7 @@ import {
 } from 'discord.js';
 import { COMMANDS } from '../../src/core/commands.ts';
 import type { ChannelAdapter, ChannelCapabilities, ChatRef, CoreLogger, InboundSink, OutboundMessage, SentRef } from '../../src/core/types.ts';
-import { EPHEMERAL_COMMANDS, slashCommandsOf } from './commands.ts';
+import { isEphemeralCommand, slashCommandsOf } from './commands.ts';
 import type { DiscordConfig } from './config.ts';
 import { closeCodeMessage, DiscordStartError, safeErrorMessage } from './errors.ts';
 import { classifyButton, classifyCommand, classifyMessage } from './inbound.ts';
@@ -225,7 +225,7 @@ export class DiscordAdapter implements ChannelAdapter {
   }
 
   async #onCommand(interaction: ChatInputCommandInteraction): Promise<void> {
-    const answer = this.#answerFor(interaction, EPHEMERAL_COMMANDS.has(interaction.commandName));
+    const answer = this.#answerFor(interaction, isEphemeralCommand(interaction.commandName));
     const sink = this.#sink;
     const result = classifyCommand(interaction, this.#config, this.id);
     if (!sink || result.kind === 'ignored') {

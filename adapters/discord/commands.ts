@@ -1,28 +1,28 @@
-// Slash commands built from the core's command registry: `<arg>` is a required string option,
-// `[arg]` an optional one. Registered globally, or in one guild for instant updates.
+// Slash commands built from the core's one command registry: each argument a string option with
+// its own description, required or not as the registry says. Registered globally, or in one
+// guild for instant updates. Discord's limits: names 1-32 lower-case characters, descriptions
+// 1-100 characters, required options before optional ones.
 import { ApplicationCommandOptionType, type RESTPostAPIChatInputApplicationCommandsJSONBody } from 'discord.js';
-import { COMMANDS, type CommandInfo } from '../../src/core/commands.ts';
+import { commandNamed, type CommandInfo } from '../../src/core/commands.ts';
 
-/** Answers that concern only the caller are ephemeral (the core's registry says which); the rest are visible to the channel. */
-export const EPHEMERAL_COMMANDS: ReadonlySet<string> = new Set(COMMANDS.filter((c) => c.ephemeral).map((c) => c.name));
-
-const OPTION_DESCRIPTIONS: Record<string, string> = {
-  code: 'The approval code shown in the prompt',
-  reason: 'Why (optional)',
-  tool: 'Only this tool (default: all)',
-};
-
-const ARG = /([<[])([a-z0-9_-]{1,32})[>\]]/g;
+const description = (text: string) => (text.length <= 100 ? text : `${text.slice(0, 99)}…`) || '-';
 
 export function slashCommandsOf(commands: readonly CommandInfo[]): RESTPostAPIChatInputApplicationCommandsJSONBody[] {
   return commands.map((command) => ({
     name: command.name,
-    description: command.description.slice(0, 100),
-    options: [...(command.args ?? '').matchAll(ARG)].map((match) => ({
-      type: ApplicationCommandOptionType.String,
-      name: match[2]!,
-      description: OPTION_DESCRIPTIONS[match[2]!] ?? match[2]!,
-      required: match[1] === '<',
-    })),
+    description: description(command.description),
+    options: [...command.arguments]
+      .sort((a, b) => Number(b.required) - Number(a.required))
+      .map((argument) => ({
+        type: ApplicationCommandOptionType.String,
+        name: argument.name,
+        description: description(argument.description),
+        required: argument.required,
+      })),
   }));
+}
+
+/** Whether the answer to a slash command concerns only the caller (ephemeral), as the registry says. */
+export function isEphemeralCommand(name: string): boolean {
+  return commandNamed(name)?.ephemeral ?? false;
 }

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { slashCommandsOf } from '../../adapters/discord/commands.ts';
+import { isEphemeralCommand, slashCommandsOf } from '../../adapters/discord/commands.ts';
 import { loadDiscordConfig } from '../../adapters/discord/config.ts';
 import { bodyOf, componentsOf } from '../../adapters/discord/render.ts';
 import { COMMANDS } from '../../src/core/commands.ts';
@@ -76,11 +76,33 @@ describe('discord: rendering', () => {
 });
 
 describe('discord: slash commands from the registry', () => {
-  it('turns <arg> into required and [arg] into optional string options', () => {
+  it('one string option per registry argument, with its description and requiredness', () => {
     const commands = slashCommandsOf(COMMANDS);
     expect(commands.map((c) => c.name)).toEqual(COMMANDS.map((c) => c.name));
-    expect(commands.find((c) => c.name === 'approve')!.options).toEqual([expect.objectContaining({ name: 'code', type: 3, required: true })]);
-    expect(commands.find((c) => c.name === 'revoke')!.options).toEqual([expect.objectContaining({ name: 'tool', required: false })]);
-    for (const c of commands) expect(c.description!.length).toBeLessThanOrEqual(100);
+    for (const command of COMMANDS) {
+      const slash = commands.find((c) => c.name === command.name)!;
+      expect(slash.description).toBe(command.description);
+      expect(slash.options).toEqual(command.arguments.map((a) => ({ type: 3, name: a.name, description: a.description, required: a.required })));
+    }
+    expect(commands.find((c) => c.name === 'deny')!.options!.map((o) => o.name)).toEqual(['code', 'reason']);
+  });
+
+  it('keeps to Discord limits for any registry: descriptions 1-100 characters, required options first', () => {
+    const argument = fc.record({ name: fc.constantFrom('code', 'reason', 'tool', 'who'), required: fc.boolean(), description: fc.string({ maxLength: 300 }) });
+    fc.assert(
+      fc.property(fc.array(argument, { maxLength: 4 }), fc.string({ maxLength: 300 }), (args, text) => {
+        const [slash] = slashCommandsOf([{ name: 'cmd', description: text, arguments: args, control: true, ephemeral: false }]);
+        const lengths = [slash!.description, ...(slash!.options ?? []).map((o) => o.description)].map((d) => d.length);
+        for (const length of lengths) expect(length >= 1 && length <= 100).toBe(true);
+        const required = (slash!.options ?? []).map((o) => ('required' in o ? o.required === true : false));
+        expect(required).toEqual([...required].sort((a, b) => Number(b) - Number(a)));
+      }),
+      { seed: 42, numRuns: 200 },
+    );
+  });
+
+  it('answers concern only the caller where the registry says so', () => {
+    expect(COMMANDS.filter((c) => isEphemeralCommand(c.name)).map((c) => c.name)).toEqual(COMMANDS.filter((c) => c.ephemeral).map((c) => c.name));
+    expect(isEphemeralCommand('no-such-command')).toBe(false);
   });
 });
