@@ -220,7 +220,7 @@ export class DiscordAdapter implements ChannelAdapter {
       this.#log.error({}, `handling a button click failed: ${safeErrorMessage(error, this.#config.token)}`);
       await answer.ack('Something went wrong; please try again.');
     } finally {
-      await answer.finish(undefined);
+      await answer.finish();
     }
   }
 
@@ -231,7 +231,7 @@ export class DiscordAdapter implements ChannelAdapter {
     if (!sink || result.kind === 'ignored') {
       if (result.kind === 'ignored') this.#log.debug({ reason: result.reason }, 'Discord slash command ignored');
       await answer.ack('I do not take commands here.');
-      await answer.finish(undefined);
+      await answer.finish();
       return;
     }
     const inbound = result.value;
@@ -244,9 +244,7 @@ export class DiscordAdapter implements ChannelAdapter {
     } finally {
       this.#pending.delete(interaction.id);
     }
-    // A core that answers commands through the handle always acks; one that does not may not
-    // answer at all (/stop edits the stopped answer instead), and Discord needs some answer.
-    await answer.finish(answer.used ? undefined : `Done: /${interaction.commandName}`);
+    await answer.finish();
   }
 
   /**

@@ -43,11 +43,6 @@ export class InteractionAnswer implements InteractionReply {
     this.#timer.unref();
   }
 
-  /** Whether the core acknowledged (or whispered) through this handle. */
-  get used(): boolean {
-    return this.#coreAcked;
-  }
-
   /** Whether a command still has no visible answer (open, or deferred and waiting). */
   get awaitingAnswer(): boolean {
     return this.#state !== 'answered';
@@ -82,22 +77,17 @@ export class InteractionAnswer implements InteractionReply {
     }).then(() => id);
   }
 
-  /** After the core is done: a command deferred but never answered loses its "thinking…" line. */
-  finish(fallbackText: string | undefined): Promise<void> {
+  /**
+   * After the core is done: an interaction it left unanswered is answered silently (a click
+   * deferred; a command's "thinking…" line, if any, deleted), so Discord never reports a failure.
+   */
+  finish(): Promise<void> {
     clearTimeout(this.#timer);
     return this.#serial(async () => {
       if (this.#state === 'answered') return;
-      if (this.#interaction.isButton()) {
-        if (this.#state === 'open') await this.#defer(false);
-        return;
-      }
-      if (fallbackText) {
-        await (this.#state === 'open' ? this.#replyEphemeral(fallbackText) : this.#command().editReply({ content: clip(fallbackText), allowedMentions: NO_MENTIONS }));
-        this.#state = 'answered';
-      } else if (this.#state === 'deferred') {
-        await this.#command().deleteReply();
-        this.#state = 'answered';
-      }
+      await this.#defer(false);
+      if (this.#interaction.isChatInputCommand()) await this.#command().deleteReply();
+      this.#state = 'answered';
     });
   }
 

@@ -40,18 +40,26 @@ describe('discord: slash commands', () => {
     const ack = await waitFor(() => stopped.ack, 'the /stop acknowledgement');
     expect(ack.at - stopped.createdAt).toBeLessThan(3_000);
     expect(stopped.refusedCallbacks).toBe(0);
-    // Answered with words, not a "thinking…" line left behind.
-    await waitFor(() => [stopped.original, ...stopped.followUps].some((m) => m && !m.deleted && m.message.content !== ''), 'the /stop reply');
+    // The effect shows in the stopped answer; the caller alone gets words, and no "thinking…" line stays behind.
+    await waitFor(() => stopped.followUps.some((m) => m.ephemeral && m.message.content !== '') && stopped.original?.deleted, 'the /stop reply');
     // The stopped answer says so and keeps what had arrived.
     await waitFor(() => partial!.message.content.includes('Stopped (by Alice)'), 'the stopped answer');
     expect(partial!.message.content).toContain('Let me think');
 
     const help = dc.slash(alice, general, 'help');
     const state = await waitFor(() => (dc.interactions.get(help)!.original?.message.content ? dc.interactions.get(help) : undefined), 'the /help reply');
-    expect(state.ack!.flags & EPHEMERAL).toBe(EPHEMERAL);
+    // The answer is the acknowledgement itself: one ephemeral reply.
+    expect(state.ack).toMatchObject({ type: 4, flags: EPHEMERAL });
     expect(state.original!.message.content).toContain('/approve');
     expect(state.original!.ephemeral).toBe(true);
     // Nothing visible to the channel besides the stopped answer.
     expect(dc.botMessages(general).filter((m) => m.message.content.includes('/approve'))).toHaveLength(0);
+
+    // /reset concerns everyone: its answer is the command's own reply, visible in the channel.
+    const reset = dc.interactions.get(dc.slash(alice, general, 'reset'))!;
+    await waitFor(() => reset.original?.message.content.startsWith('Started a fresh conversation'), 'the /reset reply');
+    expect(reset.original!.ephemeral).toBe(false);
+    expect(reset.ack!.at - reset.createdAt).toBeLessThan(3_000);
+    expect(dc.botMessages(general).filter((m) => m.message.content.startsWith('Started a fresh conversation'))).toHaveLength(1);
   });
 });
