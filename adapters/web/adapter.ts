@@ -42,6 +42,8 @@ export interface WebAdapterOptions {
 }
 
 const SNIPPET_CHARS = 80;
+/** Stored messages a chat first touched after a restart is seeded with. */
+const SEED_MESSAGES = 200;
 
 export class WebAdapter implements ChannelAdapter, ConsoleBackend {
   readonly id = 'web';
@@ -71,6 +73,8 @@ export class WebAdapter implements ChannelAdapter, ConsoleBackend {
   readonly #presses = new Set<Promise<void>>();
   #hub: SseHub | undefined;
   #loginCode: string | undefined;
+  /** Chats whose stored conversation was loaded into the transcript (once per chat and process). */
+  readonly #seeded = new Map<string, Promise<void>>();
 
   constructor(options: WebAdapterOptions) {
     this.#config = options.config;
@@ -133,6 +137,7 @@ export class WebAdapter implements ChannelAdapter, ConsoleBackend {
 
   async send(chat: ChatRef, message: OutboundMessage): Promise<SentRef> {
     this.#checkLength(message.text);
+    await this.#seed(chat, viewerOfChat(chat.chatId));
     const replyTo = message.replyToMessageId ? this.#preview(chat.chatId, message.replyToMessageId) : undefined;
     const entry = this.#transcript.add(chat.chatId, {
       kind: 'message',
@@ -178,7 +183,8 @@ export class WebAdapter implements ChannelAdapter, ConsoleBackend {
 
   // ---- ConsoleBackend (the page's API) ----------------------------------------------------
 
-  history(chat: WebChat, viewer: string): EntryView[] {
+  async history(chat: WebChat, viewer: string): Promise<EntryView[]> {
+    await this.#seed({ channel: this.id, ...chat }, viewer);
     return this.#transcript.list(chat.chatId).map((entry) => viewOf(entry, viewer));
   }
 
@@ -192,6 +198,7 @@ export class WebAdapter implements ChannelAdapter, ConsoleBackend {
 
   async post(chat: WebChat, person: WebPerson, text: string): Promise<{ id: string }> {
     const { sink } = this.#running();
+    await this.#seed({ channel: this.id, ...chat }, person.id);
     const entry = this.#transcript.add(chat.chatId, { kind: 'message', author: { id: person.id, name: person.name, isBot: false }, text, buttons: [] });
     this.#publish(chat.chatId, entry);
     const forBot = normaliseCommand(text, this.botName);
@@ -247,6 +254,41 @@ export class WebAdapter implements ChannelAdapter, ConsoleBackend {
 
   // ---- helpers ------------------------------------------------------------------------------
 
+  /**
+   * The first time this process touches a chat, load what the core stored of it (a reload after a
+   * restart shows the conversation). Failures are logged: the chat then starts empty, as before.
+   */
+  #seed(chat: ChatRef, viewer: string): Promise<void> {
+    const existing = this.#seeded.get(chat.chatId);
+    if (existing) return existing;
+    const conversation = this.#sink?.conversation?.bind(this.#sink);
+    if (!conversation) return Promise.resolve();
+    const work = conversation(chat, { id: viewer }, SEED_MESSAGES)
+      .then((entries) => {
+        this.#transcript.seed(
+          chat.chatId,
+          entries.map((entry) => {
+            const isBot = entry.role === 'assistant';
+            return {
+              kind: 'message' as const,
+              ...(entry.messageId ? { id: entry.messageId } : {}),
+              author: isBot ? { id: 'bot', name: this.botName, isBot } : { id: entry.author.id, name: entry.author.displayName, isBot },
+              text: entry.text,
+              ...(isBot ? { html: this.#render(entry.text) } : {}),
+              buttons: entry.buttons ?? [],
+              at: entry.at.toISOString(),
+            };
+          }),
+        );
+      })
+      .catch((error: unknown) => {
+        this.#seeded.delete(chat.chatId);
+        this.#log.warn({ err: error, chatId: chat.chatId }, 'could not load the stored conversation of a web chat');
+      });
+    this.#seeded.set(chat.chatId, work);
+    return work;
+  }
+
   #running(): { sink: InboundSink; hub: SseHub } {
     if (!this.#sink || !this.#hub) throw new HttpError(503, 'the console is not running');
     return { sink: this.#sink, hub: this.#hub };
@@ -271,4 +313,9 @@ export class WebAdapter implements ChannelAdapter, ConsoleBackend {
     const flat = target.text.replace(/\s+/g, ' ').trim();
     return { id: target.id, author: target.author.name, snippet: flat.length > SNIPPET_CHARS ? `${flat.slice(0, SNIPPET_CHARS - 1)}…` : flat };
   }
+}
+
+/** The person a direct chat belongs to (`dm-<id>`); rooms are shared, so any viewer sees the same. */
+function viewerOfChat(chatId: string): string {
+  return chatId.startsWith('dm-') ? chatId.slice(3) : 'bot';
 }

@@ -17,7 +17,7 @@ export const MAX_BUTTON_PAYLOAD_BYTES = 256;
 /** What the API needs from the adapter. */
 export interface ConsoleBackend {
   readonly botName: string;
-  history(chat: WebChat, viewer: string): EntryView[];
+  history(chat: WebChat, viewer: string): Promise<EntryView[]>;
   /** Opens the viewer's event stream of the chat (429/503 when over a cap). */
   events(c: Context, chat: WebChat, viewer: string): Response;
   post(chat: WebChat, person: WebPerson, text: string): Promise<{ id: string }>;
@@ -76,7 +76,7 @@ function methodNotAllowed(allowed: string) {
 }
 
 export function registerApi(app: Hono<ConsoleEnv>, backend: ConsoleBackend): void {
-  app.get('/api/chat', chatQuery, (c) => {
+  app.get('/api/chat', chatQuery, async (c) => {
     const { room } = c.req.valid('query');
     const viewer = c.get('viewer');
     return c.json(
@@ -84,7 +84,7 @@ export function registerApi(app: Hono<ConsoleEnv>, backend: ConsoleBackend): voi
         botName: backend.botName,
         chat: room ? { type: 'group', room } : { type: 'direct' },
         you: { id: viewer, admin: backend.isAdmin(viewer) },
-        entries: backend.history(chatFor(viewer, room), viewer),
+        entries: await backend.history(chatFor(viewer, room), viewer),
       },
       200,
       { 'cache-control': 'no-store' },

@@ -1,6 +1,6 @@
 // What each web chat has shown: its messages (with their latest text and buttons) and tool
-// activity lines, so a reloaded page can show the conversation again. Bounded, and kept in this
-// process only: a restart starts every page empty (the conversation itself is in the database).
+// activity lines, so a reloaded page can show the conversation again. Bounded and kept in this
+// process; after a restart a chat is seeded from the conversation the core stored (seed()).
 import { randomBytes } from 'node:crypto';
 import type { Button } from '../../src/core/types.ts';
 
@@ -88,6 +88,24 @@ export class Transcript {
     chat.set(full.id, full);
     while (chat.size > this.#limits.entriesPerChat) chat.delete(chat.keys().next().value!);
     return full;
+  }
+
+  /**
+   * Puts stored messages in front of what the chat shows now (a chat first touched after a
+   * restart). A message keeps the id it was sent under when known, so a later edit still finds it.
+   */
+  seed(chatId: string, stored: readonly (Omit<MessageEntry, 'id' | 'seq' | 'rev'> & { id?: string })[]): void {
+    const chat = this.#touch(chatId);
+    const seeded = new Map<string, TranscriptEntry>();
+    for (const entry of stored) {
+      const seq = ++this.#seq;
+      const id = entry.id && !chat.has(entry.id) ? entry.id : `${this.#prefix}-${seq}`;
+      seeded.set(id, { ...entry, id, seq, rev: 1 });
+    }
+    for (const [id, entry] of chat) seeded.set(id, entry);
+    chat.clear();
+    const overflow = Math.max(0, seeded.size - this.#limits.entriesPerChat);
+    for (const [index, [id, entry]] of [...seeded].entries()) if (index >= overflow) chat.set(id, entry);
   }
 
   get(chatId: string, id: string): TranscriptEntry | undefined {

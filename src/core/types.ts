@@ -183,6 +183,19 @@ export interface ChannelCapabilities {
   editIntervalMs: { direct: number; group: number };
 }
 
+/** A message of a conversation as the core stored it (for channels that redraw history, like the web console). */
+export interface ConversationEntry {
+  role: 'user' | 'assistant';
+  author: { id: string; displayName: string };
+  /** CommonMark subset, as sent. */
+  text: string;
+  /** Buttons still live (a pending approval prompt). */
+  buttons?: Button[][];
+  /** The message id it was sent under, when the core keeps it (approval prompts): edits name it. */
+  messageId?: string;
+  at: Date;
+}
+
 export interface InboundSink {
   /**
    * `interaction` is set when the message is a platform interaction (a Discord slash command):
@@ -190,6 +203,11 @@ export interface InboundSink {
    */
   onMessage(inbound: Inbound, interaction?: InteractionReply): Promise<void>;
   onAction(action: Action): Promise<void>;
+  /**
+   * The stored conversation `viewer` sees in `chat` (current epoch, oldest first, the newest `limit`
+   * messages): user and assistant text, and pending approval prompts with their buttons.
+   */
+  conversation?(chat: ChatRef, viewer: { id: string }, limit: number): Promise<ConversationEntry[]>;
 }
 
 export interface ChannelAdapter {

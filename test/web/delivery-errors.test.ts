@@ -47,14 +47,14 @@ describe('web console: delivery errors', () => {
     const h = await createHarness({ adapters: [web] });
     h.model.enqueue({ text: ANSWER, chunkSize: 8, delayMs: 60 });
     await web.post(ROOM, ALICE, '@Parley tell me a story');
-    const botTexts = () => web.history(ROOM, ALICE.id).flatMap((e) => (e.kind === 'message' && e.author.isBot ? [e.text] : []));
-    await waitFor(() => botTexts().some((text) => text.startsWith('Once')), 'the answer to start streaming');
+    const botTexts = async () => (await web.history(ROOM, ALICE.id)).flatMap((e) => (e.kind === 'message' && e.author.isBot ? [e.text] : []));
+    await waitFor(async () => (await botTexts()).some((text) => text.startsWith('Once')), 'the answer to start streaming');
     // Chatter not addressed to the bot pushes the streaming message out of the bounded transcript.
     for (const text of ['one', 'two', 'three']) await web.post(ROOM, ALICE, text);
-    expect(botTexts()).toEqual([]);
+    expect(await botTexts()).toEqual([]);
 
     await settled(h.store, 'web:room-ops');
-    await waitFor(() => botTexts().includes(ANSWER), 'the complete answer, sent anew');
-    expect(botTexts().some((text) => /could not deliver/i.test(text))).toBe(false);
+    await waitFor(async () => (await botTexts()).includes(ANSWER), 'the complete answer, sent anew');
+    expect((await botTexts()).some((text) => /could not deliver/i.test(text))).toBe(false);
   });
 });

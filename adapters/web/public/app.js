@@ -65,6 +65,7 @@ async function loadHistory() {
   setBotName(data.botName);
   showYou(data.you);
   for (const entry of data.entries) show(entry);
+  byId('empty').hidden = shown.size > 0;
   return true;
 }
 
@@ -103,6 +104,7 @@ function show(entry) {
   if (known) known.element.replaceWith(element);
   else insertInOrder(element, entry.seq);
   shown.set(entry.id, { entry, element });
+  byId('empty').hidden = true;
   if (entry.kind === 'message' && entry.author.isBot) hideTyping();
   if (stick || (entry.kind === 'message' && entry.author.you)) messages.scrollTop = messages.scrollHeight;
 }
@@ -208,6 +210,7 @@ function showYou(you) {
 function setBotName(value) {
   botName = value;
   byId('bot-name').textContent = botName;
+  for (const element of document.querySelectorAll('.bot-name')) element.textContent = botName;
   document.title = `${botName} · web console`;
   byId('chat-label').textContent = room ? `· room “${room}” (group: mention @${botName} to ask)` : '· direct chat';
   box.placeholder = room ? `Message the room; mention @${botName} to ask the bot` : `Message ${botName}`;
