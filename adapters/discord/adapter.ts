@@ -73,6 +73,7 @@ export class DiscordAdapter implements ChannelAdapter {
       canEphemeral: true,
       hasThreads: true,
       hasTyping: true,
+      repliesInDirect: true,
       editIntervalMs: { ...options.config.editIntervalMs },
     };
     this.client = new Client({

@@ -63,6 +63,7 @@ export class FeishuAdapter implements ChannelAdapter {
       canEphemeral: false,
       hasThreads: true,
       hasTyping: false,
+      repliesInDirect: true,
       editIntervalMs: { ...options.config.editIntervalMs },
     };
     this.api = new FeishuApi(options.config, options.log);

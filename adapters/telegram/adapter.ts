@@ -84,6 +84,7 @@ export class TelegramAdapter implements ChannelAdapter {
       canEphemeral: false,
       hasThreads: true,
       hasTyping: true,
+      repliesInDirect: false,
       editIntervalMs: { ...options.config.editIntervalMs },
     };
     this.bot = new Bot(options.config.token, { client: { apiRoot: options.config.apiRoot } });

@@ -56,6 +56,7 @@ export class WebAdapter implements ChannelAdapter, ConsoleBackend {
     canEphemeral: false,
     hasThreads: false,
     hasTyping: true,
+    repliesInDirect: false,
     editIntervalMs: { direct: 100, group: 100 },
   };
   readonly botName: string;

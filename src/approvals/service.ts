@@ -153,9 +153,27 @@ export class ApprovalService implements ApprovalHandler {
     try {
       await action.reply.ack(message);
     } finally {
-      if (settle) await this.#settle(settle);
+      if (settle) await this.#settle(await this.#withPromptRef(settle, action));
     }
     return true;
+  }
+
+  /**
+   * A process killed between sending a prompt and storing where it went leaves no promptRef; the
+   * clicked message is that prompt (its button carried the token), so edit that one.
+   */
+  async #withPromptRef(approval: ApprovalRecord, action: Action): Promise<ApprovalRecord> {
+    if (approval.promptRef) return approval;
+    const promptRef: SentRef = {
+      channel: action.channel,
+      chatId: action.chatId,
+      messageId: action.messageId,
+      ...(action.threadId ? { threadId: action.threadId } : {}),
+    };
+    await this.#o.store.approvals.setPromptRef(approval.id, promptRef).catch((error: unknown) => {
+      this.#o.log.warn({ err: error, approvalId: approval.id }, `could not record where an approval prompt is: ${errorText(error)}`);
+    });
+    return { ...approval, promptRef };
   }
 
   async handleCommand(command: ParsedCommand, inbound: Inbound, session: SessionRecord): Promise<string> {

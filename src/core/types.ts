@@ -179,6 +179,11 @@ export interface ChannelCapabilities {
   canEphemeral: boolean;
   hasThreads: boolean;
   hasTyping: boolean;
+  /**
+   * Answers in direct chats are shown as replies to the message they answer (Discord, Feishu do
+   * this); otherwise only group answers are (a reply in a two-person chat is noise on Telegram).
+   */
+  repliesInDirect: boolean;
   /** Minimum pause between streaming edits of one message. */
   editIntervalMs: { direct: number; group: number };
 }

@@ -54,7 +54,7 @@ export class Output {
     const adapter = this.#o.adapters.get(chat.channel);
     if (!adapter) return;
     try {
-      const replyTo = inReplyTo && chat.chatType === 'group' ? inReplyTo.messageId : undefined;
+      const replyTo = inReplyTo && (chat.chatType === 'group' || adapter.capabilities.repliesInDirect) ? inReplyTo.messageId : undefined;
       await adapter.send(chat, { text, ...(replyTo ? { replyToMessageId: replyTo } : {}) });
     } catch (error) {
       this.#o.log.warn({ err: error, chat }, `could not send a reply: ${errorText(error)}`);

@@ -239,7 +239,8 @@ export class ReplyRenderer {
   }
 
   #replyTo(index: number): { replyToMessageId?: string } {
-    const replyTo = index === 0 && this.#o.chat.chatType === 'group' ? this.#o.replyToMessageId : undefined;
+    const { chat, adapter } = this.#o;
+    const replyTo = index === 0 && (chat.chatType === 'group' || adapter.capabilities.repliesInDirect) ? this.#o.replyToMessageId : undefined;
     return replyTo ? { replyToMessageId: replyTo } : {};
   }
 

@@ -82,6 +82,30 @@ describe('approvals: expiry, restarts, grants, text fallback', () => {
     await model.close();
   });
 
+  it('a prompt whose whereabouts were never stored (killed right after sending it) is still edited after the click', async () => {
+    const model = await FakeModelServer.start();
+    const channel = new MemoryAdapter();
+    const first = await createHarness({ tools: [transfer], model, adapters: [channel] });
+    // The crash window: the prompt reached the chat, but its SentRef never reached the database.
+    first.app.approvals.prompts.sent = async () => {};
+    model.enqueue({ toolCalls: [transferCall(4, 'Erin')] });
+    await channel.say('send Erin 4 euros');
+    const [prompt] = await promptsIn(channel);
+    await waitForStatus(first, DM, 'awaiting_approval');
+    expect((await first.store.approvals.list())[0]!.promptRef).toBeUndefined();
+    await first.stop();
+
+    const second = await createHarness({ tools: [transfer], model, adapters: [channel], dbFile: first.dbFile });
+    model.enqueue({ text: 'Sent 4 EUR to Erin.' });
+    expect(await channel.click(prompt!.id, 'Approve', ALICE)).toBe('Approved.');
+    await settled(second.store, DM);
+    expect(runs).toEqual(['transfer 4 Erin']);
+    await waitFor(() => channel.messages.get(prompt!.id)!.buttons.length === 0, 'the clicked prompt edited without buttons');
+    expect(channel.messages.get(prompt!.id)!.text).toMatch(/Approved by Alice/);
+    expect((await second.store.approvals.list())[0]!.promptRef?.messageId).toBe(prompt!.id);
+    await model.close();
+  });
+
   it('"Always allow here" skips the prompt next time in that session only, until /revoke', async () => {
     const h = await createHarness({ tools: [transfer] });
     h.model.enqueue({ toolCalls: [transferCall(1, 'Bob')] }, { text: 'Sent 1.' });

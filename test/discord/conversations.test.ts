@@ -13,16 +13,16 @@ describe('discord: conversations with the real discord.js client', () => {
     const answer = 'Streaming **works** on Discord: this answer arrives in small pieces and the one message is edited until it is complete.';
     h.model.enqueue({ text: answer, chunkSize: 8, delayMs: 20 });
 
-    dc.say(alice, dm, 'hello bot');
+    const question = dc.say(alice, dm, 'hello bot');
     await settled(h.store, sessionKey(dm));
     const [reply] = await botMessages(dc, dm);
     await waitFor(() => reply!.message.content === answer, 'the final text');
     expect(dc.botMessages(dm)).toHaveLength(1);
     expect(reply!.versions.length).toBeGreaterThanOrEqual(2);
     expect(reply!.versions[0]!.length).toBeLessThan(answer.length);
-    // DMs: no reply reference; typing shown before the first message.
+    // DMs too: the answer replies to the message it answers (capabilities.repliesInDirect); typing first.
     const sends = dc.callsTo('POST', new RegExp(`^/channels/${dm.id}/messages$`));
-    expect((sends[0]!.body as { message_reference?: unknown }).message_reference).toBeUndefined();
+    expect(reply!.message.message_reference?.message_id).toBe(question.id);
     const typing = dc.callsTo('POST', new RegExp(`^/channels/${dm.id}/typing$`));
     expect(typing.length).toBeGreaterThanOrEqual(1);
     expect(typing[0]!.at).toBeLessThanOrEqual(sends[0]!.at);

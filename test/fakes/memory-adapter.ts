@@ -82,6 +82,7 @@ export class MemoryAdapter implements ChannelAdapter {
       canEphemeral: false,
       hasThreads: true,
       hasTyping: true,
+      repliesInDirect: false,
       editIntervalMs: { direct: 0, group: 0 },
       ...options.capabilities,
     };

@@ -17,8 +17,8 @@ describe.each<Mode>(['webhook', 'ws'])('feishu (%s): conversations', (mode) => {
     expect(delivery.status).toBe(200);
     const [reply] = await botMessages(fs, dm);
     await waitFor(() => text(reply!) === answer, 'the complete answer');
-    // The core replies to the triggering message in groups only (see the group test).
-    expect(messageId).toBeTruthy();
+    // Feishu shows answers as replies in p2p chats too (capabilities.repliesInDirect).
+    expect(reply!.parentId).toBe(messageId);
     expect(reply!.versions.length).toBeGreaterThanOrEqual(1);
     await settled(h.store, `feishu:${dm.id}`);
     expect(fs.botMessages(dm)).toHaveLength(1);

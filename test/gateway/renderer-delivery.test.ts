@@ -42,6 +42,7 @@ class ScriptedChannel implements ChannelAdapter {
       canEphemeral: false,
       hasThreads: false,
       hasTyping: true,
+      repliesInDirect: false,
       editIntervalMs: { direct: 0, group: 0 },
       ...capabilities,
     };
