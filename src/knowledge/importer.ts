@@ -117,19 +117,22 @@ export async function importPages(kb: KnowledgeBase, root: string, options: Impo
     batch = [];
     batchChars = 0;
   };
-  for (const [i, path] of files.entries()) {
-    const file = isSingleFile ? path.split(sep).at(-1)! : relative(root, path).split(sep).join('/');
-    const read = await readOne({ path, file, realRoot }, slugOwners);
-    if ('outcome' in read) {
-      settle(i, read.outcome, read.isInvalid);
-      options.onProgress?.(++done, files.length, file);
-      continue;
+  // A large import is indexed in large segments at its end rather than batch by batch.
+  await kb.bulk(async () => {
+    for (const [i, path] of files.entries()) {
+      const file = isSingleFile ? path.split(sep).at(-1)! : relative(root, path).split(sep).join('/');
+      const read = await readOne({ path, file, realRoot }, slugOwners);
+      if ('outcome' in read) {
+        settle(i, read.outcome, read.isInvalid);
+        options.onProgress?.(++done, files.length, file);
+        continue;
+      }
+      batch.push({ index: i, file, page: read.page });
+      batchChars += read.page.content.length;
+      if (batch.length >= BATCH_FILES || batchChars >= BATCH_CHARS) await flush();
     }
-    batch.push({ index: i, file, page: read.page });
-    batchChars += read.page.content.length;
-    if (batch.length >= BATCH_FILES || batchChars >= BATCH_CHARS) await flush();
-  }
-  await flush();
+    await flush();
+  });
   return { dryRun: options.dryRun ?? false, counts, outcomes, invalid };
 }
 

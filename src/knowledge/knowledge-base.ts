@@ -96,6 +96,14 @@ export class KnowledgeBase {
     return results;
   }
 
+  /**
+   * Runs `work` (an import of many pages) with the search index written in large segments when it
+   * ends, rather than one per batch: much less work for a large import.
+   */
+  bulk<T>(work: () => Promise<T>): Promise<T> {
+    return this.#search.bulk(work);
+  }
+
   /** Deletes a page with its history; false when there was no such page. */
   async remove(slug: string): Promise<boolean> {
     const page = await this.#repo.get(slug);

@@ -60,7 +60,7 @@ export interface SearchContext {
 }
 
 /** The first pass hands at least this many pages to the second (section) pass. */
-const MIN_CANDIDATES = 32;
+const MIN_CANDIDATES = 16;
 /** Each ranking contributes this many pages per wanted hit to the fusion. */
 const FUSION_DEPTH = 4;
 
@@ -75,7 +75,7 @@ function keywordRanking(context: SearchContext, query: string, limit: number, ex
   const { index, tokenizer } = context;
   if (!index) return { plan: planQuery(query, { tokenize: tokenizer }), pages: [] };
   const plan = planQuery(query, { tokenize: tokenizer, vocabulary: index.vocabulary, synonyms: index.synonyms() });
-  return { plan, pages: index.rank(plan.weighted, limit, { candidates: Math.max(MIN_CANDIDATES, limit * 4), explain }) };
+  return { plan, pages: index.rank(plan.weighted, limit, { candidates: Math.max(MIN_CANDIDATES, limit * 3), explain }) };
 }
 
 async function rank(context: SearchContext, query: string, limit: number, explain: boolean): Promise<Ranked> {

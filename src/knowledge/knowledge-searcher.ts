@@ -75,6 +75,22 @@ export class KnowledgeSearcher {
     this.#embedInBackground();
   }
 
+  /** Runs `work` (an import) with its writes indexed in large segments, written when it ends. */
+  async bulk<T>(work: () => Promise<T>): Promise<T> {
+    const index = this.#openIndex();
+    index.startBulk();
+    try {
+      return await work();
+    } finally {
+      try {
+        index.endBulk();
+      } catch (error) {
+        this.#log?.warn({ err: error }, 'could not update the knowledge index after an import; the next search will catch up');
+      }
+      this.#embedInBackground();
+    }
+  }
+
   indexRemoved(pageIds: string[]): void {
     try {
       this.#openIndex().removePages(pageIds);

@@ -84,7 +84,6 @@ const isUpper = (code: number) => code >= 65 && code <= 90;
 const isLowerOrDigit = (code: number) => (code >= 97 && code <= 122) || (code >= 48 && code <= 57);
 const ASCII_LETTERS = /^[a-z]+$/;
 const EDGE_UNDERSCORES = /^_+|_+$/g;
-const SURROGATE = /[\uD800-\uDFFF]/;
 
 /** Splits "sendMessage" → send, Message; "HTMLParser" → HTML, Parser (ASCII camelCase only, as before). */
 function camelParts(piece: string): string[] {
@@ -186,14 +185,16 @@ export function createTokenizer(options: TokenizerOptions = {}): Tokenizer {
     }
   };
 
-  const cjkRun = (run: string, sink: TermSink): void => {
-    if (icuWords) {
-      for (const { segment, isWordLike } of icuWords.segment(run)) if (isWordLike) sink(intern(segment));
+  /** The CJK run text[start, end) as terms; `pairs` when it holds only basic-plane characters. */
+  const cjkRun = (text: string, start: number, end: number, basic: boolean, sink: TermSink): void => {
+    if (basic && !icuWords) {
+      if (end - start === 1) sink(intern(text.slice(start, end)));
+      for (let i = start; i + 1 < end; i++) pair(text, i, sink);
       return;
     }
-    if (!SURROGATE.test(run)) {
-      if (run.length === 1) sink(intern(run));
-      for (let i = 0; i + 1 < run.length; i++) pair(run, i, sink);
+    const run = text.slice(start, end);
+    if (icuWords) {
+      for (const { segment, isWordLike } of icuWords.segment(run)) if (isWordLike) sink(intern(segment));
       return;
     }
     const chars = [...run];
@@ -249,8 +250,17 @@ export function createTokenizer(options: TokenizerOptions = {}): Tokenizer {
         else identifier(w, sink);
       } else if (cls === CJK) {
         const start = i;
-        while (i < n && classOf(text, i) === CJK) i += charLength(text, i);
-        cjkRun(text.slice(start, i), sink);
+        let basic = true;
+        while (i < n) {
+          const c = text.charCodeAt(i);
+          if (c >= 0xd800 && c <= 0xdfff) {
+            if (classOf(text, i) !== CJK) break;
+            basic = false;
+            i += charLength(text, i);
+          } else if ((classes[c] || classOf(text, i)) === CJK) i++;
+          else break;
+        }
+        cjkRun(text, start, i, basic, sink);
       } else {
         i += charLength(text, i);
       }

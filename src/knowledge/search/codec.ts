@@ -142,9 +142,9 @@ export function decodeList(block: Uint8Array, entry: BlockEntry, base: number): 
   return { docs, impacts: block.subarray(reader.offset, reader.offset + entry.n) };
 }
 
-/** Index of `doc` in the ascending `docs`, or -1. */
-export function findDoc(docs: Uint32Array, doc: number): number {
-  let lo = 0;
+/** Index of `doc` in the ascending `docs` (searching from index `from`), or -1. */
+export function findDoc(docs: Uint32Array, doc: number, from = 0): number {
+  let lo = from;
   let hi = docs.length - 1;
   while (lo <= hi) {
     const mid = (lo + hi) >>> 1;

@@ -86,6 +86,31 @@ function threshold(docs: ArrayLike<number>, count: number, m: number): number {
   return values[k]!;
 }
 
+/**
+ * Adds a term's impacts to the (ascending) candidates it contains: by binary search from where
+ * the last one was found when the candidates are few, else by walking both lists side by side.
+ */
+function addToCandidates(candidates: number[], { docs, impacts }: Postings, scale: number, stats: FirstPassStats): void {
+  if (candidates.length * 16 < docs.length) {
+    let from = 0;
+    for (const doc of candidates) {
+      stats.lookups++;
+      const at = findDoc(docs, doc, from);
+      if (at >= 0) {
+        scores[doc]! += scale * impacts[at]!;
+        from = at + 1;
+      }
+    }
+    return;
+  }
+  stats.scanned += docs.length;
+  let p = 0;
+  for (const doc of candidates) {
+    while (p < docs.length && docs[p]! < doc) p++;
+    if (p < docs.length && docs[p] === doc) scores[doc]! += scale * impacts[p]!;
+  }
+}
+
 export function firstPass(terms: ResolvedTerm[], m: number, deleted: Set<number>): { pages: PageCandidate[]; stats: FirstPassStats } {
   const stats: FirstPassStats = { postings: 0, scanned: 0, lookups: 0 };
   let maxDoc = 0;
@@ -101,6 +126,8 @@ export function firstPass(terms: ResolvedTerm[], m: number, deleted: Set<number>
 
   const touched: number[] = [];
   let candidates: number[] | undefined;
+  // Deleted documents are rare: only then is every posting checked against them.
+  const skip = deleted.size > 0 ? deleted : undefined;
   try {
     let i = 0;
     for (; i < terms.length; i++) {
@@ -111,7 +138,7 @@ export function firstPass(terms: ResolvedTerm[], m: number, deleted: Set<number>
         stats.scanned += docs.length;
         for (let p = 0; p < docs.length; p++) {
           const doc = docs[p]!;
-          if (deleted.has(doc)) continue;
+          if (skip?.has(doc)) continue;
           if (scores[doc] === 0) touched.push(doc);
           scores[doc]! += scale * impacts[p]!;
         }
@@ -119,16 +146,10 @@ export function firstPass(terms: ResolvedTerm[], m: number, deleted: Set<number>
     }
     if (i < terms.length) {
       let floor = threshold(touched, touched.length, m);
-      candidates = touched.filter((doc) => scores[doc]! + remaining[i]! >= floor);
+      candidates = touched.filter((doc) => scores[doc]! + remaining[i]! >= floor).sort((a, b) => a - b);
       for (; i < terms.length && candidates.length > 0; i++) {
         const { scale, lists } = terms[i]!;
-        for (const { docs, impacts } of lists) {
-          for (const doc of candidates) {
-            stats.lookups++;
-            const at = findDoc(docs, doc);
-            if (at >= 0) scores[doc]! += scale * impacts[at]!;
-          }
-        }
+        for (const list of lists) addToCandidates(candidates, list, scale, stats);
         floor = threshold(candidates, candidates.length, m);
         candidates = candidates.filter((doc) => scores[doc]! + remaining[i + 1]! >= floor);
       }

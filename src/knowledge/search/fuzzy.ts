@@ -1,7 +1,8 @@
-// Typo tolerance: a Latin word the index does not know ("webhok", "keybord") is compared with
-// the index's own vocabulary terms that start with the same letter and have about its length, by
-// edit distance (insertions, deletions, substitutions, and swaps of neighbours count one). Up to
-// 7 letters one edit is allowed, from 8 two.
+// Typo tolerance: a Latin word the index does not know ("webhok", "keybord") is read as the
+// closest terms of the index's own vocabulary by edit distance (insertions, deletions,
+// substitutions, and swaps of neighbours count one). Up to 7 letters one edit is allowed, from 8
+// two. Every word one edit away is looked up at once (the typo may be anywhere, the first letter
+// too); two edits away, the vocabulary terms sharing the first three letters are compared.
 
 /** Optimal string alignment distance between `a` and `b`, or max + 1 once it exceeds `max`. */
 export function editDistance(a: string, b: string, max: number): number {
@@ -32,9 +33,30 @@ export function allowedEdits(length: number): number {
 }
 
 export interface VocabularySource {
+  /** Which of `terms` the vocabulary has. */
+  knownTerms(terms: string[]): string[];
   /** Vocabulary terms starting with `prefix`, with a length in [min, max]. */
   termsLike(prefix: string, min: number, max: number, limit: number): string[];
   documentFrequency(term: string): number;
+}
+
+const LETTERS = 'abcdefghijklmnopqrstuvwxyz';
+
+/** Every word one edit away from `word`. */
+export function oneEditAway(word: string): Set<string> {
+  const out = new Set<string>();
+  for (let i = 0; i <= word.length; i++) {
+    const head = word.slice(0, i);
+    const tail = word.slice(i);
+    if (tail) out.add(head + tail.slice(1));
+    if (tail.length > 1) out.add(head + tail[1] + tail[0] + tail.slice(2));
+    for (const letter of LETTERS) {
+      out.add(head + letter + tail);
+      if (tail && letter !== tail[0]) out.add(head + letter + tail.slice(1));
+    }
+  }
+  out.delete(word);
+  return out;
 }
 
 export interface Correction {
@@ -44,7 +66,7 @@ export interface Correction {
 }
 
 const ASCII_WORD = /^[a-z]+$/;
-const SCAN_LIMIT = 50_000;
+const SCAN_LIMIT = 5_000;
 
 /**
  * Known terms close to an unknown word. `forms` are the ways the word may appear in the
@@ -53,19 +75,16 @@ const SCAN_LIMIT = 50_000;
 export function corrections(forms: string[], vocabulary: VocabularySource, limit = 2): Correction[] {
   const words = [...new Set(forms)].filter((f) => ASCII_WORD.test(f) && allowedEdits(f.length) > 0);
   if (words.length === 0) return [];
-  const max = Math.max(...words.map((w) => allowedEdits(w.length)));
-  const min = Math.min(...words.map((w) => w.length));
-  const longest = Math.max(...words.map((w) => w.length));
   const found = new Map<string, number>();
-  for (const prefix of new Set(words.map((w) => w[0]!))) {
-    for (const candidate of vocabulary.termsLike(prefix, Math.max(2, min - max), longest + max, SCAN_LIMIT)) {
-      if (!ASCII_WORD.test(candidate)) continue;
-      for (const word of words) {
-        const allowed = allowedEdits(word.length);
-        const distance = candidate === word ? 0 : editDistance(word, candidate, allowed);
-        if (distance === 0 || distance > allowed) continue;
-        if (distance < (found.get(candidate) ?? Infinity)) found.set(candidate, distance);
-      }
+  const near = new Set<string>();
+  for (const word of words) for (const candidate of oneEditAway(word)) near.add(candidate);
+  for (const term of vocabulary.knownTerms([...near])) found.set(term, 1);
+  for (const word of words) {
+    if (allowedEdits(word.length) < 2 || found.size > 0) continue;
+    for (const candidate of vocabulary.termsLike(word.slice(0, 3), word.length - 2, word.length + 2, SCAN_LIMIT)) {
+      if (!ASCII_WORD.test(candidate) || found.has(candidate)) continue;
+      const distance = editDistance(word, candidate, 2);
+      if (distance > 0 && distance <= 2) found.set(candidate, distance);
     }
   }
   if (found.size === 0) return [];

@@ -22,7 +22,7 @@ import type { BuiltSegment } from './segment-builder.ts';
 import { SYNONYMS_SLUG } from './synonyms.ts';
 
 /** Bump when tokenisation, sectioning, scoring or the layout changes: the index is then rebuilt. */
-export const INDEX_FORMAT = '2';
+export const INDEX_FORMAT = '3';
 
 export interface IndexTotals extends FieldCounts {
   pages: number;
@@ -38,6 +38,11 @@ export class StaleSegmentError extends Error {
     this.name = 'StaleSegmentError';
   }
 }
+
+/** At most this many postings are kept decoded in memory (about 5 bytes each). */
+const CACHED_POSTINGS = 2_000_000;
+/** Page records kept in memory (a few KB each). */
+const CACHED_PAGES = 4_096;
 
 const ZERO_TOTALS: IndexTotals = { pages: 0, sections: 0, sectionTokens: 0, title: 0, heading: 0, summary: 0, tags: 0, content: 0 };
 
@@ -101,8 +106,8 @@ function findInBlock(block: Uint8Array, firstTerm: number, termId: number): Bloc
 
 function headerTotals(header: ForwardHeader): IndexTotals {
   const pageFields = header.lengths.title + header.lengths.summary + header.lengths.tags;
-  const sectionTokens = header.sections.reduce((n, s) => n + s.heading + s.content + pageFields, 0);
-  return { pages: 1, sections: header.sections.length, sectionTokens, ...header.lengths };
+  const sectionTokens = header.sectionLengths.reduce((n, length) => n + length + pageFields, 0);
+  return { pages: 1, sections: header.sectionLengths.length, sectionTokens, ...header.lengths };
 }
 
 function addTotals(into: IndexTotals, delta: IndexTotals, sign: 1 | -1): void {
@@ -113,11 +118,17 @@ export class SearchIndexFile {
   readonly file: string;
   readonly db: Database.Database;
   #version = -1;
+  #checked = false;
   #writes = 0;
   #segments: SegmentInfo[] = [];
   #deleted = new Set<number>();
   #totals: IndexTotals = { ...ZERO_TOTALS };
   #synonyms = '';
+  // Decoded posting lists of recent query terms (null: unknown term), dropped when the index changes.
+  readonly #postings = new Map<string, TermPostings | null>();
+  #cachedPostings = 0;
+  // Page records recently read by the second pass (kept until the index changes).
+  readonly #pageRows = new Map<number, PageRow>();
   readonly #statements = new Map<string, Database.Statement>();
 
   private constructor(file: string, db: Database.Database) {
@@ -196,8 +207,16 @@ export class SearchIndexFile {
 
   // ---- Cached state, reloaded when another connection has written.
 
+  /** Notices writes of other processes (call at the start of an operation; reads in between use what it loaded). */
+  refresh(): void {
+    this.#checked = false;
+    this.#fresh();
+  }
+
   #fresh(): void {
+    if (this.#checked && this.#version !== -1) return;
     const version = this.db.pragma('data_version', { simple: true }) as number;
+    this.#checked = true;
     if (version === this.#version) return;
     this.db
       .transaction(() => {
@@ -207,6 +226,10 @@ export class SearchIndexFile {
         this.#synonyms = this.meta('synonyms') ?? '';
       })
       .deferred();
+    // Document numbers start again after the index is emptied (by any process): no cache survives a change.
+    this.#postings.clear();
+    this.#cachedPostings = 0;
+    this.#pageRows.clear();
     this.#version = version;
   }
 
@@ -273,6 +296,26 @@ export class SearchIndexFile {
 
   /** The posting lists of `term` in every segment (undefined when the index has never seen it). */
   postings(term: string): TermPostings | undefined {
+    this.#fresh();
+    const cached = this.#postings.get(term);
+    if (cached !== undefined) {
+      // Most recently used last, so the oldest go first when the cache is full.
+      this.#postings.delete(term);
+      this.#postings.set(term, cached);
+      return cached ?? undefined;
+    }
+    const found = this.#readPostings(term);
+    this.#cachedPostings += found ? found.df + 1 : 1;
+    this.#postings.set(term, found ?? null);
+    for (const [old, value] of this.#postings) {
+      if (this.#cachedPostings <= CACHED_POSTINGS) break;
+      this.#postings.delete(old);
+      this.#cachedPostings -= value ? value.df + 1 : 1;
+    }
+    return found;
+  }
+
+  #readPostings(term: string): TermPostings | undefined {
     const termId = this.termId(term);
     if (termId === undefined) return undefined;
     const lists: Postings[] = [];
@@ -290,11 +333,7 @@ export class SearchIndexFile {
 
   /** In how many pages each term occurs (deleted ones included until their segment is merged). */
   documentFrequency(term: string): number {
-    const termId = this.termId(term);
-    if (termId === undefined) return 0;
-    let df = 0;
-    for (const segment of this.segments()) df += this.#entry(segment, termId)?.entry.n ?? 0;
-    return df;
+    return this.postings(term)?.df ?? 0;
   }
 
   /** Vocabulary terms starting with `prefix` whose length is within [min, max] characters. */
@@ -309,6 +348,26 @@ export class SearchIndexFile {
 
   page(doc: number): PageRow | undefined {
     return this.statement('SELECT doc, id, slug, title, revision, data FROM page WHERE doc = ?').get(doc) as PageRow | undefined;
+  }
+
+  /** The rows of these documents (those still indexed), in one statement for those not read recently. */
+  pages(docs: number[]): Map<number, PageRow> {
+    this.#fresh();
+    const out = new Map<number, PageRow>();
+    const missing: number[] = [];
+    for (const doc of docs) {
+      const row = this.#pageRows.get(doc);
+      if (row) out.set(doc, row);
+      else missing.push(doc);
+    }
+    if (missing.length === 0) return out;
+    const rows = this.statement('SELECT doc, id, slug, title, revision, data FROM page WHERE doc IN (SELECT value FROM json_each(?))').all(JSON.stringify(missing)) as PageRow[];
+    for (const row of rows) {
+      out.set(row.doc, row);
+      if (this.#pageRows.size >= CACHED_PAGES) this.#pageRows.delete(this.#pageRows.keys().next().value!);
+      this.#pageRows.set(row.doc, row);
+    }
+    return out;
   }
 
   pageRevisions(): Map<string, number> {

@@ -166,16 +166,66 @@ export function analyzePage(page: KnowledgePageRecord, tokenizer: Tokenizer = de
 }
 
 // The per-page record ("forward data") the second pass reads for a few pages per query:
-// version, field lengths, section lengths, then per term in ascending id order: id delta, a
-// header (number of section entries × 8 + flags: title, summary, tags counts follow), the
-// counts, and the section entries, one varint each in the common case: section delta × 4 + code,
-// code 0/1: once/twice in the text; 2: text count follows; 3: text and heading counts follow.
-const FORWARD_VERSION = 2;
+// version, field lengths, section lengths, the number of terms, a skip table (the id and the byte
+// offset of every SKIP-th term, so a query's few terms are found without reading the others), then
+// per term in ascending id order: id delta (0 at each skip point), a header (number of section
+// entries × 8 + flags: title, summary, tags counts follow), the counts, and the section entries,
+// one varint each in the common case: section delta × 4 + code, code 0/1: once/twice in the text;
+// 2: text count follows; 3: text and heading counts follow.
+const FORWARD_VERSION = 3;
+const SKIP = 16;
 const HAS_TITLE = 1;
 const HAS_SUMMARY = 2;
 const HAS_TAGS = 4;
 
+const entryWriter = new ByteWriter();
+
 export function encodeForward(page: AnalyzedPage, ids: ArrayLike<number>, out = new ByteWriter()): Buffer {
+  // Terms in id order: sort id × 2^20 + term number (a page has fewer than 2^20 terms).
+  const keys = new Float64Array(page.terms.length);
+  for (let n = 0; n < keys.length; n++) keys[n] = ids[n]! * 1_048_576 + n;
+  keys.sort();
+  const skips: number[] = [];
+  const body = entryWriter;
+  body.reset();
+  let previous = 0;
+  const { counts, entries, first, next } = page;
+  for (let k = 0; k < keys.length; k++) {
+    const n = keys[k]! % 1_048_576;
+    const id = ids[n]!;
+    if (k % SKIP === 0) {
+      skips.push(id, body.length);
+      previous = id;
+    }
+    body.varint(id - previous);
+    previous = id;
+    let sections = 0;
+    for (let e = first[n]!; e >= 0; e = next[e]!) sections++;
+    const title = counts[n * FIELD_SLOTS + TITLE]!;
+    const summary = counts[n * FIELD_SLOTS + SUMMARY]!;
+    const tags = counts[n * FIELD_SLOTS + TAGS]!;
+    body.varint(sections * 8 + (title ? HAS_TITLE : 0) + (summary ? HAS_SUMMARY : 0) + (tags ? HAS_TAGS : 0));
+    if (title) body.varint(title);
+    if (summary) body.varint(summary);
+    if (tags) body.varint(tags);
+    let previousSection = 0;
+    for (let e = first[n]!; e >= 0; e = next[e]!) {
+      const section = entries[e * 4 + 1]!;
+      const heading = entries[e * 4 + 2]!;
+      const content = entries[e * 4 + 3]!;
+      const delta = (section - previousSection) * 4;
+      previousSection = section;
+      if (heading === 0 && (content === 1 || content === 2)) body.varint(delta + content - 1);
+      else if (heading === 0) {
+        body.varint(delta + 2);
+        body.varint(content);
+      } else {
+        body.varint(delta + 3);
+        body.varint(content);
+        body.varint(heading);
+      }
+    }
+  }
   out.reset();
   out.varint(FORWARD_VERSION);
   for (const field of PAGE_FIELDS) out.varint(page.lengths[field]);
@@ -184,50 +234,16 @@ export function encodeForward(page: AnalyzedPage, ids: ArrayLike<number>, out = 
     out.varint(section.heading);
     out.varint(section.content);
   }
-  // Terms in id order: sort id × 2^20 + term number (a page has fewer than 2^20 terms).
-  const keys = new Float64Array(page.terms.length);
-  for (let n = 0; n < keys.length; n++) keys[n] = ids[n]! * 1_048_576 + n;
-  keys.sort();
   out.varint(keys.length);
-  let previous = 0;
-  const { counts, entries, first, next } = page;
-  for (const key of keys) {
-    const n = key % 1_048_576;
-    out.varint(ids[n]! - previous);
-    previous = ids[n]!;
-    let sections = 0;
-    for (let e = first[n]!; e >= 0; e = next[e]!) sections++;
-    const title = counts[n * FIELD_SLOTS + TITLE]!;
-    const summary = counts[n * FIELD_SLOTS + SUMMARY]!;
-    const tags = counts[n * FIELD_SLOTS + TAGS]!;
-    out.varint(sections * 8 + (title ? HAS_TITLE : 0) + (summary ? HAS_SUMMARY : 0) + (tags ? HAS_TAGS : 0));
-    if (title) out.varint(title);
-    if (summary) out.varint(summary);
-    if (tags) out.varint(tags);
-    let previousSection = 0;
-    for (let e = first[n]!; e >= 0; e = next[e]!) {
-      const section = entries[e * 4 + 1]!;
-      const heading = entries[e * 4 + 2]!;
-      const content = entries[e * 4 + 3]!;
-      const delta = (section - previousSection) * 4;
-      previousSection = section;
-      if (heading === 0 && (content === 1 || content === 2)) out.varint(delta + content - 1);
-      else if (heading === 0) {
-        out.varint(delta + 2);
-        out.varint(content);
-      } else {
-        out.varint(delta + 3);
-        out.varint(content);
-        out.varint(heading);
-      }
-    }
-  }
+  for (const value of skips) out.varint(value);
+  out.bytes(body.view());
   return out.toBuffer();
 }
 
 export interface ForwardHeader {
   lengths: FieldCounts;
-  sections: SectionLengths[];
+  /** Per section, its length in terms: heading path and text together. */
+  sectionLengths: Int32Array;
 }
 
 function readHeader(reader: ByteReader): ForwardHeader {
@@ -235,9 +251,9 @@ function readHeader(reader: ByteReader): ForwardHeader {
   if (version !== FORWARD_VERSION) throw new RangeError(`unknown page record version ${version} in the search index`);
   const lengths = {} as FieldCounts;
   for (const field of PAGE_FIELDS) lengths[field] = reader.varint();
-  const sections: SectionLengths[] = [];
-  for (let n = reader.varint(); n > 0; n--) sections.push({ heading: reader.varint(), content: reader.varint() });
-  return { lengths, sections };
+  const sectionLengths = new Int32Array(reader.varint());
+  for (let n = 0; n < sectionLengths.length; n++) sectionLengths[n] = reader.varint() + reader.varint();
+  return { lengths, sectionLengths };
 }
 
 export function decodeForwardHeader(blob: Uint8Array): ForwardHeader {
@@ -258,29 +274,52 @@ export interface ForwardMatch {
 export function decodeForward(blob: Uint8Array, wanted: Map<number, number>): ForwardHeader & { matches: ForwardMatch[] } {
   const reader = new ByteReader(blob);
   const header = readHeader(reader);
+  const count = reader.varint();
+  const skipIds: number[] = [];
+  const skipOffsets: number[] = [];
+  for (let k = 0; k < count; k += SKIP) {
+    skipIds.push(reader.varint());
+    skipOffsets.push(reader.varint());
+  }
+  const body = reader.offset;
   const matches: ForwardMatch[] = [];
-  let id = 0;
-  let remaining = wanted.size;
-  for (let n = reader.varint(); n > 0 && remaining > 0; n--) {
-    id += reader.varint();
-    const head = reader.varint();
-    const title = head & HAS_TITLE ? reader.varint() : 0;
-    const summary = head & HAS_SUMMARY ? reader.varint() : 0;
-    const tags = head & HAS_TAGS ? reader.varint() : 0;
-    const term = wanted.get(id);
-    const sections: number[] = [];
-    let section = 0;
-    for (let k = head >>> 3; k > 0; k--) {
-      const value = reader.varint();
-      section += value >>> 2;
-      const code = value & 3;
-      const content = code < 2 ? code + 1 : reader.varint();
-      const heading = code === 3 ? reader.varint() : 0;
-      if (term !== undefined) sections.push(section, heading, content);
+  for (const id of [...wanted.keys()].sort((a, b) => a - b)) {
+    // The last skip point at or before `id`, then at most SKIP entries.
+    let lo = 0;
+    let hi = skipIds.length - 1;
+    let block = -1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      if (skipIds[mid]! <= id) {
+        block = mid;
+        lo = mid + 1;
+      } else hi = mid - 1;
     }
-    if (term !== undefined) {
-      matches.push({ term, title, summary, tags, sections });
-      remaining--;
+    if (block < 0) continue;
+    reader.offset = body + skipOffsets[block]!;
+    let current = skipIds[block]!;
+    for (let k = block * SKIP; k < Math.min(count, (block + 1) * SKIP); k++) {
+      current += reader.varint();
+      if (current > id) break;
+      const head = reader.varint();
+      const title = head & HAS_TITLE ? reader.varint() : 0;
+      const summary = head & HAS_SUMMARY ? reader.varint() : 0;
+      const tags = head & HAS_TAGS ? reader.varint() : 0;
+      const found = current === id;
+      const sections: number[] = [];
+      let section = 0;
+      for (let e = head >>> 3; e > 0; e--) {
+        const value = reader.varint();
+        section += value >>> 2;
+        const code = value & 3;
+        const content = code < 2 ? code + 1 : reader.varint();
+        const heading = code === 3 ? reader.varint() : 0;
+        if (found) sections.push(section, heading, content);
+      }
+      if (found) {
+        matches.push({ term: wanted.get(id)!, title, summary, tags, sections });
+        break;
+      }
     }
   }
   return { ...header, matches };

@@ -61,6 +61,7 @@ export class KnowledgeIndex {
   readonly #now: () => number;
   readonly #tokenizer: Tokenizer;
   #synonyms: { text: string; table: SynonymTable } | undefined;
+  #bulk: SegmentBuilder | undefined;
   #idOwner = 0;
   #idEpoch: string | undefined;
   #syncing: Promise<SyncReport> | undefined;
@@ -103,9 +104,17 @@ export class KnowledgeIndex {
     return this.sync(onProgress);
   }
 
-  /** Indexes pages this process just wrote (the next sync would find them too, only later), as one segment. */
+  /**
+   * Indexes pages this process just wrote (the next sync would find them too, only later), as one
+   * segment; during a bulk import (startBulk) they are collected into large segments instead.
+   */
   indexPages(pages: KnowledgePageRecord[]): void {
     if (pages.length === 0) return;
+    if (this.#bulk) {
+      this.#addTo(this.#bulk, pages);
+      if (this.#bulk.postingCount >= FLUSH_POSTINGS) this.#flushBulk();
+      return;
+    }
     for (let attempt = 1; ; attempt++) {
       const builder = this.#builder();
       this.#addTo(builder, pages);
@@ -119,7 +128,33 @@ export class KnowledgeIndex {
   }
 
   removePages(pageIds: string[]): void {
+    this.#flushBulk();
     this.#file.removePages(pageIds);
+  }
+
+  /**
+   * Starts collecting indexed pages into large segments (an import of many pages: fewer segments
+   * to merge later). Pages are searchable once endBulk (or a large enough collection) writes them.
+   */
+  startBulk(): void {
+    this.#bulk ??= this.#builder();
+  }
+
+  endBulk(): void {
+    this.#flushBulk();
+    this.#bulk = undefined;
+  }
+
+  #flushBulk(): void {
+    const bulk = this.#bulk;
+    if (!bulk || bulk.pages.length === 0) return;
+    this.#bulk = this.#builder();
+    try {
+      this.#flush(bulk);
+    } catch (error) {
+      // Emptied by another process meanwhile: the next sync indexes these pages from the database.
+      if (!(error instanceof StaleSegmentError)) throw error;
+    }
   }
 
   #analyze(page: KnowledgePageRecord): AnalyzedPage {
@@ -183,6 +218,7 @@ export class KnowledgeIndex {
 
   async #sync(onProgress?: (progress: SyncProgress) => void): Promise<SyncReport> {
     const started = this.#now();
+    this.#file.refresh();
     // Read what the index has seen before the stamp: the stamp can then only be newer.
     const seen = this.#file.lastRevisionId;
     const stamp = await this.#source.stamp();
@@ -276,6 +312,7 @@ export class KnowledgeIndex {
 
   /** The best pages for weighted query terms: first pass over the postings, then their sections. */
   rank(terms: WeightedTerm[], limit: number, options: RankOptions): RankedPage[] {
+    this.#file.refresh();
     const resolved = resolveTerms(this.#file, terms);
     if (resolved.length === 0) return [];
     const { pages, stats } = firstPass(resolved, Math.max(limit, options.candidates), this.#file.deletedDocs());
@@ -306,9 +343,10 @@ export class KnowledgeIndex {
     return { ...this.#file.counts(), bytes: this.#file.bytes(), file: this.#file.file, segments: this.#file.segments().length };
   }
 
-  /** Waits for a sync in progress, then closes the file. */
+  /** Waits for a sync in progress, writes what a bulk import collected, then closes the file. */
   async close(): Promise<void> {
     await this.#syncing?.catch(() => undefined);
+    this.endBulk();
     this.#file.close();
   }
 }

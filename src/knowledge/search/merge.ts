@@ -1,12 +1,14 @@
 // Segment merging. Every write adds a segment; a query reads each term's list in every segment,
 // so small segments are merged: when the newest MERGE_FACTOR segments are all of one size class
-// (a power of MERGE_FACTOR in documents) they become one, which drops the documents marked
-// deleted. Segments cover consecutive document numbers and the newest ones are merged, so a
+// (a power of MERGE_FACTOR in documents) they become one (up to MAX_MERGED_DOCS), which drops the
+// documents marked deleted. Segments cover consecutive document numbers and the newest ones are merged, so a
 // merged list is the old lists one after the other, still in document order.
 import { BlockWriter, decodeList, readBlock, type Postings } from './codec.ts';
 import type { SearchIndexFile, SegmentInfo } from './index-file.ts';
 
 export const MERGE_FACTOR = 10;
+/** Segments this large are left alone: a query reads a few of them cheaply, rewriting them is not. */
+export const MAX_MERGED_DOCS = 50_000;
 const BLOCKS_PER_READ = 64;
 
 const sizeClass = (docs: number) => (docs <= 1 ? 0 : Math.floor(Math.log(docs) / Math.log(MERGE_FACTOR)));
@@ -17,7 +19,9 @@ export function mergeCandidates(segments: SegmentInfo[]): SegmentInfo[] | undefi
   const size = sizeClass(segments.at(-1)!.docs);
   let start = segments.length - 1;
   while (start > 0 && sizeClass(segments[start - 1]!.docs) === size) start--;
-  return segments.length - start >= MERGE_FACTOR ? segments.slice(start) : undefined;
+  const run = segments.slice(start);
+  if (run.length < MERGE_FACTOR || run.reduce((n, s) => n + s.docs, 0) > MAX_MERGED_DOCS) return undefined;
+  return run;
 }
 
 /** Merges while the policy asks for it; returns how many merges ran. */

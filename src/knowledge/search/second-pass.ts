@@ -27,6 +27,10 @@ export interface RankedPage {
   fields?: Record<PageField, number>;
 }
 
+// Scratch space for the counts of the page being scored.
+let heading = new Float64Array(1024);
+let content = new Float64Array(1024);
+
 export function rankSections(
   file: SearchIndexFile,
   terms: ResolvedTerm[],
@@ -37,29 +41,47 @@ export function rankSections(
   const averageSection = totals.sections > 0 ? totals.sectionTokens / totals.sections : 1;
   const wanted = new Map(terms.map((t, i) => [t.termId, i]));
   const ranked: RankedPage[] = [];
+  const rows = file.pages(pages.map((p) => p.doc));
   for (const candidate of pages) {
-    const row = file.page(candidate.doc);
+    const row = rows.get(candidate.doc);
     if (!row) continue; // re-indexed or deleted by another process since the first pass
-    const { lengths, sections, matches } = decodeForward(row.data, wanted);
+    const { lengths, sectionLengths, matches } = decodeForward(row.data, wanted);
     const pageFields = lengths.title + lengths.summary + lengths.tags;
-    const sectionLength = (s: number) => pageFields + sections[s]!.heading + sections[s]!.content;
+    const sectionCount = sectionLengths.length;
+    // Per matched term m and section s: its counts in the section's heading path and text.
+    const size = matches.length * sectionCount;
+    if (heading.length < size) {
+      heading = new Float64Array(size * 2);
+      content = new Float64Array(size * 2);
+    }
+    heading.fill(0, 0, size);
+    content.fill(0, 0, size);
+    matches.forEach((match, m) => {
+      for (let i = 0; i < match.sections.length; i += 3) {
+        heading[m * sectionCount + match.sections[i]!] = match.sections[i + 1]!;
+        content[m * sectionCount + match.sections[i]!] = match.sections[i + 2]!;
+      }
+    });
     const scoreOf = (s: number, weights: Record<PageField, number>) => {
+      const length = pageFields + sectionLengths[s]!;
       let score = 0;
-      for (const match of matches) {
-        const term = terms[match.term]!;
-        let tf = weights.title * match.title + weights.summary * match.summary + weights.tags * match.tags;
-        for (let i = 0; i < match.sections.length; i += 3) {
-          if (match.sections[i] !== s) continue;
-          tf += weights.heading * match.sections[i + 1]! + weights.content * match.sections[i + 2]!;
-          break;
-        }
-        score += sectionTermScore(term.idf * term.weight, tf, sectionLength(s), averageSection);
+      for (let m = 0; m < matches.length; m++) {
+        const match = matches[m]!;
+        const tf =
+          weights.title * match.title + weights.summary * match.summary + weights.tags * match.tags + weights.heading * heading[m * sectionCount + s]! + weights.content * content[m * sectionCount + s]!;
+        if (tf > 0) score += sectionTermScore(terms[match.term]!.idf * terms[match.term]!.weight, tf, length, averageSection);
       }
       return score;
     };
-    const scored = sections.map((_, s) => ({ position: s, score: scoreOf(s, FIELD_WEIGHTS) }));
-    scored.sort((a, b) => b.score - a.score || a.position - b.position);
-    const [best, second] = scored;
+    let best: SectionScore | undefined;
+    let second: SectionScore | undefined;
+    for (let s = 0; s < sectionCount; s++) {
+      const score = scoreOf(s, FIELD_WEIGHTS);
+      if (!best || score > best.score) {
+        second = best;
+        best = { position: s, score };
+      } else if (!second || score > second.score) second = { position: s, score };
+    }
     if (!best || best.score <= 0) continue;
     const page: RankedPage = {
       doc: row.doc,
@@ -73,12 +95,13 @@ export function rankSections(
     };
     if (options.explain) {
       const only = (field: PageField) => ({ title: 0, heading: 0, summary: 0, tags: 0, content: 0, [field]: FIELD_WEIGHTS[field] });
+      const position = best.position;
       page.fields = {
-        title: scoreOf(best.position, only('title')),
-        heading: scoreOf(best.position, only('heading')),
-        summary: scoreOf(best.position, only('summary')),
-        tags: scoreOf(best.position, only('tags')),
-        content: scoreOf(best.position, only('content')),
+        title: scoreOf(position, only('title')),
+        heading: scoreOf(position, only('heading')),
+        summary: scoreOf(position, only('summary')),
+        tags: scoreOf(position, only('tags')),
+        content: scoreOf(position, only('content')),
       };
     }
     ranked.push(page);
