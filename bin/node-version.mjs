@@ -14,12 +14,18 @@ function parts(version) {
 export function nodeVersionProblem(version) {
   var have = parts(version);
   var need = parts(REQUIRED_NODE);
-  var wanted = need[0] + '.' + need[1];
-  if (!have) return 'parley: cannot tell which Node.js this is ("' + version + '"); Parley needs Node.js ' + wanted + ' or newer.';
+  var wanted = `${need[0]}.${need[1]}`;
+  if (!have) return `parley: cannot tell which Node.js this is ("${version}"); Parley needs Node.js ${wanted} or newer.`;
   for (var i = 0; i < 3; i++) {
     if (have[i] > need[i]) return undefined;
     if (have[i] < need[i]) {
-      return 'parley: Node.js ' + wanted + ' or newer is required; this is Node.js ' + have.join('.') + '. Install a current Node.js (https://nodejs.org) and try again.';
+      return (
+        'parley: Node.js ' +
+        wanted +
+        ' or newer is required; this is Node.js ' +
+        have.join('.') +
+        '. Install a current Node.js (https://nodejs.org) and try again.'
+      );
     }
   }
   return undefined;
@@ -29,7 +35,7 @@ export function nodeVersionProblem(version) {
 export function requireSupportedNode() {
   var problem = nodeVersionProblem(process.versions.node);
   if (problem) {
-    process.stderr.write(problem + '\n');
+    process.stderr.write(`${problem}\n`);
     process.exit(1);
   }
 }

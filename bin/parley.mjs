@@ -4,7 +4,7 @@
 import { requireSupportedNode } from './node-version.mjs';
 
 requireSupportedNode();
-import('tsx/esm/api').then(function (tsx) {
+import('tsx/esm/api').then((tsx) => {
   tsx.register();
   return import('../src/cli/main.ts');
 });

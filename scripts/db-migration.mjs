@@ -16,7 +16,9 @@ if (!name || !/^[a-z0-9_]+$/.test(name)) {
 }
 const migrationsDir = join(root, 'prisma', 'migrations');
 mkdirSync(migrationsDir, { recursive: true });
-const existing = readdirSync(migrationsDir).filter((d) => /^\d{4}_/.test(d)).sort();
+const existing = readdirSync(migrationsDir)
+  .filter((d) => /^\d{4}_/.test(d))
+  .sort();
 const previous = existing.at(-1);
 const prismaBin = join(root, 'node_modules', '.bin', 'prisma');
 const scratch = mkdtempSync(join(tmpdir(), 'parley-migration-'));

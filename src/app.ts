@@ -62,7 +62,12 @@ export function createApp(options: AppOptions): App {
   const llm =
     options.llm ??
     llmClientFromConfig(config.model, (status) => log.warn({ status }, `model server answered ${status}; retrying if attempts remain`));
-  const knowledge = new KnowledgeBase({ repo: store.knowledge, indexFile: knowledgeIndexFile(config.database), log, embeddings: embeddingSettings(config) });
+  const knowledge = new KnowledgeBase({
+    repo: store.knowledge,
+    indexFile: knowledgeIndexFile(config.database),
+    log,
+    embeddings: embeddingSettings(config),
+  });
   const tools = new ToolRegistry([...builtinTools(config, store, knowledge), ...(options.tools ?? [])]);
   const gate = createApprovalGate({
     ttlMs: config.approvals.ttlMs,

@@ -23,13 +23,14 @@ const REDACT = [
 
 export function createLogger(level: string, options: { pretty?: boolean } = {}): Logger {
   const pretty = options.pretty ?? Boolean(process.stderr.isTTY);
-  return pino({
-    level,
-    redact: { paths: REDACT, censor: '[redacted]' },
-    ...(pretty
-      ? { transport: { target: 'pino-pretty', options: { destination: 2, colorize: true, ignore: 'pid,hostname' } } }
-      : {}),
-  }, pretty ? undefined : pino.destination(2));
+  return pino(
+    {
+      level,
+      redact: { paths: REDACT, censor: '[redacted]' },
+      ...(pretty ? { transport: { target: 'pino-pretty', options: { destination: 2, colorize: true, ignore: 'pid,hostname' } } } : {}),
+    },
+    pretty ? undefined : pino.destination(2),
+  );
 }
 
 /** A logger that drops everything (tests, benchmarks). */

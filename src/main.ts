@@ -71,9 +71,9 @@ function readyBlock(config: Config, store: Store, adapters: ChannelAdapter[], ho
   const model = describeModel(config);
   lines.push(label('Model') + model[0], ...model.slice(1).map((l) => ' '.repeat(12) + l));
   lines.push(label('Database') + describeDatabase(config, store));
-  lines.push(label('HTTP') + `${host.url} (/healthz, /readyz)`);
+  lines.push(`${label('HTTP')}${host.url} (/healthz, /readyz)`);
   if (adapters.length === 0) {
-    lines.push(label('Channels') + 'none configured (set TELEGRAM_BOT_TOKEN, or enable the web console)');
+    lines.push(`${label('Channels')}none configured (set TELEGRAM_BOT_TOKEN, or enable the web console)`);
   } else {
     for (const [i, adapter] of adapters.entries()) {
       const details = adapter.describe?.() ?? [adapter.id];
@@ -112,7 +112,14 @@ async function createAdapters(config: Config, log: Logger): Promise<ChannelAdapt
 }
 
 /** The stop steps, in order, each bounded. */
-function stopSteps(app: { stop(graceMs: number): Promise<void> }, mcp: McpManager, host: HttpHost, store: Store, lock: RuntimeLock, graceMs: number): ShutdownStep[] {
+function stopSteps(
+  app: { stop(graceMs: number): Promise<void> },
+  mcp: McpManager,
+  host: HttpHost,
+  store: Store,
+  lock: RuntimeLock,
+  graceMs: number,
+): ShutdownStep[] {
   return [
     { what: 'stopping the bot', ms: APP_STOP_MS, run: () => app.stop(graceMs) },
     // After the bot: turns winding down may still call MCP tools.
@@ -173,7 +180,8 @@ async function main(): Promise<void> {
     overrides: config.approvals.overrides,
     log: log.child({ component: 'mcp' }),
   });
-  const reportStep = (error: unknown, step: ShutdownStep) => log.warn({ err: error }, `${step.what}: ${error instanceof Error ? error.message : String(error)}`);
+  const reportStep = (error: unknown, step: ShutdownStep) =>
+    log.warn({ err: error }, `${step.what}: ${error instanceof Error ? error.message : String(error)}`);
   try {
     // Leases of a process that is gone would block its sessions until they expire.
     const reclaimed = await reclaimStaleLeases(store, { exclusive: lock.exclusive, self: thisProcess(app.scheduler.owner) });
@@ -198,11 +206,15 @@ async function main(): Promise<void> {
     phase = 'stopping';
     process.stdout.write(`\nStopping (${signal}): finishing running turns...\n`);
     armHardExit(HARD_EXIT_MS, () => {
-      process.stderr.write(`parley: still stopping after ${HARD_EXIT_MS / 1000} s; exiting now (unfinished turns continue on the next start)\n`);
+      process.stderr.write(
+        `parley: still stopping after ${HARD_EXIT_MS / 1000} s; exiting now (unfinished turns continue on the next start)\n`,
+      );
       process.exit(1);
     });
     const clean = await runSteps(stopSteps(app, mcp, host, store, lock, SHUTDOWN_GRACE_MS), reportStep);
-    process.stdout.write(clean ? 'Stopped.\n' : 'Stopped (not everything answered in time; unfinished turns continue on the next start).\n');
+    process.stdout.write(
+      clean ? 'Stopped.\n' : 'Stopped (not everything answered in time; unfinished turns continue on the next start).\n',
+    );
     process.exit(clean ? 0 : 1);
   };
   process.on('SIGINT', (signal) => void shutdown(signal));

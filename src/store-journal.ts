@@ -13,7 +13,9 @@ function storableMessage(message: NewMessage): NewMessage {
   return {
     ...message,
     content: storable(message.content),
-    ...(message.toolCalls ? { toolCalls: message.toolCalls.map((call) => ({ ...call, name: storable(call.name), arguments: storable(call.arguments) })) } : {}),
+    ...(message.toolCalls
+      ? { toolCalls: message.toolCalls.map((call) => ({ ...call, name: storable(call.name), arguments: storable(call.arguments) })) }
+      : {}),
     ...(message.toolName !== undefined ? { toolName: storable(message.toolName) } : {}),
   };
 }
@@ -29,7 +31,11 @@ export function storeJournal(store: Store): TurnJournal {
     turnMessages: (turnId) => store.messages.forTurn(turnId),
     append: (messages) => store.messages.appendMany(messages.map(storableMessage)),
     addRound: (turnId, usage) => store.turns.addRound(turnId, usage),
-    recordToolStarts: (turnId, calls) => store.toolStarts.record(turnId, calls.map((call) => ({ id: call.id, name: storable(call.name) }))),
+    recordToolStarts: (turnId, calls) =>
+      store.toolStarts.record(
+        turnId,
+        calls.map((call) => ({ id: call.id, name: storable(call.name) })),
+      ),
     toolStarts: (turnId) => store.toolStarts.started(turnId),
     suspend: (turnId) => store.turns.suspend(turnId),
     reopen: (turnId) => store.turns.transition(turnId, 'awaiting_approval', 'running'),

@@ -24,17 +24,25 @@ describe('configuration', () => {
   });
 
   it('names the variable and what it expects in one line', () => {
-    expect(configError({ OPENAI_BASE_URL: 'not a url' })).toBe('Invalid configuration: OPENAI_BASE_URL expects an http:// or https:// URL (got "not a url")');
+    expect(configError({ OPENAI_BASE_URL: 'not a url' })).toBe(
+      'Invalid configuration: OPENAI_BASE_URL expects an http:// or https:// URL (got "not a url")',
+    );
     expect(configError({ DATABASE_URL: 'mysql://db/parley' })).toBe(
       'Invalid configuration: DATABASE_URL expects file:<path> (SQLite) or postgresql://... (got "mysql:...")',
     );
-    expect(configError({ PARLEY_MAX_ROUNDS: 'lots' })).toMatch(/^Invalid configuration: PARLEY_MAX_ROUNDS expects a whole number from 1 to 100/);
+    expect(configError({ PARLEY_MAX_ROUNDS: 'lots' })).toMatch(
+      /^Invalid configuration: PARLEY_MAX_ROUNDS expects a whole number from 1 to 100/,
+    );
     expect(configError({ PARLEY_APPROVAL_TTL: 'soon' })).toMatch(/PARLEY_APPROVAL_TTL expects a duration such as 30m/);
     expect(configError({ PARLEY_GROUP_SESSION: 'everyone' })).toMatch(/PARLEY_GROUP_SESSION expects one of: shared, per-user/);
     expect(configError({ PARLEY_APPROVAL_HTTP_REQUEST: 'sometimes' })).toMatch(/PARLEY_APPROVAL_HTTP_REQUEST expects always or never/);
-    expect(configError({ PARLEY_LOOP_WARN: '5', PARLEY_LOOP_STOP: '4' })).toMatch(/PARLEY_LOOP_STOP expects a number greater than PARLEY_LOOP_WARN/);
+    expect(configError({ PARLEY_LOOP_WARN: '5', PARLEY_LOOP_STOP: '4' })).toMatch(
+      /PARLEY_LOOP_STOP expects a number greater than PARLEY_LOOP_WARN/,
+    );
     expect(configError({ PARLEY_ADMINS: 'justanid' })).toMatch(/PARLEY_ADMINS expects channel:userId entries/);
-    expect(configError({ PARLEY_SYSTEM_PROMPT_FILE: '/nonexistent/prompt.md' })).toMatch(/PARLEY_SYSTEM_PROMPT_FILE expects a readable file/);
+    expect(configError({ PARLEY_SYSTEM_PROMPT_FILE: '/nonexistent/prompt.md' })).toMatch(
+      /PARLEY_SYSTEM_PROMPT_FILE expects a readable file/,
+    );
   });
 
   it('parses durations, lists, overrides and the model settings', () => {

@@ -15,7 +15,15 @@ import {
   type Message,
 } from 'discord.js';
 import { COMMANDS } from '../../src/core/commands.ts';
-import type { ChannelAdapter, ChannelCapabilities, ChatRef, CoreLogger, InboundSink, OutboundMessage, SentRef } from '../../src/core/types.ts';
+import type {
+  ChannelAdapter,
+  ChannelCapabilities,
+  ChatRef,
+  CoreLogger,
+  InboundSink,
+  OutboundMessage,
+  SentRef,
+} from '../../src/core/types.ts';
 import { isEphemeralCommand, slashCommandsOf } from './commands.ts';
 import type { DiscordConfig } from './config.ts';
 import { closeCodeMessage, DiscordStartError, safeErrorMessage } from './errors.ts';
@@ -77,7 +85,12 @@ export class DiscordAdapter implements ChannelAdapter {
       editIntervalMs: { ...options.config.editIntervalMs },
     };
     this.client = new Client({
-      intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.MessageContent, GatewayIntentBits.DirectMessages],
+      intents: [
+        GatewayIntentBits.Guilds,
+        GatewayIntentBits.GuildMessages,
+        GatewayIntentBits.MessageContent,
+        GatewayIntentBits.DirectMessages,
+      ],
       partials: [Partials.Channel],
       rest: {
         api: options.config.apiRoot,
@@ -91,7 +104,13 @@ export class DiscordAdapter implements ChannelAdapter {
         },
       },
     });
-    this.#outbound = new DiscordOutbound({ rest: this.client.rest, channel: this.id, token: options.config.token, log: options.log, goneRetryMs: 10 * 60_000 });
+    this.#outbound = new DiscordOutbound({
+      rest: this.client.rest,
+      channel: this.id,
+      token: options.config.token,
+      log: options.log,
+      goneRetryMs: 10 * 60_000,
+    });
   }
 
   get botId(): string | undefined {
@@ -102,7 +121,9 @@ export class DiscordAdapter implements ChannelAdapter {
     this.#sink = sink;
     this.client.on(Events.MessageCreate, (message) => this.#track(this.#onMessage(message)));
     this.client.on(Events.InteractionCreate, (interaction) => this.#track(this.#onInteraction(interaction)));
-    this.client.on(Events.ShardError, (error) => this.#log.warn({}, `Discord gateway error: ${safeErrorMessage(error, this.#config.token)}`));
+    this.client.on(Events.ShardError, (error) =>
+      this.#log.warn({}, `Discord gateway error: ${safeErrorMessage(error, this.#config.token)}`),
+    );
     await this.#connect();
     await this.#registerCommands();
   }
@@ -112,8 +133,12 @@ export class DiscordAdapter implements ChannelAdapter {
     let timer: NodeJS.Timeout | undefined;
     let onDisconnect: ((event: { code: number }) => void) | undefined;
     const failed = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new DiscordStartError(`could not reach Discord at ${this.#config.apiRoot} within ${this.#startTimeoutMs / 1000} s`)), this.#startTimeoutMs);
-      onDisconnect = ({ code }) => reject(new DiscordStartError(closeCodeMessage(code) ?? `the Discord gateway closed the connection (code ${code})`));
+      timer = setTimeout(
+        () => reject(new DiscordStartError(`could not reach Discord at ${this.#config.apiRoot} within ${this.#startTimeoutMs / 1000} s`)),
+        this.#startTimeoutMs,
+      );
+      onDisconnect = ({ code }) =>
+        reject(new DiscordStartError(closeCodeMessage(code) ?? `the Discord gateway closed the connection (code ${code})`));
       this.client.once(Events.ShardDisconnect, onDisconnect);
     });
     const ready = new Promise<void>((resolve) => this.client.once(Events.ClientReady, () => resolve()));
@@ -123,13 +148,18 @@ export class DiscordAdapter implements ChannelAdapter {
       await this.client.destroy().catch(() => {});
       if (error instanceof DiscordStartError) throw error;
       const text = safeErrorMessage(error, token);
-      if (/token/i.test(text)) throw new DiscordStartError(`Discord rejected DISCORD_BOT_TOKEN (${text}): copy a fresh token from the Developer Portal (your application → Bot → Reset Token)`);
+      if (/token/i.test(text))
+        throw new DiscordStartError(
+          `Discord rejected DISCORD_BOT_TOKEN (${text}): copy a fresh token from the Developer Portal (your application → Bot → Reset Token)`,
+        );
       throw new DiscordStartError(`could not connect to Discord at ${this.#config.apiRoot} (${text})`);
     } finally {
       clearTimeout(timer);
       if (onDisconnect) this.client.off(Events.ShardDisconnect, onDisconnect);
     }
-    this.client.on(Events.ShardDisconnect, ({ code }) => this.#log.error({ code }, closeCodeMessage(code) ?? `the Discord gateway closed the connection for good (code ${code})`));
+    this.client.on(Events.ShardDisconnect, ({ code }) =>
+      this.#log.error({ code }, closeCodeMessage(code) ?? `the Discord gateway closed the connection for good (code ${code})`),
+    );
   }
 
   async #registerCommands(): Promise<void> {
@@ -155,7 +185,8 @@ export class DiscordAdapter implements ChannelAdapter {
   async send(chat: ChatRef, message: OutboundMessage): Promise<SentRef> {
     const pending = this.#claimPending(chat, message);
     const replyId = pending ? await pending.answer.respond(message.text) : undefined;
-    if (replyId) return { channel: this.id, chatId: chat.chatId, messageId: replyId, ...(chat.threadId ? { threadId: chat.threadId } : {}) };
+    if (replyId)
+      return { channel: this.id, chatId: chat.chatId, messageId: replyId, ...(chat.threadId ? { threadId: chat.threadId } : {}) };
     // No command to answer, or its interaction is gone: an ordinary message.
     const { replyToMessageId, ...rest } = message;
     return this.#outbound.send(chat, pending ? rest : message);
@@ -202,7 +233,12 @@ export class DiscordAdapter implements ChannelAdapter {
   }
 
   #answerFor(interaction: ButtonInteraction | ChatInputCommandInteraction, ephemeral = false): InteractionAnswer {
-    return new InteractionAnswer(interaction, { log: this.#log, token: this.#config.token, deadlineMs: this.#interactionDeadlineMs, ephemeral });
+    return new InteractionAnswer(interaction, {
+      log: this.#log,
+      token: this.#config.token,
+      deadlineMs: this.#interactionDeadlineMs,
+      ephemeral,
+    });
   }
 
   /** The core decides and acks (ack first); the adapter only makes sure an answer leaves in time. */

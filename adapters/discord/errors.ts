@@ -31,7 +31,8 @@ export function closeCodeMessage(code: number): string | undefined {
 const CHANNEL_LOST_CODES = new Set([10003, 50001, 50007, 50013, 50083, 160005]);
 const UNKNOWN_MESSAGE = 10008;
 /** Invalid Form Body (a field too long) and Request entity too large. */
-const TOO_LARGE = (error: DiscordAPIError) => error.code === 40005 || (error.code === 50035 && /BASE_TYPE_MAX_LENGTH|or fewer in length/i.test(JSON.stringify(error.rawError)));
+const TOO_LARGE = (error: DiscordAPIError) =>
+  error.code === 40005 || (error.code === 50035 && /BASE_TYPE_MAX_LENGTH|or fewer in length/i.test(JSON.stringify(error.rawError)));
 
 export function isChannelLost(error: unknown): boolean {
   return error instanceof DiscordAPIError && typeof error.code === 'number' && CHANNEL_LOST_CODES.has(error.code);

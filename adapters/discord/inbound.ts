@@ -34,7 +34,9 @@ interface ChannelLike {
 function placeOf(channel: ChannelLike, guildId: string | null): Place {
   if (channel.type === ChannelType.DM || channel.type === ChannelType.GroupDM) return { chatId: channel.id, chatType: 'direct' };
   const isThread =
-    channel.type === ChannelType.PublicThread || channel.type === ChannelType.PrivateThread || channel.type === ChannelType.AnnouncementThread;
+    channel.type === ChannelType.PublicThread ||
+    channel.type === ChannelType.PrivateThread ||
+    channel.type === ChannelType.AnnouncementThread;
   const guild = guildId ? { guildId } : {};
   if (isThread && channel.parentId) return { chatId: channel.parentId, chatType: 'group', threadId: channel.id, ...guild };
   return { chatId: channel.id, chatType: 'group', ...guild };
@@ -45,7 +47,8 @@ function refusedBy(access: AccessPolicy, place: Place, userId: string): string |
     if (access.allowedGuilds.size > 0 && !(place.guildId && access.allowedGuilds.has(place.guildId))) {
       return `server ${place.guildId ?? '?'} is not in DISCORD_ALLOWED_GUILDS`;
     }
-    const channelAllowed = access.allowedChannels.has(place.chatId) || (place.threadId !== undefined && access.allowedChannels.has(place.threadId));
+    const channelAllowed =
+      access.allowedChannels.has(place.chatId) || (place.threadId !== undefined && access.allowedChannels.has(place.threadId));
     if (access.allowedChannels.size > 0 && !channelAllowed) return `channel ${place.chatId} is not in DISCORD_ALLOWED_CHANNELS`;
   }
   if (access.allowedUsers.size > 0 && !access.allowedUsers.has(userId)) return `user ${userId} is not in DISCORD_ALLOWED_USERS`;
@@ -64,24 +67,35 @@ function kindOf(contentType: string | null): Attachment['kind'] {
 
 /** Files and stickers; the ref is the attachment's CDN URL (or the sticker's id), which the adapter can fetch. */
 function attachmentsOf(message: Message): Attachment[] {
-  const files = [...message.attachments.values()].map((file): Attachment => ({
-    kind: kindOf(file.contentType),
-    ref: file.url,
-    ...(file.name ? { name: file.name } : {}),
-    ...(file.contentType ? { mimeType: file.contentType } : {}),
-    ...(Number.isSafeInteger(file.size) && file.size >= 0 ? { size: file.size } : {}),
-  }));
-  const stickers = [...message.stickers.values()].map((sticker): Attachment => ({ kind: 'sticker', ref: sticker.id, ...(sticker.name ? { name: sticker.name } : {}) }));
+  const files = [...message.attachments.values()].map(
+    (file): Attachment => ({
+      kind: kindOf(file.contentType),
+      ref: file.url,
+      ...(file.name ? { name: file.name } : {}),
+      ...(file.contentType ? { mimeType: file.contentType } : {}),
+      ...(Number.isSafeInteger(file.size) && file.size >= 0 ? { size: file.size } : {}),
+    }),
+  );
+  const stickers = [...message.stickers.values()].map(
+    (sticker): Attachment => ({ kind: 'sticker', ref: sticker.id, ...(sticker.name ? { name: sticker.name } : {}) }),
+  );
   return [...files, ...stickers];
 }
 
-export function classifyMessage(message: Message, botId: string, botName: string, access: AccessPolicy, channel: string): Classified<Inbound> {
+export function classifyMessage(
+  message: Message,
+  botId: string,
+  botName: string,
+  access: AccessPolicy,
+  channel: string,
+): Classified<Inbound> {
   if (message.author.bot || message.webhookId) {
     return { kind: 'ignored', reason: message.author.id === botId ? 'my own message' : `message from another bot (${message.author.id})` };
   }
   if (message.system) return { kind: 'ignored', reason: 'system message' };
   const attachments = attachmentsOf(message);
-  if (!message.content.trim() && attachments.length === 0) return { kind: 'ignored', reason: 'no text and no attachments (embeds only, or the MessageContent intent is missing)' };
+  if (!message.content.trim() && attachments.length === 0)
+    return { kind: 'ignored', reason: 'no text and no attachments (embeds only, or the MessageContent intent is missing)' };
   const place = placeOf(message.channel, message.guildId);
   const refusal = refusedBy(access, place, message.author.id);
   if (refusal) return { kind: 'ignored', reason: refusal };

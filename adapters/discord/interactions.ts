@@ -98,7 +98,11 @@ export class InteractionAnswer implements InteractionReply {
 
   async #defer(byDeadline: boolean): Promise<void> {
     if (this.#state !== 'open') return;
-    if (byDeadline) this.#o.log.warn({ interaction: this.#interaction.id }, 'a Discord interaction was deferred before the core acknowledged it (slow database?)');
+    if (byDeadline)
+      this.#o.log.warn(
+        { interaction: this.#interaction.id },
+        'a Discord interaction was deferred before the core acknowledged it (slow database?)',
+      );
     if (this.#interaction.isButton()) await this.#interaction.deferUpdate();
     else await this.#command().deferReply(this.#o.ephemeral ? { flags: MessageFlags.Ephemeral } : {});
     this.#state = 'deferred';
@@ -117,7 +121,10 @@ export class InteractionAnswer implements InteractionReply {
 
   #serial(step: () => Promise<void>): Promise<void> {
     const run = this.#queue.then(step).catch((error: unknown) => {
-      this.#o.log.warn({ interaction: this.#interaction.id }, `could not answer a Discord interaction: ${safeErrorMessage(error, this.#o.token)}`);
+      this.#o.log.warn(
+        { interaction: this.#interaction.id },
+        `could not answer a Discord interaction: ${safeErrorMessage(error, this.#o.token)}`,
+      );
     });
     this.#queue = run;
     return run;

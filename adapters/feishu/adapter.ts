@@ -4,7 +4,17 @@
 // triggering message and updated in place while streaming. A topic (thread) is its own
 // conversation: its id is the topic's root message, so anything for it is a reply in the topic.
 import { EventDispatcher, LoggerLevel, type WSClient } from '@larksuiteoapi/node-sdk';
-import type { ChannelAdapter, ChannelCapabilities, ChatRef, ChatType, CoreLogger, HttpRoutes, InboundSink, OutboundMessage, SentRef } from '../../src/core/types.ts';
+import type {
+  ChannelAdapter,
+  ChannelCapabilities,
+  ChatRef,
+  ChatType,
+  CoreLogger,
+  HttpRoutes,
+  InboundSink,
+  OutboundMessage,
+  SentRef,
+} from '../../src/core/types.ts';
 import { FeishuApi } from './api.ts';
 import { CardClicks, type Clicker } from './clicks.ts';
 import type { FeishuConfig } from './config.ts';
@@ -103,13 +113,21 @@ export class FeishuAdapter implements ChannelAdapter {
   }
 
   async start(sink: InboundSink): Promise<void> {
-    if (this.#config.mode.kind === 'webhook' && !this.#http) throw new Error('feishu: webhook mode needs the HTTP host (routes() was not called)');
+    if (this.#config.mode.kind === 'webhook' && !this.#http)
+      throw new Error('feishu: webhook mode needs the HTTP host (routes() was not called)');
     try {
       this.#identity = await this.api.botInfo();
     } catch (error) {
       const safe = toFeishuError('start-up', error, this.api.secrets);
-      if (safe.reason === 'auth') throw new FeishuApiError(`Feishu did not accept FEISHU_APP_ID / FEISHU_APP_SECRET: ${safe.message}`, { kind: 'auth', ...(safe.code !== undefined ? { code: safe.code } : {}) });
-      if (safe.reason === 'transient') throw new FeishuApiError(`could not reach the Feishu open platform at ${this.#config.baseUrl} (${safe.message})`, { kind: 'transient' });
+      if (safe.reason === 'auth')
+        throw new FeishuApiError(`Feishu did not accept FEISHU_APP_ID / FEISHU_APP_SECRET: ${safe.message}`, {
+          kind: 'auth',
+          ...(safe.code !== undefined ? { code: safe.code } : {}),
+        });
+      if (safe.reason === 'transient')
+        throw new FeishuApiError(`could not reach the Feishu open platform at ${this.#config.baseUrl} (${safe.message})`, {
+          kind: 'transient',
+        });
       throw safe;
     }
     this.#sink = sink;
@@ -153,7 +171,8 @@ export class FeishuAdapter implements ChannelAdapter {
   }
 
   #checked(card: FeishuCard): FeishuCard {
-    if (cardBytes(card) > MAX_CARD_BYTES) throw new FeishuApiError(`a card of ${cardBytes(card)} bytes is over Feishu's 30 KB limit`, { kind: 'too_large' });
+    if (cardBytes(card) > MAX_CARD_BYTES)
+      throw new FeishuApiError(`a card of ${cardBytes(card)} bytes is over Feishu's 30 KB limit`, { kind: 'too_large' });
     return card;
   }
 

@@ -8,10 +8,20 @@ import { checked, FeishuApiError, toFeishuError } from './errors.ts';
 import type { FeishuCard } from './render.ts';
 import { memoryCache, sdkLogger } from './sdk-support.ts';
 
-const BotInfoSchema = z.object({ code: z.number(), msg: z.string().optional(), bot: z.object({ open_id: z.string().min(1), app_name: z.string().optional() }).optional() });
+const BotInfoSchema = z.object({
+  code: z.number(),
+  msg: z.string().optional(),
+  bot: z.object({ open_id: z.string().min(1), app_name: z.string().optional() }).optional(),
+});
 const SentSchema = z.object({ message_id: z.string().min(1) });
 const MessageGetSchema = z.object({
-  items: z.array(z.object({ sender: z.object({ id: z.string().optional(), id_type: z.string().optional(), sender_type: z.string().optional() }).optional() })).optional(),
+  items: z
+    .array(
+      z.object({
+        sender: z.object({ id: z.string().optional(), id_type: z.string().optional(), sender_type: z.string().optional() }).optional(),
+      }),
+    )
+    .optional(),
 });
 
 export class FeishuApi {
@@ -56,13 +66,19 @@ export class FeishuApi {
     if (!parsed.success) throw new FeishuApiError('Feishu reading the bot info failed: unexpected answer', { kind: 'fatal' });
     if (parsed.data.code !== 0 || !parsed.data.bot) checked('reading the bot info', raw, this.#secrets);
     const bot = parsed.data.bot;
-    if (!bot) throw new FeishuApiError('Feishu reading the bot info failed: no bot in the answer (enable the Bot capability)', { kind: 'forbidden' });
+    if (!bot)
+      throw new FeishuApiError('Feishu reading the bot info failed: no bot in the answer (enable the Bot capability)', {
+        kind: 'forbidden',
+      });
     return { openId: bot.open_id, name: bot.app_name ?? 'bot' };
   }
 
   async send(chatId: string, card: FeishuCard): Promise<string> {
     const data = await this.#call<unknown>('sending a message', () =>
-      this.client.im.v1.message.create({ params: { receive_id_type: 'chat_id' }, data: { receive_id: chatId, msg_type: 'interactive', content: JSON.stringify(card) } }),
+      this.client.im.v1.message.create({
+        params: { receive_id_type: 'chat_id' },
+        data: { receive_id: chatId, msg_type: 'interactive', content: JSON.stringify(card) },
+      }),
     );
     return SentSchema.parse(data).message_id;
   }
@@ -78,7 +94,9 @@ export class FeishuApi {
   }
 
   async patch(messageId: string, card: FeishuCard): Promise<void> {
-    await this.#call('updating a card', () => this.client.im.v1.message.patch({ path: { message_id: messageId }, data: { content: JSON.stringify(card) } }));
+    await this.#call('updating a card', () =>
+      this.client.im.v1.message.patch({ path: { message_id: messageId }, data: { content: JSON.stringify(card) } }),
+    );
   }
 
   /** Whether a message was sent by this app (to recognise replies to the bot). */

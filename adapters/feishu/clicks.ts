@@ -110,7 +110,10 @@ export class CardClicks {
       try {
         await this.#o.whisper(clicker, text);
       } catch (error) {
-        this.#o.log.warn({}, `could not tell the clicker "${text.slice(0, 60)}": ${error instanceof Error ? error.message : String(error)}`);
+        this.#o.log.warn(
+          {},
+          `could not tell the clicker "${text.slice(0, 60)}": ${error instanceof Error ? error.message : String(error)}`,
+        );
       }
     };
     const { ack } = answerOnce(async (text) => {

@@ -42,10 +42,14 @@ function baseUrlOf(domain: string): { baseUrl: string; domainName: FeishuConfig[
   try {
     url = new URL(domain);
   } catch {
-    throw new ConfigError(`Invalid configuration: FEISHU_DOMAIN expects feishu, lark or an http(s):// base URL (got "${domain.slice(0, 60)}")`);
+    throw new ConfigError(
+      `Invalid configuration: FEISHU_DOMAIN expects feishu, lark or an http(s):// base URL (got "${domain.slice(0, 60)}")`,
+    );
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new ConfigError(`Invalid configuration: FEISHU_DOMAIN expects feishu, lark or an http(s):// base URL (got "${domain.slice(0, 60)}")`);
+    throw new ConfigError(
+      `Invalid configuration: FEISHU_DOMAIN expects feishu, lark or an http(s):// base URL (got "${domain.slice(0, 60)}")`,
+    );
   }
   return { baseUrl: url.toString().replace(/\/+$/, ''), domainName: 'custom' };
 }
@@ -58,7 +62,9 @@ export function loadFeishuConfig(env: Record<string, string | undefined>): Feish
   if (!appId) throw new ConfigError('Invalid configuration: FEISHU_APP_SECRET is set but FEISHU_APP_ID is missing');
   if (!appSecret) throw new ConfigError('Invalid configuration: FEISHU_APP_ID is set but FEISHU_APP_SECRET is missing (value not shown)');
   if (!APP_ID.test(appId)) {
-    throw new ConfigError(`Invalid configuration: FEISHU_APP_ID expects the app id from the developer console, like cli_a1b2c3d4e5f6a7b8 (got "${appId.slice(0, 40)}")`);
+    throw new ConfigError(
+      `Invalid configuration: FEISHU_APP_ID expects the app id from the developer console, like cli_a1b2c3d4e5f6a7b8 (got "${appId.slice(0, 40)}")`,
+    );
   }
   for (const old of ['FEISHU_WEBHOOK_HOST', 'FEISHU_WEBHOOK_PORT']) {
     if (env[old]?.trim()) {
@@ -71,7 +77,9 @@ export function loadFeishuConfig(env: Record<string, string | undefined>): Feish
   const { baseUrl, domainName } = baseUrlOf(parsed.FEISHU_DOMAIN);
   const mode: FeishuMode = { kind: parsed.FEISHU_MODE };
   if (mode.kind === 'webhook' && !parsed.FEISHU_VERIFICATION_TOKEN) {
-    throw new ConfigError('Invalid configuration: FEISHU_MODE=webhook needs FEISHU_VERIFICATION_TOKEN (Events and callbacks > Encryption strategy in the developer console)');
+    throw new ConfigError(
+      'Invalid configuration: FEISHU_MODE=webhook needs FEISHU_VERIFICATION_TOKEN (Events and callbacks > Encryption strategy in the developer console)',
+    );
   }
   return {
     appId,

@@ -45,7 +45,9 @@ function postElementText(element: PostElement): string {
     case 'text':
       return element.text ?? '';
     case 'a':
-      return element.text && element.href && element.text !== element.href ? `[${element.text}](${element.href})` : (element.href ?? element.text ?? '');
+      return element.text && element.href && element.text !== element.href
+        ? `[${element.text}](${element.href})`
+        : (element.href ?? element.text ?? '');
     case 'at':
       // Received posts carry the placeholder key in user_id; it is resolved like text mentions.
       return element.user_id?.startsWith('@_') ? element.user_id : `@${element.user_name ?? element.user_id ?? ''}`;
@@ -64,7 +66,13 @@ const FileContentSchema = z.object({
   file_name: z.string().optional(),
 });
 
-const ATTACHMENT_KINDS: Record<string, Attachment['kind']> = { image: 'image', file: 'file', audio: 'audio', media: 'video', sticker: 'sticker' };
+const ATTACHMENT_KINDS: Record<string, Attachment['kind']> = {
+  image: 'image',
+  file: 'file',
+  audio: 'audio',
+  media: 'video',
+  sticker: 'sticker',
+};
 
 function attachmentOf(kind: Attachment['kind'], raw: unknown): Attachment | undefined {
   const parsed = FileContentSchema.safeParse(raw);
@@ -133,13 +141,18 @@ export function classifyMessage(raw: unknown, bot: BotIdentity, channel: string,
   if (!parsed.success) return { kind: 'malformed', reason: issuesOf(parsed.error) };
   const event: FeishuMessageEvent = parsed.data;
   const { message, sender } = event;
-  if (sender.sender_type !== undefined && sender.sender_type !== 'user') return { kind: 'ignored', reason: `sender is a ${sender.sender_type}` };
+  if (sender.sender_type !== undefined && sender.sender_type !== 'user')
+    return { kind: 'ignored', reason: `sender is a ${sender.sender_type}` };
   const senderId = sender.sender_id?.open_id;
   if (!senderId) return { kind: 'ignored', reason: 'message without a sender open_id' };
   if (senderId === bot.openId) return { kind: 'ignored', reason: 'my own message' };
   if (message.chat_type !== 'p2p' && message.chat_type !== 'group') return { kind: 'ignored', reason: `chat type ${message.chat_type}` };
   const content = contentOf(message.message_type, message.content);
-  if (content === undefined) return { kind: 'ignored', reason: `a ${message.message_type} message (Parley reads text, post, images, files, audio, video and stickers)` };
+  if (content === undefined)
+    return {
+      kind: 'ignored',
+      reason: `a ${message.message_type} message (Parley reads text, post, images, files, audio, video and stickers)`,
+    };
   const { text, mentionsBot } = resolveMentions(content.text, message.mentions ?? [], bot.openId);
   const createdMs = Number(message.create_time);
   const inbound: Inbound = {

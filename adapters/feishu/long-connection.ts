@@ -10,13 +10,19 @@ import { sdkLogger } from './sdk-support.ts';
 
 const START_TIMEOUT_MS = 30_000;
 
-export async function openLongConnection(config: FeishuConfig, dispatcher: EventDispatcher, log: CoreLogger, secrets: readonly string[]): Promise<WSClient> {
+export async function openLongConnection(
+  config: FeishuConfig,
+  dispatcher: EventDispatcher,
+  log: CoreLogger,
+  secrets: readonly string[],
+): Promise<WSClient> {
   let client: WSClient | undefined;
   let ready = false;
   try {
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(
-        () => reject(new FeishuApiError(`could not open the Feishu long connection at ${config.baseUrl} within 30 s`, { kind: 'transient' })),
+        () =>
+          reject(new FeishuApiError(`could not open the Feishu long connection at ${config.baseUrl} within 30 s`, { kind: 'transient' })),
         START_TIMEOUT_MS,
       );
       timer.unref();

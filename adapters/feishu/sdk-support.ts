@@ -5,7 +5,15 @@ import type { CoreLogger } from '../../src/core/types.ts';
 
 function lineOf(args: unknown[], secrets: readonly string[]): string {
   const text = args
-    .map((arg) => (arg instanceof Error ? arg.message : typeof arg === 'string' ? arg : typeof arg === 'object' && arg !== null && 'message' in arg ? String(arg.message) : ''))
+    .map((arg) =>
+      arg instanceof Error
+        ? arg.message
+        : typeof arg === 'string'
+          ? arg
+          : typeof arg === 'object' && arg !== null && 'message' in arg
+            ? String(arg.message)
+            : '',
+    )
     .filter(Boolean)
     .join(' ')
     .slice(0, 500);

@@ -51,12 +51,15 @@ function objectOf(text: string): Record<string, unknown> | undefined {
 
 /** Feishu's signature: sha256(timestamp + nonce + encrypt key + raw body), hex. */
 function signatureOf(timestamp: string, nonce: string, encryptKey: string, body: string): string {
-  return createHash('sha256').update(timestamp + nonce + encryptKey + body).digest('hex');
+  return createHash('sha256')
+    .update(timestamp + nonce + encryptKey + body)
+    .digest('hex');
 }
 
 function tokenOf(payload: Record<string, unknown>): string {
   const head = payload.header;
-  if (typeof head === 'object' && head !== null && typeof (head as Record<string, unknown>).token === 'string') return (head as { token: string }).token;
+  if (typeof head === 'object' && head !== null && typeof (head as Record<string, unknown>).token === 'string')
+    return (head as { token: string }).token;
   return typeof payload.token === 'string' ? payload.token : '';
 }
 
@@ -110,15 +113,11 @@ async function handleWebhook(request: WebhookRequest, options: WebhookOptions): 
  */
 export function webhookApp(options: WebhookOptions & { ready: () => boolean }): Hono {
   const app = new Hono();
-  app.post(
-    WEBHOOK_PATH,
-    bodyLimit({ maxSize: MAX_BODY_BYTES, onError: (c) => c.json({ msg: 'too large' }, 413) }),
-    async (c) => {
-      if (!options.ready()) return c.json({ msg: 'not started yet' }, 503);
-      const answer = await handleWebhook({ headers: c.req.header(), body: await c.req.text() }, options);
-      return c.json(answer.body as object, answer.status);
-    },
-  );
+  app.post(WEBHOOK_PATH, bodyLimit({ maxSize: MAX_BODY_BYTES, onError: (c) => c.json({ msg: 'too large' }, 413) }), async (c) => {
+    if (!options.ready()) return c.json({ msg: 'not started yet' }, 503);
+    const answer = await handleWebhook({ headers: c.req.header(), body: await c.req.text() }, options);
+    return c.json(answer.body as object, answer.status);
+  });
   app.all(WEBHOOK_PATH, (c) => c.json({ msg: 'method not allowed' }, 405, { allow: 'POST' }));
   app.all('*', (c) => c.json({ msg: 'not found' }, 404));
   return app;

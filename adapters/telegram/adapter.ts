@@ -44,7 +44,8 @@ const MENU_COMMANDS: BotCommand[] = [ENTRY_COMMAND, ...COMMANDS].map((c) => ({ c
 /** Waits out 429s (retry_after) and retries 5xx/network failures; typing pings are not worth a wait. */
 function retryTransformer(): Transformer {
   const retry = autoRetry({ maxRetryAttempts: 5, maxDelaySeconds: 300 });
-  return (prev, method, payload, signal) => (method === 'sendChatAction' ? prev(method, payload, signal) : retry(prev, method, payload, signal));
+  return (prev, method, payload, signal) =>
+    method === 'sendChatAction' ? prev(method, payload, signal) : retry(prev, method, payload, signal);
 }
 
 function seconds(ms: number): string {
@@ -90,10 +91,17 @@ export class TelegramAdapter implements ChannelAdapter {
     this.bot = new Bot(options.config.token, { client: { apiRoot: options.config.apiRoot } });
     this.bot.api.config.use(retryTransformer());
     this.bot.use(
-      updateRouter({ identity: () => this.#identity, access: options.config, channel: this.id, handle: (update) => this.#onUpdate(update) }),
+      updateRouter({
+        identity: () => this.#identity,
+        access: options.config,
+        channel: this.id,
+        handle: (update) => this.#onUpdate(update),
+      }),
     );
     // Long polling: an update whose handling failed is logged and skipped.
-    this.bot.catch((error) => this.#log.error({}, `handling a Telegram update failed: ${safeErrorMessage(error.error, this.#config.token)}`));
+    this.bot.catch((error) =>
+      this.#log.error({}, `handling a Telegram update failed: ${safeErrorMessage(error.error, this.#config.token)}`),
+    );
     this.#outbound = new TelegramOutbound({ api: this.bot.api, channel: this.id, token: options.config.token, log: options.log });
   }
 
@@ -107,7 +115,17 @@ export class TelegramAdapter implements ChannelAdapter {
     const mode = this.#config.mode;
     if (mode.kind !== 'webhook') return;
     const { secretToken, path } = mode;
-    http.mount(path, webhookHandler({ bot: this.bot, secretToken, path, log: this.#log, token: this.#config.token, running: () => this.#sink !== undefined }));
+    http.mount(
+      path,
+      webhookHandler({
+        bot: this.bot,
+        secretToken,
+        path,
+        log: this.#log,
+        token: this.#config.token,
+        running: () => this.#sink !== undefined,
+      }),
+    );
     this.#webhookAt = `${http.url}${path}`;
   }
 
@@ -148,12 +166,18 @@ export class TelegramAdapter implements ChannelAdapter {
   #startError(error: unknown, timedOut: boolean): TelegramApiError {
     const safe = toSafeError(error, this.#config.token);
     if (timedOut) {
-      return new TelegramApiError(`could not reach the Telegram Bot API at ${this.#config.apiRoot} within ${seconds(this.#startTimeoutMs)}`);
+      return new TelegramApiError(
+        `could not reach the Telegram Bot API at ${this.#config.apiRoot} within ${seconds(this.#startTimeoutMs)}`,
+      );
     }
     if (safe.code === 401 || safe.code === 404) {
-      return new TelegramApiError(`Telegram did not accept TELEGRAM_BOT_TOKEN (${safe.message}); check the token from @BotFather`, safe.code);
+      return new TelegramApiError(
+        `Telegram did not accept TELEGRAM_BOT_TOKEN (${safe.message}); check the token from @BotFather`,
+        safe.code,
+      );
     }
-    if (safe.code === undefined) return new TelegramApiError(`could not reach the Telegram Bot API at ${this.#config.apiRoot} (${safe.message})`);
+    if (safe.code === undefined)
+      return new TelegramApiError(`could not reach the Telegram Bot API at ${this.#config.apiRoot} (${safe.message})`);
     return safe;
   }
 
@@ -162,7 +186,9 @@ export class TelegramAdapter implements ChannelAdapter {
     // no process listens (they get 503 here meanwhile), and other processes of this bot may still be serving it.
     if (this.#config.mode.kind === 'webhook') this.#sink = undefined;
     if (this.bot.isRunning()) {
-      await this.bot.stop().catch((error: unknown) => this.#log.warn({}, `stopping long polling: ${safeErrorMessage(error, this.#config.token)}`));
+      await this.bot
+        .stop()
+        .catch((error: unknown) => this.#log.warn({}, `stopping long polling: ${safeErrorMessage(error, this.#config.token)}`));
     }
     await this.#polling;
     this.#polling = undefined;

@@ -39,6 +39,10 @@ export function attachmentsOf(message: Message): Attachment[] {
   if (message.document && !message.animation) found.push(attachment(documentKind(message.document.mime_type), message.document));
   for (const video of [message.video, message.animation, message.video_note]) if (video) found.push(attachment('video', video));
   for (const audio of [message.audio, message.voice]) if (audio) found.push(attachment('audio', audio));
-  if (message.sticker) found.push({ ...attachment('sticker', message.sticker, stickerMime(message.sticker)), ...(message.sticker.emoji ? { name: message.sticker.emoji } : {}) });
+  if (message.sticker)
+    found.push({
+      ...attachment('sticker', message.sticker, stickerMime(message.sticker)),
+      ...(message.sticker.emoji ? { name: message.sticker.emoji } : {}),
+    });
   return found;
 }

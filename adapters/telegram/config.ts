@@ -72,7 +72,9 @@ export function loadTelegramConfig(env: Record<string, string | undefined>): Tel
   const token = env.TELEGRAM_BOT_TOKEN?.trim();
   if (!token) return undefined;
   if (!TOKEN.test(token)) {
-    throw new ConfigError('Invalid configuration: TELEGRAM_BOT_TOKEN expects a bot token from @BotFather, like 123456789:AAE... (value not shown)');
+    throw new ConfigError(
+      'Invalid configuration: TELEGRAM_BOT_TOKEN expects a bot token from @BotFather, like 123456789:AAE... (value not shown)',
+    );
   }
   const parsed = parseEnv(TelegramEnvSchema, env);
   const apiRoot = (parsed.TELEGRAM_API_ROOT ?? DEFAULT_API_ROOT).replace(/\/+$/, '');
@@ -81,12 +83,21 @@ export function loadTelegramConfig(env: Record<string, string | undefined>): Tel
     const url = new URL(parsed.TELEGRAM_WEBHOOK_URL);
     // '/' belongs to the web console on the shared listener.
     if (url.pathname === '/' || url.pathname === '') {
-      throw new ConfigError('Invalid configuration: TELEGRAM_WEBHOOK_URL expects a path (e.g. https://bot.example.com/telegram): Parley serves the webhook at that path');
+      throw new ConfigError(
+        'Invalid configuration: TELEGRAM_WEBHOOK_URL expects a path (e.g. https://bot.example.com/telegram): Parley serves the webhook at that path',
+      );
     }
     if (!WEBHOOK_PATH.test(url.pathname)) {
-      throw new ConfigError('Invalid configuration: TELEGRAM_WEBHOOK_URL expects a path of letters, digits and - . _ ~ / (percent-encoded otherwise)');
+      throw new ConfigError(
+        'Invalid configuration: TELEGRAM_WEBHOOK_URL expects a path of letters, digits and - . _ ~ / (percent-encoded otherwise)',
+      );
     }
-    mode = { kind: 'webhook', url: url.toString(), secretToken: parsed.TELEGRAM_WEBHOOK_SECRET ?? deriveWebhookSecret(token), path: url.pathname };
+    mode = {
+      kind: 'webhook',
+      url: url.toString(),
+      secretToken: parsed.TELEGRAM_WEBHOOK_SECRET ?? deriveWebhookSecret(token),
+      path: url.pathname,
+    };
   }
   return {
     token,

@@ -61,7 +61,13 @@ function sameUsername(a: string, b: string): boolean {
 }
 
 /** A message (update.message), `updateId` being its update's id. */
-export function classifyMessage(updateId: number, message: Message, bot: BotIdentity, access: AccessPolicy, channel: string): ClassifiedUpdate {
+export function classifyMessage(
+  updateId: number,
+  message: Message,
+  bot: BotIdentity,
+  access: AccessPolicy,
+  channel: string,
+): ClassifiedUpdate {
   const problem = messageProblem(message);
   if (problem) return { kind: 'malformed', reason: `update ${updateId} message: ${problem}` };
   if (message.chat.type === 'channel') return { kind: 'ignored', reason: 'channel post' };
@@ -71,7 +77,8 @@ export function classifyMessage(updateId: number, message: Message, bot: BotIden
   const attachments = attachmentsOf(message);
   // A caption is the text of a photo, file or video.
   const original = message.text ?? message.caption;
-  if (original === undefined && attachments.length === 0) return { kind: 'ignored', reason: 'neither text nor an attachment (service message, poll, location...)' };
+  if (original === undefined && attachments.length === 0)
+    return { kind: 'ignored', reason: 'neither text nor an attachment (service message, poll, location...)' };
   const refusal = refusedBy(access, message.chat.id, from.id);
   if (refusal) return { kind: 'ignored', reason: refusal };
 
@@ -87,7 +94,8 @@ export function classifyMessage(updateId: number, message: Message, bot: BotIden
   // Entity offsets count UTF-16 code units, as JavaScript strings do.
   mentionsBot ||= entities.some(
     (entity) =>
-      (entity.type === 'mention' && sameUsername((original ?? '').slice(entity.offset, entity.offset + entity.length), `@${bot.username}`)) ||
+      (entity.type === 'mention' &&
+        sameUsername((original ?? '').slice(entity.offset, entity.offset + entity.length), `@${bot.username}`)) ||
       (entity.type === 'text_mention' && entity.user.id === bot.id),
   );
 
@@ -124,7 +132,13 @@ function callbackIdOf(raw: unknown): string | undefined {
 }
 
 /** A button press (update.callback_query with data). */
-export function classifyCallback(updateId: number, query: CallbackQuery, bot: BotIdentity, access: AccessPolicy, channel: string): ClassifiedUpdate {
+export function classifyCallback(
+  updateId: number,
+  query: CallbackQuery,
+  _bot: BotIdentity,
+  access: AccessPolicy,
+  channel: string,
+): ClassifiedUpdate {
   const problem = callbackProblem(query);
   if (problem) {
     const callbackQueryId = callbackIdOf(query);

@@ -64,7 +64,8 @@ export class TelegramOutbound {
 
   async send(chat: ChatRef, message: OutboundMessage): Promise<SentRef> {
     const keyboard = keyboardOf(message.buttons);
-    const replyTo = message.replyToMessageId !== undefined && /^\d+$/.test(message.replyToMessageId) ? Number(message.replyToMessageId) : undefined;
+    const replyTo =
+      message.replyToMessageId !== undefined && /^\d+$/.test(message.replyToMessageId) ? Number(message.replyToMessageId) : undefined;
     const common = {
       ...threadOf(chat.threadId),
       ...(replyTo !== undefined ? { reply_parameters: { message_id: replyTo, allow_sending_without_reply: true } } : {}),
@@ -127,11 +128,21 @@ export class TelegramOutbound {
    * possible then): in a group, a reply to the pressed message that mentions them; in a private
    * chat, a plain message.
    */
-  async whisper(to: { chatId: string; chatType: ChatRef['chatType']; threadId?: string; messageId: string; userId: string; displayName: string }, text: string): Promise<void> {
-    const mention = to.chatType === 'group' && /^\d+$/.test(to.userId) ? `<a href="tg://user?id=${to.userId}">${escapeHtml(to.displayName)}</a>: ` : '';
-    const replyTo = /^\d+$/.test(to.messageId) ? { reply_parameters: { message_id: Number(to.messageId), allow_sending_without_reply: true } } : {};
+  async whisper(
+    to: { chatId: string; chatType: ChatRef['chatType']; threadId?: string; messageId: string; userId: string; displayName: string },
+    text: string,
+  ): Promise<void> {
+    const mention =
+      to.chatType === 'group' && /^\d+$/.test(to.userId) ? `<a href="tg://user?id=${to.userId}">${escapeHtml(to.displayName)}</a>: ` : '';
+    const replyTo = /^\d+$/.test(to.messageId)
+      ? { reply_parameters: { message_id: Number(to.messageId), allow_sending_without_reply: true } }
+      : {};
     try {
-      await this.#o.api.sendMessage(chatIdOf(to.chatId), `${mention}${escapeHtml(text)}`, { parse_mode: 'HTML', ...threadOf(to.threadId), ...replyTo });
+      await this.#o.api.sendMessage(chatIdOf(to.chatId), `${mention}${escapeHtml(text)}`, {
+        parse_mode: 'HTML',
+        ...threadOf(to.threadId),
+        ...replyTo,
+      });
     } catch (error) {
       throw toSafeError(error, this.#o.token);
     }

@@ -60,7 +60,11 @@ const MessageGuard = z.object({
   video_note: FileGuard.optional(),
   audio: FileGuard.optional(),
   voice: FileGuard.optional(),
-  sticker: FileGuard.extend({ emoji: z.string().optional(), is_animated: z.boolean().optional(), is_video: z.boolean().optional() }).optional(),
+  sticker: FileGuard.extend({
+    emoji: z.string().optional(),
+    is_animated: z.boolean().optional(),
+    is_video: z.boolean().optional(),
+  }).optional(),
 });
 
 const CallbackQueryGuard = z.object({

@@ -76,7 +76,9 @@ function renderInline(tokens: Token[]): string {
 /** Plain text of inline tokens (table cells are shown monospaced, where tags cannot go). */
 function plainInline(tokens: Token[]): string {
   return tokens
-    .map((token) => (token.type === 'softbreak' || token.type === 'hardbreak' ? ' ' : token.type === 'image' ? token.content : token.content))
+    .map((token) =>
+      token.type === 'softbreak' || token.type === 'hardbreak' ? ' ' : token.type === 'image' ? token.content : token.content,
+    )
     .join('');
 }
 

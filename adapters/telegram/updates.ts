@@ -24,16 +24,20 @@ export function updateRouter(options: UpdateRouterOptions): Composer<Context> {
   // grammY passes on whatever arrives: an update that is not an object with an id goes no further.
   router.use(async (ctx, next) => {
     const update: unknown = ctx.update;
-    if (typeof update !== 'object' || update === null || Array.isArray(update)) return handle({ kind: 'malformed', reason: 'update: not an object' });
+    if (typeof update !== 'object' || update === null || Array.isArray(update))
+      return handle({ kind: 'malformed', reason: 'update: not an object' });
     if (!isUpdateId(ctx.update.update_id)) return handle({ kind: 'malformed', reason: 'update: update_id is not a whole number' });
     if (!options.identity()) return;
     await next();
   });
   router.on('message', (ctx) => handle(classifyMessage(ctx.update.update_id, ctx.message, options.identity()!, access, channel)));
-  router.on('callback_query:data', (ctx) => handle(classifyCallback(ctx.update.update_id, ctx.callbackQuery, options.identity()!, access, channel)));
+  router.on('callback_query:data', (ctx) =>
+    handle(classifyCallback(ctx.update.update_id, ctx.callbackQuery, options.identity()!, access, channel)),
+  );
   router.on('callback_query', (ctx) => {
     const query: unknown = ctx.callbackQuery;
-    const id = typeof query === 'object' && query !== null && 'id' in query && typeof query.id === 'string' && query.id ? query.id : undefined;
+    const id =
+      typeof query === 'object' && query !== null && 'id' in query && typeof query.id === 'string' && query.id ? query.id : undefined;
     return handle(
       id
         ? { kind: 'ignored', reason: 'button press without data', callbackQueryId: id }

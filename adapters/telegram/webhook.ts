@@ -56,22 +56,18 @@ export function webhookHandler(options: WebhookOptions): HttpHandler {
     if (c.req.method !== 'POST') return c.text('method not allowed', 405, { allow: 'POST' });
     await next();
   });
-  app.post(
-    '*',
-    bodyLimit({ maxSize: MAX_BODY_BYTES, onError: (c) => c.text('too large', 413) }),
-    async (c) => {
-      if (!options.running()) return c.text('not running', 503, { 'retry-after': '5' });
-      if (!secretMatches(c.req.header(SECRET_HEADER), secretToken)) {
-        log.warn({}, 'webhook request without the right secret token refused');
-        return c.text('unauthorized', 401);
-      }
-      if (!isJsonObject(await c.req.raw.clone().text())) {
-        log.warn({}, 'webhook request with a body that is not a JSON object dropped');
-        return c.text('bad request', 400);
-      }
-      return callback(c.req.raw);
-    },
-  );
+  app.post('*', bodyLimit({ maxSize: MAX_BODY_BYTES, onError: (c) => c.text('too large', 413) }), async (c) => {
+    if (!options.running()) return c.text('not running', 503, { 'retry-after': '5' });
+    if (!secretMatches(c.req.header(SECRET_HEADER), secretToken)) {
+      log.warn({}, 'webhook request without the right secret token refused');
+      return c.text('unauthorized', 401);
+    }
+    if (!isJsonObject(await c.req.raw.clone().text())) {
+      log.warn({}, 'webhook request with a body that is not a JSON object dropped');
+      return c.text('bad request', 400);
+    }
+    return callback(c.req.raw);
+  });
   app.onError((error, c) => {
     log.error({}, `webhook update failed: ${safeErrorMessage(error, options.token)}`);
     return c.text('error', 500);

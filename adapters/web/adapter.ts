@@ -171,7 +171,10 @@ export class WebAdapter implements ChannelAdapter, ConsoleBackend {
 
   async showActivity(chat: ChatRef, activity: ToolActivity): Promise<void> {
     if (activity.phase === 'start') {
-      this.#publish(chat.chatId, this.#transcript.add(chat.chatId, { kind: 'activity', callId: activity.callId, label: activity.label, state: 'running' }));
+      this.#publish(
+        chat.chatId,
+        this.#transcript.add(chat.chatId, { kind: 'activity', callId: activity.callId, label: activity.label, state: 'running' }),
+      );
       return;
     }
     const line = this.#transcript.activityOf(chat.chatId, activity.callId);
@@ -200,7 +203,12 @@ export class WebAdapter implements ChannelAdapter, ConsoleBackend {
   async post(chat: WebChat, person: WebPerson, text: string): Promise<{ id: string }> {
     const { sink } = this.#running();
     await this.#seed({ channel: this.id, ...chat }, person.id);
-    const entry = this.#transcript.add(chat.chatId, { kind: 'message', author: { id: person.id, name: person.name, isBot: false }, text, buttons: [] });
+    const entry = this.#transcript.add(chat.chatId, {
+      kind: 'message',
+      author: { id: person.id, name: person.name, isBot: false },
+      text,
+      buttons: [],
+    });
     this.#publish(chat.chatId, entry);
     const forBot = normaliseCommand(text, this.botName);
     if (forBot === undefined) return entry;
@@ -305,14 +313,19 @@ export class WebAdapter implements ChannelAdapter, ConsoleBackend {
   }
 
   #checkLength(text: string): void {
-    if (text.length > this.capabilities.maxTextLength) throw new DeliveryError(`web console: message too long (${text.length} characters)`, 'too_large');
+    if (text.length > this.capabilities.maxTextLength)
+      throw new DeliveryError(`web console: message too long (${text.length} characters)`, 'too_large');
   }
 
   #preview(chatId: string, messageId: string): ReplyPreview | undefined {
     const target: MessageEntry | undefined = this.#transcript.message(chatId, messageId);
     if (!target) return undefined;
     const flat = target.text.replace(/\s+/g, ' ').trim();
-    return { id: target.id, author: target.author.name, snippet: flat.length > SNIPPET_CHARS ? `${flat.slice(0, SNIPPET_CHARS - 1)}…` : flat };
+    return {
+      id: target.id,
+      author: target.author.name,
+      snippet: flat.length > SNIPPET_CHARS ? `${flat.slice(0, SNIPPET_CHARS - 1)}…` : flat,
+    };
   }
 }
 

@@ -50,7 +50,9 @@ const ActionBodySchema = z.strictObject({
   payload: z
     .string()
     .min(1)
-    .refine((payload) => Buffer.byteLength(payload) <= MAX_BUTTON_PAYLOAD_BYTES, { error: `expects at most ${MAX_BUTTON_PAYLOAD_BYTES} bytes` }),
+    .refine((payload) => Buffer.byteLength(payload) <= MAX_BUTTON_PAYLOAD_BYTES, {
+      error: `expects at most ${MAX_BUTTON_PAYLOAD_BYTES} bytes`,
+    }),
 });
 
 // Requiring JSON also means a cross-site form or "simple" request cannot post here without a CORS preflight.
@@ -72,7 +74,8 @@ function jsonBody<S extends z.ZodType>(schema: S) {
 const chatQuery = validator('query', (value) => validate(ChatQuerySchema, value, 'query'));
 
 function methodNotAllowed(allowed: string) {
-  return (c: Context) => jsonError(c, 405, `method not allowed here (use ${allowed})`, { allow: allowed === 'GET' ? 'GET, HEAD' : allowed });
+  return (c: Context) =>
+    jsonError(c, 405, `method not allowed here (use ${allowed})`, { allow: allowed === 'GET' ? 'GET, HEAD' : allowed });
 }
 
 export function registerApi(app: Hono<ConsoleEnv>, backend: ConsoleBackend): void {

@@ -78,7 +78,11 @@ export function createConsoleApp(options: ConsoleAppOptions): Hono<ConsoleEnv> {
 
   app.get('/admin-login', pageAccess, async (c) => {
     if (!identities.redeem(c.req.query('code') ?? '')) {
-      return c.text('Parley web console: this admin login link is wrong or was already used. Parley prints a new one each time it starts.\n', 403, NO_STORE);
+      return c.text(
+        'Parley web console: this admin login link is wrong or was already used. Parley prints a new one each time it starts.\n',
+        403,
+        NO_STORE,
+      );
     }
     await identities.become(c, identities.operatorId);
     c.header('cache-control', 'no-store');

@@ -41,7 +41,12 @@ export class Identities {
 
   /** Sets the browser's identity cookie on the response. */
   async become(c: Context, id: string): Promise<void> {
-    await setSignedCookie(c, IDENTITY_COOKIE, id, this.#cookieKey, { path: '/', httpOnly: true, sameSite: 'Strict', maxAge: MAX_AGE_SECONDS });
+    await setSignedCookie(c, IDENTITY_COOKIE, id, this.#cookieKey, {
+      path: '/',
+      httpOnly: true,
+      sameSite: 'Strict',
+      maxAge: MAX_AGE_SECONDS,
+    });
   }
 
   /** A fresh single-use admin login code (the previous one stops working). */

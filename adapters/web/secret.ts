@@ -10,7 +10,9 @@ export const SECRET_FILE = 'web-console.secret';
 
 function cannot(file: string, error: unknown): ConfigError {
   const reason = (error as NodeJS.ErrnoException).code ?? String(error);
-  return new ConfigError(`web console: cannot keep its secret in ${file} (${reason}); fix the folder's permissions or set PARLEY_WEB_SECRET`);
+  return new ConfigError(
+    `web console: cannot keep its secret in ${file} (${reason}); fix the folder's permissions or set PARLEY_WEB_SECRET`,
+  );
 }
 
 /** Creates the file atomically (write aside, then link), so two processes starting at once agree on one secret. */
@@ -38,7 +40,9 @@ export function loadSecret(fromEnv: string | undefined, dataDir: string): Buffer
     throw cannot(file, error);
   }
   if (!/^[0-9a-f]{64}$/.test(text)) {
-    throw new ConfigError(`web console: ${file} does not hold the secret it wrote (64 hex digits); delete it to make a new one, or set PARLEY_WEB_SECRET`);
+    throw new ConfigError(
+      `web console: ${file} does not hold the secret it wrote (64 hex digits); delete it to make a new one, or set PARLEY_WEB_SECRET`,
+    );
   }
   return Buffer.from(text, 'hex');
 }

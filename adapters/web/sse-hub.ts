@@ -47,9 +47,13 @@ export class SseHub {
     if (this.#closed) throw new HttpError(503, 'the console is not running');
     const mine = this.#perViewer.get(viewer) ?? 0;
     if (mine >= this.#limits.perViewer) {
-      throw new HttpError(429, `this browser already has ${mine} open event streams, the limit (PARLEY_WEB_MAX_STREAMS_PER_USER); close some console tabs`, {
-        'retry-after': '5',
-      });
+      throw new HttpError(
+        429,
+        `this browser already has ${mine} open event streams, the limit (PARLEY_WEB_MAX_STREAMS_PER_USER); close some console tabs`,
+        {
+          'retry-after': '5',
+        },
+      );
     }
     if (this.#open >= this.#limits.total) {
       throw new HttpError(503, `the console has ${this.#open} open event streams, its limit (PARLEY_WEB_MAX_STREAMS); try again later`, {

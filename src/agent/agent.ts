@@ -22,7 +22,12 @@ import { parseArguments, runToolCalls, type ToolResult } from './tool-runner.ts'
 import type { ToolContext, ToolRegistry } from './tools.ts';
 
 /** Adds a section to the system prompt for one round (session memory, retrieved knowledge...). */
-export type ContextSection = (input: { session: SessionRecord; turn: TurnRecord; userText: string; signal: AbortSignal }) => Promise<string | undefined>;
+export type ContextSection = (input: {
+  session: SessionRecord;
+  turn: TurnRecord;
+  userText: string;
+  signal: AbortSignal;
+}) => Promise<string | undefined>;
 
 export interface AgentOptions {
   journal: TurnJournal;
@@ -58,7 +63,8 @@ type Step = { kind: 'continue' } | { kind: 'suspended' } | { kind: 'loop'; call:
 const DATABASE_LOST = 'I lost the connection to my database and had to pause here. I will pick this up again as soon as it is back.';
 const LIMIT_INSTRUCTION =
   'You have reached the maximum number of tool rounds for this turn. Tools are disabled now: answer the user with what you have, and say briefly what is missing.';
-const GAVE_UP = 'I could not finish this answer: it was interrupted several times in the same place, so I stopped trying. Please ask me again.';
+const GAVE_UP =
+  'I could not finish this answer: it was interrupted several times in the same place, so I stopped trying. Please ask me again.';
 const DEFAULT_MAX_RECOVERIES = 3;
 const LENGTH_RESULT =
   'Not run: your message was cut off (finish_reason "length"), so these arguments may be incomplete. Send the call again, with shorter arguments.';
@@ -84,7 +90,13 @@ export class Agent {
   async continue(run: TurnRun): Promise<TurnOutcome> {
     return this.#guard(run, async () => {
       const messages = await this.#o.journal.turnMessages(run.turn.id);
-      run.emit({ type: 'turn_start', turnId: run.turn.id, sessionId: run.session.id, resumed: true, reply: replyResume(run.turn, messages) });
+      run.emit({
+        type: 'turn_start',
+        turnId: run.turn.id,
+        sessionId: run.session.id,
+        resumed: true,
+        reply: replyResume(run.turn, messages),
+      });
       const attempt = await this.#o.journal.countRecovery(run.turn.id);
       const max = this.#o.maxRecoveries ?? DEFAULT_MAX_RECOVERIES;
       if (attempt > max) {
@@ -137,10 +149,15 @@ export class Agent {
       const plan = planOpenCalls(open, settlements, started, this.#o.tools);
       const fresh = new Set(plan.fresh.map((call) => call.id));
       // Calls that never ran are observed when they run, below.
-      detector.seed(messages.flatMap((m) => (m.id === last.id ? (m.toolCalls ?? []).filter((c) => !fresh.has(c.id)) : (m.toolCalls ?? []))));
+      detector.seed(
+        messages.flatMap((m) => (m.id === last.id ? (m.toolCalls ?? []).filter((c) => !fresh.has(c.id)) : (m.toolCalls ?? []))),
+      );
       const ran = await this.#runCalls(run, plan.run, started);
       const results = [...ran, ...plan.settled];
-      await this.#saveResults(run, open.flatMap((call) => results.filter((r) => r.callId === call.id)));
+      await this.#saveResults(
+        run,
+        open.flatMap((call) => results.filter((r) => r.callId === call.id)),
+      );
       if (plan.interrupted.length > 0) run.emit({ type: 'notice', turnId: run.turn.id, text: interruptionNotice(plan.interrupted) });
       if (plan.fresh.length > 0) {
         const ended = await this.#afterStep(run, await this.#toolStep(run, last, plan.fresh, detector));
@@ -171,7 +188,15 @@ export class Agent {
       if (this.#o.journal.isOutage(error)) {
         // Storage failed under the turn: it stays `running` and is continued from what was written
         // (orphan recovery, counted), once storage answers again.
-        run.emit({ type: 'turn_end', turnId: run.turn.id, status: 'running', text: DATABASE_LOST, usage: run.turn.usage, rounds: run.turn.rounds, error: errorText(error) });
+        run.emit({
+          type: 'turn_end',
+          turnId: run.turn.id,
+          status: 'running',
+          text: DATABASE_LOST,
+          usage: run.turn.usage,
+          rounds: run.turn.rounds,
+          error: errorText(error),
+        });
         return { status: 'running', text: DATABASE_LOST };
       }
       return this.#finish(run, 'failed', userMessageOf(error), errorText(error));
@@ -187,15 +212,22 @@ export class Agent {
       const { completion, history } = await this.#complete(run, rounds + 1, atLimit);
       rounds++;
       await journal.addRound(run.turn.id, completion.usage);
-      const calls = atLimit ? [] : uniqueIds(history.filter((m) => m.turnId === run.turn.id), completion.toolCalls);
-      const [assistant] = await journal.append([{
-        sessionId: run.session.id,
-        epoch: run.turn.epoch,
-        turnId: run.turn.id,
-        role: 'assistant',
-        content: completion.text,
-        ...(calls.length ? { toolCalls: calls } : {}),
-      }]);
+      const calls = atLimit
+        ? []
+        : uniqueIds(
+            history.filter((m) => m.turnId === run.turn.id),
+            completion.toolCalls,
+          );
+      const [assistant] = await journal.append([
+        {
+          sessionId: run.session.id,
+          epoch: run.turn.epoch,
+          turnId: run.turn.id,
+          role: 'assistant',
+          content: completion.text,
+          ...(calls.length ? { toolCalls: calls } : {}),
+        },
+      ]);
       if (!assistant) throw new Error('the journal did not return the appended message');
       if (atLimit) {
         const notice = `I reached the limit of ${settings.maxRounds} tool rounds for one message, so this answer may be incomplete.`;
@@ -204,7 +236,10 @@ export class Agent {
       }
       if (calls.length === 0) return this.#finish(run, 'done', completion.text);
       if (completion.finishReason === 'length') {
-        await this.#saveResults(run, calls.map((call) => ({ callId: call.id, name: call.name, content: LENGTH_RESULT, isError: true, durationMs: 0 })));
+        await this.#saveResults(
+          run,
+          calls.map((call) => ({ callId: call.id, name: call.name, content: LENGTH_RESULT, isError: true, durationMs: 0 })),
+        );
         continue;
       }
       const ended = await this.#afterStep(run, await this.#toolStep(run, assistant, calls, detector));
@@ -311,7 +346,10 @@ export class Agent {
     const stop = verdicts[stopAt];
     if (stop?.kind === 'stop') {
       const content = 'Not run: the same call was repeated too many times in this turn.';
-      await this.#saveResults(run, calls.map((call) => ({ callId: call.id, name: call.name, content, isError: true, durationMs: 0 })));
+      await this.#saveResults(
+        run,
+        calls.map((call) => ({ callId: call.id, name: call.name, content, isError: true, durationMs: 0 })),
+      );
       return { kind: 'loop', call: calls[stopAt]!, count: stop.count };
     }
 
@@ -330,7 +368,8 @@ export class Agent {
       }
       const verdict = await this.#o.hooks.beforeToolCall({ call, tool, args: parsed.args, ctx, messageId: assistant.id });
       if ('allow' in verdict) allowed.push(call);
-      else if ('block' in verdict) blocked.push({ callId: call.id, name: call.name, content: verdict.reason, isError: true, durationMs: 0 });
+      else if ('block' in verdict)
+        blocked.push({ callId: call.id, name: call.name, content: verdict.reason, isError: true, durationMs: 0 });
       else held.push(verdict.suspend);
     }
 
@@ -342,7 +381,10 @@ export class Agent {
       }
     }
     const answered = [...results, ...blocked];
-    await this.#saveResults(run, calls.flatMap((call) => answered.filter((r) => r.callId === call.id)));
+    await this.#saveResults(
+      run,
+      calls.flatMap((call) => answered.filter((r) => r.callId === call.id)),
+    );
 
     if (held.length === 0) return { kind: 'continue' };
     for (const { approval, description } of held) run.emit({ type: 'approval_requested', turnId: run.turn.id, approval, description });
@@ -357,14 +399,31 @@ export class Agent {
       const tool = this.#o.tools.get(call.name);
       return !started.has(call.id) && tool !== undefined && parseArguments(tool, call.arguments).ok;
     });
-    await this.#o.journal.recordToolStarts(run.turn.id, starting.map((call) => ({ id: call.id, name: call.name })));
+    await this.#o.journal.recordToolStarts(
+      run.turn.id,
+      starting.map((call) => ({ id: call.id, name: call.name })),
+    );
     return runToolCalls(calls, this.#o.tools, this.#toolContext(run), {
       timeoutMs: this.#o.settings.toolTimeoutMs,
       maxResultChars: this.#o.settings.toolResultMaxChars,
       onStart: (call, tool) =>
-        run.emit({ type: 'tool_start', turnId: run.turn.id, callId: call.id, name: call.name, arguments: call.arguments, activity: tool?.activity }),
+        run.emit({
+          type: 'tool_start',
+          turnId: run.turn.id,
+          callId: call.id,
+          name: call.name,
+          arguments: call.arguments,
+          activity: tool?.activity,
+        }),
       onEnd: (result) =>
-        run.emit({ type: 'tool_end', turnId: run.turn.id, callId: result.callId, name: result.name, ok: !result.isError, durationMs: result.durationMs }),
+        run.emit({
+          type: 'tool_end',
+          turnId: run.turn.id,
+          callId: result.callId,
+          name: result.name,
+          ok: !result.isError,
+          durationMs: result.durationMs,
+        }),
     });
   }
 
@@ -401,7 +460,10 @@ export class Agent {
     // Close any call left without a result, so the conversation stays well-formed.
     const open = openCalls(await this.#o.journal.turnMessages(run.turn.id));
     const content = `Cancelled: the turn was stopped${by ? ` by ${by}` : ''}.`;
-    await this.#saveResults(run, open.map((call) => ({ callId: call.id, name: call.name, content, isError: true, durationMs: 0 })));
+    await this.#saveResults(
+      run,
+      open.map((call) => ({ callId: call.id, name: call.name, content, isError: true, durationMs: 0 })),
+    );
     return this.#finish(run, 'cancelled', by ? `Stopped (by ${by}).` : 'Stopped.');
   }
 
@@ -414,10 +476,26 @@ export class Agent {
       // the continuation edits this message instead of answering again below it.
       this.#o.log.error({ err: storeError, turnId: run.turn.id }, 'could not record the end of a turn; it will be continued');
       const shown = status === 'done' ? '' : text;
-      run.emit({ type: 'turn_end', turnId: run.turn.id, status: 'running', text: shown, usage: run.turn.usage, rounds: run.turn.rounds, ...(error ? { error } : {}) });
+      run.emit({
+        type: 'turn_end',
+        turnId: run.turn.id,
+        status: 'running',
+        text: shown,
+        usage: run.turn.usage,
+        rounds: run.turn.rounds,
+        ...(error ? { error } : {}),
+      });
       return { status: 'running', text: shown };
     }
-    run.emit({ type: 'turn_end', turnId: run.turn.id, status, text, usage: ended.usage, rounds: ended.rounds, ...(error ? { error } : {}) });
+    run.emit({
+      type: 'turn_end',
+      turnId: run.turn.id,
+      status,
+      text,
+      usage: ended.usage,
+      rounds: ended.rounds,
+      ...(error ? { error } : {}),
+    });
     return { status, text };
   }
 }

@@ -38,4 +38,3 @@ export interface ToolHooks {
    */
   settle(turnId: string, calls: ToolCall[]): Promise<Map<string, Settlement>>;
 }
-

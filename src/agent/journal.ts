@@ -27,7 +27,11 @@ export interface TurnJournal {
    * times that has happened, this time included; the count survives restarts.
    */
   countRecovery(turnId: string): Promise<number>;
-  finish(turnId: string, status: Extract<TurnStatus, 'done' | 'failed' | 'cancelled'>, error?: string): Promise<{ usage: Usage; rounds: number }>;
+  finish(
+    turnId: string,
+    status: Extract<TurnStatus, 'done' | 'failed' | 'cancelled'>,
+    error?: string,
+  ): Promise<{ usage: Usage; rounds: number }>;
   /**
    * True when `error` is a failure of the storage itself (unreachable, refusing writes), as
    * opposed to a bug or bad input: the turn is then left running, to be continued from what was

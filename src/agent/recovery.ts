@@ -25,7 +25,12 @@ export const INTERRUPTED_RESULT =
  * Sorts the open calls; `started` holds the ids of calls that have a start record, `settlements`
  * what became of the held ones (none of them pending).
  */
-export function planOpenCalls(open: ToolCall[], settlements: Map<string, Settlement>, started: Set<string>, tools: ToolRegistry): OpenCallPlan {
+export function planOpenCalls(
+  open: ToolCall[],
+  settlements: Map<string, Settlement>,
+  started: Set<string>,
+  tools: ToolRegistry,
+): OpenCallPlan {
   const plan: OpenCallPlan = { run: [], settled: [], interrupted: [], fresh: [] };
   for (const call of open) {
     const settlement = settlements.get(call.id);

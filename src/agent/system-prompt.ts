@@ -26,7 +26,10 @@ export function composeSystemPrompt(input: SystemPromptInput): string {
   return [
     input.base?.trim() || DEFAULT_BASE_PROMPT,
     `Your name is ${input.botName}.`,
-    `Current date and time: ${input.now.toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC')}.`,
+    `Current date and time: ${input.now
+      .toISOString()
+      .replace('T', ' ')
+      .replace(/\.\d+Z$/, ' UTC')}.`,
     where,
     ...input.sections.filter((s) => s.trim().length > 0),
   ].join('\n\n');

@@ -109,7 +109,12 @@ export class ApprovalService implements ApprovalHandler {
     if (approval.expiresAt.getTime() <= this.#now().getTime()) {
       const expired = await this.#expireQuickly(approval);
       await this.#audit(approval, actor, choice, 'refused', 'expired');
-      return { ok: false, message: 'Too late: this request expired and was treated as denied.', approval, ...(expired ? { settle: expired } : {}) };
+      return {
+        ok: false,
+        message: 'Too late: this request expired and was treated as denied.',
+        approval,
+        ...(expired ? { settle: expired } : {}),
+      };
     }
     const isRequester = approval.requester.id === actor.id;
     if (!isRequester && !this.isAdmin(actor)) {
@@ -129,7 +134,12 @@ export class ApprovalService implements ApprovalHandler {
     }
     await this.#audit(current, actor, choice, status);
     if (choice === 'always') await store.grants.grant(current.sessionId, current.toolName, `${actor.channel}:${actor.id}`);
-    const message = status === 'denied' ? 'Denied.' : choice === 'always' ? `Approved, and ${current.toolName} is allowed here from now on.` : 'Approved.';
+    const message =
+      status === 'denied'
+        ? 'Denied.'
+        : choice === 'always'
+          ? `Approved, and ${current.toolName} is allowed here from now on.`
+          : 'Approved.';
     return { ok: true, message, approval: current, settle: current };
   }
 
@@ -185,7 +195,9 @@ export class ApprovalService implements ApprovalHandler {
       // "/approve" alone: the only pending request of this conversation, if there is exactly one.
       const pending = await this.#o.store.approvals.list({ status: 'pending', sessionId: session.id, limit: 2 });
       if (pending.length !== 1) {
-        return pending.length === 0 ? 'There is no pending approval here.' : `Several approvals are pending; add the code: /${command.name} <code>.`;
+        return pending.length === 0
+          ? 'There is no pending approval here.'
+          : `Several approvals are pending; add the code: /${command.name} <code>.`;
       }
       approval = pending[0];
     }
@@ -193,7 +205,12 @@ export class ApprovalService implements ApprovalHandler {
       await this.#audit(undefined, actor, command.name === 'deny' ? 'deny' : 'approve', 'refused', `unknown code ${codeArg ?? ''}`);
       return `There is no approval with code ${codeArg ?? ''} in this conversation.`;
     }
-    const { message, settle } = await this.#decideQuickly(approval.token, actor, command.name === 'deny' ? 'deny' : 'approve', rest.join(' ') || undefined);
+    const { message, settle } = await this.#decideQuickly(
+      approval.token,
+      actor,
+      command.name === 'deny' ? 'deny' : 'approve',
+      rest.join(' ') || undefined,
+    );
     // The reply (the command's acknowledgement) goes out first; the prompt edit and the resume follow.
     if (settle) this.#inBackground(this.#settle(settle));
     return message;
@@ -203,7 +220,9 @@ export class ApprovalService implements ApprovalHandler {
     const tool = args.trim() || undefined;
     const removed = await this.#o.store.grants.revoke(session.id, tool);
     if (removed === 0) return tool ? `${tool} was not always-allowed here.` : 'Nothing was always-allowed here.';
-    return tool ? `Revoked: ${tool} needs approval again here.` : `Revoked ${removed} grant(s): every gated tool needs approval again here.`;
+    return tool
+      ? `Revoked: ${tool} needs approval again here.`
+      : `Revoked ${removed} grant(s): every gated tool needs approval again here.`;
   }
 
   async turnStopped(turnId: string, by: string): Promise<void> {
@@ -251,7 +270,11 @@ export class ApprovalService implements ApprovalHandler {
 
   #resumeLater(turnId: string): void {
     this.#inBackground(
-      this.#o.resume(turnId).catch((error: unknown) => this.#o.log.error({ err: error, turnId }, `resuming a turn after a decision failed: ${errorText(error)}`)),
+      this.#o
+        .resume(turnId)
+        .catch((error: unknown) =>
+          this.#o.log.error({ err: error, turnId }, `resuming a turn after a decision failed: ${errorText(error)}`),
+        ),
     );
   }
 
@@ -276,7 +299,9 @@ export class ApprovalService implements ApprovalHandler {
   ): Promise<void> {
     try {
       await this.#o.store.audit.record({
-        ...(approval ? { approvalId: approval.id, token: approval.token, toolName: approval.toolName, argumentsHash: approval.argumentsHash } : {}),
+        ...(approval
+          ? { approvalId: approval.id, token: approval.token, toolName: approval.toolName, argumentsHash: approval.argumentsHash }
+          : {}),
         ...(token && !approval ? { token: token.slice(0, 64) } : {}),
         actor: { id: `${actor.channel}:${actor.id}`, displayName: actor.displayName },
         action,
@@ -294,4 +319,3 @@ function alreadyDecided(approval: ApprovalRecord): string {
   const by = approval.decidedBy?.displayName ?? 'someone';
   return `Already ${approval.status} by ${by}.`;
 }
-

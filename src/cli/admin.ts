@@ -47,11 +47,22 @@ export function registerAdminCommands(program: Command, ctx: CliContext): void {
     .option('--json', 'machine-readable output')
     .action(async (options: { pending?: boolean; limit: string; json?: boolean }) => {
       const store = await ctx.store();
-      const list = await store.approvals.list({ ...(options.pending ? { status: 'pending' as const } : {}), limit: parsePositiveInt(options.limit, '--limit') });
+      const list = await store.approvals.list({
+        ...(options.pending ? { status: 'pending' as const } : {}),
+        limit: parsePositiveInt(options.limit, '--limit'),
+      });
       if (options.json) return ctx.json(list.map(({ token: _token, ...rest }) => rest));
       ctx.table(
         ['code', 'tool', 'status', 'requested by', 'decided by', 'when', 'expires'],
-        list.map((a) => [a.code, a.toolName, a.status, a.requester.displayName, a.decidedBy?.displayName ?? '', shortDate(a.decidedAt ?? a.createdAt), shortDate(a.expiresAt)]),
+        list.map((a) => [
+          a.code,
+          a.toolName,
+          a.status,
+          a.requester.displayName,
+          a.decidedBy?.displayName ?? '',
+          shortDate(a.decidedAt ?? a.createdAt),
+          shortDate(a.expiresAt),
+        ]),
         options.pending ? 'No pending approvals.' : 'No approvals yet.',
       );
     });
@@ -66,7 +77,15 @@ export function registerAdminCommands(program: Command, ctx: CliContext): void {
       if (options.json) return ctx.json(entries);
       ctx.table(
         ['when', 'who', 'action', 'outcome', 'tool', 'args hash', 'detail'],
-        entries.map((e) => [shortDate(e.at), e.actor.displayName, e.action, e.outcome, e.toolName ?? '', e.argumentsHash ?? '', e.detail ?? '']),
+        entries.map((e) => [
+          shortDate(e.at),
+          e.actor.displayName,
+          e.action,
+          e.outcome,
+          e.toolName ?? '',
+          e.argumentsHash ?? '',
+          e.detail ?? '',
+        ]),
         'The audit log is empty.',
       );
     });
@@ -77,13 +96,19 @@ export function registerAdminCommands(program: Command, ctx: CliContext): void {
     .action(async (options: { json?: boolean }) => {
       const store = await ctx.store();
       const grants = await store.grants.list();
-      const keyed = await Promise.all(grants.map(async (g) => ({ ...g, session: (await store.sessions.get(g.sessionId))?.key ?? g.sessionId })));
+      const keyed = await Promise.all(
+        grants.map(async (g) => ({ ...g, session: (await store.sessions.get(g.sessionId))?.key ?? g.sessionId })),
+      );
       if (options.json) return ctx.json(keyed);
-      ctx.table(['session', 'tool', 'granted by', 'since'], keyed.map((g) => [g.session, g.toolName, g.grantedBy, shortDate(g.createdAt)]), 'No grants.');
+      ctx.table(
+        ['session', 'tool', 'granted by', 'since'],
+        keyed.map((g) => [g.session, g.toolName, g.grantedBy, shortDate(g.createdAt)]),
+        'No grants.',
+      );
     });
   approvals
     .command('revoke <session-key> [tool]')
-    .description('Remove a session\'s grant for one tool (or all its grants)')
+    .description("Remove a session's grant for one tool (or all its grants)")
     .action(async (sessionKey: string, tool: string | undefined) => {
       const store = await ctx.store();
       const session = await store.sessions.getByKey(sessionKey);

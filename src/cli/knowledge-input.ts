@@ -39,7 +39,14 @@ export function hasFieldFlags(flags: PageFlags): boolean {
 
 function fileError(path: string, error: unknown): CliError {
   const code = (error as NodeJS.ErrnoException).code;
-  const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a folder' : code === 'EACCES' ? 'permission denied' : (code ?? String(error));
+  const why =
+    code === 'ENOENT'
+      ? 'no such file'
+      : code === 'EISDIR'
+        ? 'it is a folder'
+        : code === 'EACCES'
+          ? 'permission denied'
+          : (code ?? String(error));
   return new CliError(`cannot read ${path}: ${why}`);
 }
 
@@ -125,7 +132,8 @@ export async function editInEditor(io: CliIO, page: KnowledgePageRecord): Promis
   }
   try {
     const edited = pageFromFile(decodePageText(await readPageBytes(draft)), '');
-    if (edited.slug !== page.slug) throw new CliError(`the slug cannot be changed by edit (it was ${page.slug}); your version is kept in ${draft}`);
+    if (edited.slug !== page.slug)
+      throw new CliError(`the slug cannot be changed by edit (it was ${page.slug}); your version is kept in ${draft}`);
     return { page: edited, draft, discard };
   } catch (error) {
     if (error instanceof PageFileError) throw new CliError(`${error.message}; your version is kept in ${draft}`);

@@ -29,14 +29,21 @@ export function printListing(ctx: CliContext, pages: KnowledgePageListing[], tot
     pages.map((p) => [p.slug, clip(p.title, 50), clip(p.tags.join(', '), 30), p.revision, p.source, shortDate(p.updatedAt)]),
     total === 0 ? 'No knowledge pages yet (add one with: parley knowledge add, or import a folder).' : 'No pages match.',
   );
-  if (pages.length > 0 && pages.length < total) ctx.line(`Showing ${offset + 1}-${offset + pages.length} of ${total} pages (--offset, --limit for more).`);
+  if (pages.length > 0 && pages.length < total)
+    ctx.line(`Showing ${offset + 1}-${offset + pages.length} of ${total} pages (--offset, --limit for more).`);
 }
 
-type Shown = Pick<KnowledgePageRecord, 'title' | 'summary' | 'content' | 'tags' | 'references' | 'revision' | 'source'> & { updatedAt: Date; author?: string; note?: string };
+type Shown = Pick<KnowledgePageRecord, 'title' | 'summary' | 'content' | 'tags' | 'references' | 'revision' | 'source'> & {
+  updatedAt: Date;
+  author?: string;
+  note?: string;
+};
 
 export function printPage(ctx: CliContext, slug: string, page: Shown, current: number): void {
   const state = page.revision === current ? 'current' : `current is r${current}`;
-  ctx.line(`${slug} · revision ${page.revision} (${state}) · ${page.source}${page.author ? ` by ${page.author}` : ''} · ${shortDate(page.updatedAt)}`);
+  ctx.line(
+    `${slug} · revision ${page.revision} (${state}) · ${page.source}${page.author ? ` by ${page.author}` : ''} · ${shortDate(page.updatedAt)}`,
+  );
   ctx.line(`Title: ${page.title}`);
   if (page.summary) ctx.line(`Summary: ${page.summary}`);
   if (page.tags.length) ctx.line(`Tags: ${page.tags.join(', ')}`);
@@ -49,7 +56,15 @@ export function printPage(ctx: CliContext, slug: string, page: Shown, current: n
 export function printHistory(ctx: CliContext, revisions: KnowledgeRevisionRecord[]): void {
   ctx.table(
     ['rev', 'when', 'source', 'author', 'note', 'title', 'hash'],
-    revisions.map((r, i) => [`${r.revision}${i === 0 ? ' *' : ''}`, shortDate(r.createdAt), r.source, r.author ?? '', r.note ?? '', clip(r.title, 40), r.hash.slice(0, 8)]),
+    revisions.map((r, i) => [
+      `${r.revision}${i === 0 ? ' *' : ''}`,
+      shortDate(r.createdAt),
+      r.source,
+      r.author ?? '',
+      r.note ?? '',
+      clip(r.title, 40),
+      r.hash.slice(0, 8),
+    ]),
   );
   ctx.line('* current revision');
 }
@@ -91,10 +106,18 @@ export function printImportReport(ctx: CliContext, report: ImportReport): void {
   const { created, updated, unchanged, failed } = report.counts;
   if (report.dryRun) {
     const changes = report.outcomes.filter((o) => o.status === 'created' || o.status === 'updated');
-    ctx.table(['would be', 'file', 'slug'], changes.map((o) => [o.status, o.file, o.slug ?? '']), 'Nothing would change.');
+    ctx.table(
+      ['would be', 'file', 'slug'],
+      changes.map((o) => [o.status, o.file, o.slug ?? '']),
+      'Nothing would change.',
+    );
   }
   const failures = report.outcomes.filter((o) => o.status === 'failed');
-  if (failures.length) ctx.table(['failed file', 'reason'], failures.map((o) => [o.file, o.reason ?? '']));
+  if (failures.length)
+    ctx.table(
+      ['failed file', 'reason'],
+      failures.map((o) => [o.file, o.reason ?? '']),
+    );
   const verb = report.dryRun ? 'Dry run (nothing written): would create' : 'Created';
   ctx.line(`${verb} ${created}, ${report.dryRun ? 'update' : 'updated'} ${updated}, unchanged ${unchanged}, failed ${failed}.`);
 }

@@ -18,7 +18,13 @@ const JsonFlag = z.object({ json: z.boolean().optional() });
 const SynonymWord = z
   .string()
   .transform((word) => word.normalize('NFKC').replace(/\s+/g, ' ').trim().toLowerCase())
-  .pipe(z.string().min(1, 'a synonym is empty').max(60, 'a synonym is longer than 60 characters').regex(/^[^,，、\n#]+$/, 'a synonym cannot contain , or #'));
+  .pipe(
+    z
+      .string()
+      .min(1, 'a synonym is empty')
+      .max(60, 'a synonym is longer than 60 characters')
+      .regex(/^[^,，、\n#]+$/, 'a synonym cannot contain , or #'),
+  );
 
 async function withSearcher<T>(ctx: CliContext, work: (searcher: KnowledgeSearcher) => Promise<T>): Promise<T> {
   const [{ KnowledgeSearcher }, { knowledgeIndexFile }, { embeddingSettings }] = await Promise.all([
@@ -27,10 +33,17 @@ async function withSearcher<T>(ctx: CliContext, work: (searcher: KnowledgeSearch
     import('../knowledge/search/embedder.ts'),
   ]);
   const { database } = ctx.config;
-  const reader = database.provider === 'sqlite' && database.file !== ':memory:' ? (await import('../store/repos/knowledge-reader.ts')).openKnowledgeReader(database.file) : undefined;
+  const reader =
+    database.provider === 'sqlite' && database.file !== ':memory:'
+      ? (await import('../store/repos/knowledge-reader.ts')).openKnowledgeReader(database.file)
+      : undefined;
   // No database yet (or PostgreSQL): the store creates and migrates it as every command does.
   const source = reader ?? (await ctx.store()).knowledge;
-  const searcher = new KnowledgeSearcher({ source, indexFile: knowledgeIndexFile(database, ctx.io.cwd), embeddings: embeddingSettings(ctx.config) });
+  const searcher = new KnowledgeSearcher({
+    source,
+    indexFile: knowledgeIndexFile(database, ctx.io.cwd),
+    embeddings: embeddingSettings(ctx.config),
+  });
   try {
     return await work(searcher);
   } finally {
@@ -39,7 +52,13 @@ async function withSearcher<T>(ctx: CliContext, work: (searcher: KnowledgeSearch
   }
 }
 
-async function searchOne(ctx: CliContext, searcher: KnowledgeSearcher, query: string, options: z.output<typeof SearchFlags>, limit: number): Promise<void> {
+async function searchOne(
+  ctx: CliContext,
+  searcher: KnowledgeSearcher,
+  query: string,
+  options: z.output<typeof SearchFlags>,
+  limit: number,
+): Promise<void> {
   const { printExplained, printHits } = await import('./knowledge-output.ts');
   const noTerms = () => new CliError(`nothing to search for in "${query}" (only very common words)`);
   if (options.explain) {
@@ -53,7 +72,12 @@ async function searchOne(ctx: CliContext, searcher: KnowledgeSearcher, query: st
 }
 
 /** One JSON line per query line: the query, the results with their scores, and how long it took. */
-async function searchLines(ctx: CliContext, searcher: KnowledgeSearcher, options: z.output<typeof SearchFlags>, limit: number): Promise<void> {
+async function searchLines(
+  ctx: CliContext,
+  searcher: KnowledgeSearcher,
+  options: z.output<typeof SearchFlags>,
+  limit: number,
+): Promise<void> {
   if (!ctx.io.stdin) throw new CliError('search - reads queries from standard input, and there is none');
   const lines = createInterface({ input: ctx.io.stdin, crlfDelay: Infinity });
   for await (const line of lines) {
@@ -64,7 +88,13 @@ async function searchLines(ctx: CliContext, searcher: KnowledgeSearcher, options
     if (query.length > MAX_QUERY_CHARS) out.error = `the query is longer than ${MAX_QUERY_CHARS} characters`;
     else {
       const result = options.explain ? await searcher.explain(query, { limit }) : await searcher.search(query, { limit });
-      Object.assign(out, { results: result.hits, terms: result.terms, corrections: result.corrections, synonyms: result.synonyms, semantic: result.semantic });
+      Object.assign(out, {
+        results: result.hits,
+        terms: result.terms,
+        corrections: result.corrections,
+        synonyms: result.synonyms,
+        semantic: result.semantic,
+      });
       if (result.terms.length === 0) out.error = 'nothing to search for (only very common words)';
     }
     out.ms = Math.round((performance.now() - started) * 100) / 100;
@@ -75,7 +105,9 @@ async function searchLines(ctx: CliContext, searcher: KnowledgeSearcher, options
 export function registerSearchCommands(knowledge: Command, ctx: CliContext): void {
   knowledge
     .command('search <query...>')
-    .description('Search pages (English and Chinese); "-" reads one query per line from standard input and prints one JSON line each; --explain shows the score of each field')
+    .description(
+      'Search pages (English and Chinese); "-" reads one query per line from standard input and prints one JSON line each; --explain shows the score of each field',
+    )
     .option('--limit <n>', 'how many pages', '5')
     .option('--explain', 'break the score down by field')
     .option('--json', 'machine-readable output')
@@ -106,7 +138,10 @@ export function registerSearchCommands(knowledge: Command, ctx: CliContext): voi
       const { BUILTIN_SYNONYMS } = await import('../knowledge/search/synonyms.ts');
       const own = await ownSynonyms(ctx);
       if (options.json) return ctx.json({ own, builtin: BUILTIN_SYNONYMS });
-      ctx.table(['source', 'words'], [...own.map((g) => ['yours', g.join(', ')]), ...BUILTIN_SYNONYMS.map((g) => ['built-in', g.join(', ')])]);
+      ctx.table(
+        ['source', 'words'],
+        [...own.map((g) => ['yours', g.join(', ')]), ...BUILTIN_SYNONYMS.map((g) => ['built-in', g.join(', ')])],
+      );
       ctx.line(`${own.length} group${own.length === 1 ? '' : 's'} of yours (page parley/synonyms), ${BUILTIN_SYNONYMS.length} built in.`);
     });
 
@@ -139,7 +174,11 @@ export function registerSearchCommands(knowledge: Command, ctx: CliContext): voi
       const { BUILTIN_SYNONYMS, removeSynonym } = await import('../knowledge/search/synonyms.ts');
       if (!(await ownSynonyms(ctx)).some((g) => g.includes(word))) {
         const builtin = BUILTIN_SYNONYMS.some((g) => g.includes(word));
-        throw new CliError(builtin ? `"${word}" is in a built-in group, which cannot be removed` : `"${word}" is in none of your synonym groups (see: parley knowledge synonyms)`);
+        throw new CliError(
+          builtin
+            ? `"${word}" is in a built-in group, which cannot be removed`
+            : `"${word}" is in none of your synonym groups (see: parley knowledge synonyms)`,
+        );
       }
       const saved = await saveOwnSynonyms(ctx, (groups) => removeSynonym(groups, word), `synonyms rm ${word}`);
       if (options.json) return ctx.json({ removed: word, groups: saved.length });
@@ -155,12 +194,14 @@ async function ownSynonyms(ctx: CliContext): Promise<string[][]> {
 
 /** Rewrites the synonyms page with `change` applied (a new revision), and returns the groups. */
 async function saveOwnSynonyms(ctx: CliContext, change: (groups: string[][]) => string[][], note: string): Promise<string[][]> {
-  const [{ parseSynonyms, synonymsPage, SYNONYMS_SLUG }, { KnowledgeBase }, { knowledgeIndexFile }, { parsePageInput }] = await Promise.all([
-    import('../knowledge/search/synonyms.ts'),
-    import('../knowledge/knowledge-base.ts'),
-    import('../knowledge/index-location.ts'),
-    import('../knowledge/page-file.ts'),
-  ]);
+  const [{ parseSynonyms, synonymsPage, SYNONYMS_SLUG }, { KnowledgeBase }, { knowledgeIndexFile }, { parsePageInput }] = await Promise.all(
+    [
+      import('../knowledge/search/synonyms.ts'),
+      import('../knowledge/knowledge-base.ts'),
+      import('../knowledge/index-location.ts'),
+      import('../knowledge/page-file.ts'),
+    ],
+  );
   const store = await ctx.store();
   const kb = new KnowledgeBase({ repo: store.knowledge, indexFile: knowledgeIndexFile(ctx.config.database, ctx.io.cwd) });
   try {

@@ -32,7 +32,11 @@ async function loadDeps() {
 async function withKnowledge<T>(ctx: CliContext, work: (kb: KnowledgeBase) => Promise<T>): Promise<T> {
   const { KnowledgeBase, knowledgeIndexFile, embeddingSettings } = await deps();
   const store = await ctx.store();
-  const kb = new KnowledgeBase({ repo: store.knowledge, indexFile: knowledgeIndexFile(ctx.config.database, ctx.io.cwd), embeddings: embeddingSettings(ctx.config) });
+  const kb = new KnowledgeBase({
+    repo: store.knowledge,
+    indexFile: knowledgeIndexFile(ctx.config.database, ctx.io.cwd),
+    embeddings: embeddingSettings(ctx.config),
+  });
   try {
     return await work(kb);
   } finally {
@@ -87,7 +91,9 @@ export function registerKnowledgeCommands(program: Command, ctx: CliContext): vo
       await withKnowledge(ctx, async (kb) => {
         const result = await kb.save(page, { source: 'cli', ...(options.replace ? {} : { expectedRevision: 0 }) });
         if (result.status === 'conflict') {
-          throw new CliError(`a page with slug ${page.slug} already exists (revision ${result.page?.revision}); use --replace or: parley knowledge edit ${page.slug}`);
+          throw new CliError(
+            `a page with slug ${page.slug} already exists (revision ${result.page?.revision}); use --replace or: parley knowledge edit ${page.slug}`,
+          );
         }
         saved(ctx, result, options.json);
       });
@@ -109,7 +115,10 @@ export function registerKnowledgeCommands(program: Command, ctx: CliContext): vo
         const bar = progressBar(ctx.io, options.dryRun ? 'Checking' : 'Importing');
         let imported;
         try {
-          imported = await importPages(kb, root, { dryRun: options.dryRun, onProgress: (done, total, file) => bar.update(done, total, file) });
+          imported = await importPages(kb, root, {
+            dryRun: options.dryRun,
+            onProgress: (done, total, file) => bar.update(done, total, file),
+          });
         } finally {
           bar.stop();
         }
@@ -119,7 +128,9 @@ export function registerKnowledgeCommands(program: Command, ctx: CliContext): vo
           try {
             await kb.embedPending(({ done, total }) => embedding.update(done, total));
           } catch (error) {
-            ctx.io.err(`parley: the pages were imported, but their embeddings could not be computed (${(error as Error).message}); the bot will retry\n`);
+            ctx.io.err(
+              `parley: the pages were imported, but their embeddings could not be computed (${(error as Error).message}); the bot will retry\n`,
+            );
           } finally {
             embedding.stop();
           }
@@ -140,7 +151,12 @@ export function registerKnowledgeCommands(program: Command, ctx: CliContext): vo
     .option('--offset <n>', 'skip this many', '0')
     .option('--json', 'machine-readable output')
     .action(async (raw: unknown) => {
-      const options = JsonFlag.extend({ tag: z.string().optional(), prefix: z.string().optional(), limit: z.string(), offset: z.string() }).parse(raw);
+      const options = JsonFlag.extend({
+        tag: z.string().optional(),
+        prefix: z.string().optional(),
+        limit: z.string(),
+        offset: z.string(),
+      }).parse(raw);
       const limit = parsePositiveInt(options.limit, '--limit');
       const offset = nonNegativeInt(options.offset, '--offset');
       const { printListing } = await deps();
@@ -183,13 +199,17 @@ export function registerKnowledgeCommands(program: Command, ctx: CliContext): vo
       await withKnowledge(ctx, async (kb) => {
         const page = await existingPage(kb, slug);
         if (options.file !== undefined || hasFieldFlags(options)) {
-          const input = options.file !== undefined ? await pageForAdd(ctx.io, options.file, { ...options, slug }) : pageWithFlags(page, options);
+          const input =
+            options.file !== undefined ? await pageForAdd(ctx.io, options.file, { ...options, slug }) : pageWithFlags(page, options);
           return saved(ctx, await kb.save(input, { source: 'cli', expectedRevision: page.revision }), options.json);
         }
         const edited = await editInEditor(ctx.io, page);
         const result = await kb.save(edited.page, { source: 'cli', expectedRevision: page.revision });
         if (result.status === 'conflict') {
-          throw new CliError(`${slug} changed while you were editing (now revision ${result.page?.revision}); your version is kept in ${edited.draft}`, 1);
+          throw new CliError(
+            `${slug} changed while you were editing (now revision ${result.page?.revision}); your version is kept in ${edited.draft}`,
+            1,
+          );
         }
         await edited.discard();
         saved(ctx, result, options.json);
@@ -227,7 +247,8 @@ export function registerKnowledgeCommands(program: Command, ctx: CliContext): vo
         } catch (error) {
           if (error instanceof UnsafePathError) throw new CliError(`cannot export to ${dir}: ${join(dir, error.file)} ${error.why}`);
           const code = (error as NodeJS.ErrnoException).code;
-          if (code === 'EACCES' || code === 'ENOTDIR' || code === 'EEXIST' || code === 'EROFS') throw new CliError(`cannot write to ${dir}: ${code}`);
+          if (code === 'EACCES' || code === 'ENOTDIR' || code === 'EEXIST' || code === 'EROFS')
+            throw new CliError(`cannot write to ${dir}: ${code}`);
           throw error;
         } finally {
           bar.stop();
@@ -284,7 +305,9 @@ export function registerKnowledgeCommands(program: Command, ctx: CliContext): vo
         const report = await kb.rebuild(await indexProgress(ctx));
         const stats = kb.indexStats();
         if (options.json) return ctx.json({ ...stats, ms: report.ms });
-        ctx.line(`Indexed ${stats.pages} pages (${stats.sections} sections) in ${(report.ms / 1000).toFixed(1)} s: ${stats.file} (${bytes(stats.bytes)}).`);
+        ctx.line(
+          `Indexed ${stats.pages} pages (${stats.sections} sections) in ${(report.ms / 1000).toFixed(1)} s: ${stats.file} (${bytes(stats.bytes)}).`,
+        );
       });
     });
 }
@@ -294,7 +317,10 @@ function importFailure(report: ImportReport): CliError {
   const failed = report.outcomes.filter((o) => o.status === 'failed');
   const exitCode = report.invalid === failed.length ? 2 : 1;
   if (failed.length === 1) return new CliError(`${failed[0]!.file} could not be imported: ${failed[0]!.reason}`, exitCode);
-  const names = failed.slice(0, 5).map((o) => o.file).join(', ');
+  const names = failed
+    .slice(0, 5)
+    .map((o) => o.file)
+    .join(', ');
   const more = failed.length > 5 ? ` and ${failed.length - 5} more` : '';
   return new CliError(`${failed.length} files could not be imported (see the report): ${names}${more}`, exitCode);
 }

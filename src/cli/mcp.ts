@@ -23,7 +23,8 @@ function oneLine(text: string | undefined, max = 60): string {
 }
 
 function stateText(server: McpServerStatus): string {
-  if (server.state === 'connected') return server.connectedVia && server.connectedVia !== server.transport ? `connected (via ${server.connectedVia})` : 'connected';
+  if (server.state === 'connected')
+    return server.connectedVia && server.connectedVia !== server.transport ? `connected (via ${server.connectedVia})` : 'connected';
   if (server.state === 'disabled') return 'disabled';
   return oneLine(`not connected: ${server.error ?? 'no answer in time'}`, 80);
 }
@@ -63,10 +64,17 @@ export function registerMcpCommands(program: Command, ctx: CliContext): void {
       if (options.json) {
         ctx.json({ config: file.path ?? null, servers });
       } else if (servers.length === 0) {
-        ctx.line(file.path ? `No MCP servers in ${file.path}.` : 'No MCP servers configured: add mcpServers to parley.config.yaml, or name a file in PARLEY_CONFIG.');
+        ctx.line(
+          file.path
+            ? `No MCP servers in ${file.path}.`
+            : 'No MCP servers configured: add mcpServers to parley.config.yaml, or name a file in PARLEY_CONFIG.',
+        );
       } else {
         ctx.line(`MCP servers (${file.path})`);
-        ctx.table(['server', 'transport', 'state', 'tools'], servers.map((s) => [s.name, s.transport, stateText(s), s.tools.filter((t) => !t.hidden).length]));
+        ctx.table(
+          ['server', 'transport', 'state', 'tools'],
+          servers.map((s) => [s.name, s.transport, stateText(s), s.tools.filter((t) => !t.hidden).length]),
+        );
         const rows = servers.flatMap((s) => s.tools.map((tool) => toolRow(s.name, tool)));
         if (rows.length > 0) ctx.table(['tool', 'approval', 'because', 'description'], rows);
       }

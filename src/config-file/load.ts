@@ -25,7 +25,9 @@ function readText(path: string, shown: string): string {
   } catch (error) {
     if (error instanceof ConfigError) throw error;
     const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
-    throw new ConfigError(`Invalid configuration: cannot read the configuration file ${shown} (${code === 'ENOENT' ? 'it does not exist' : code}); check PARLEY_CONFIG`);
+    throw new ConfigError(
+      `Invalid configuration: cannot read the configuration file ${shown} (${code === 'ENOENT' ? 'it does not exist' : code}); check PARLEY_CONFIG`,
+    );
   }
   if (size > MAX_BYTES) throw new ConfigError(`Invalid configuration: ${shown} is larger than ${MAX_BYTES / 1_000_000} MB`);
   try {
@@ -63,7 +65,8 @@ function duplicateKeys(doc: Document, lines: YAML.LineCounter): { line: number; 
       const seen = new Set<unknown>();
       for (const pair of map.items) {
         const key = isScalar(pair.key) ? pair.key.value : pair.key;
-        if (seen.has(key)) found.push({ line: lines.linePos((pair.key as Node).range?.[0] ?? 0).line, message: `duplicate key "${String(key)}"` });
+        if (seen.has(key))
+          found.push({ line: lines.linePos((pair.key as Node).range?.[0] ?? 0).line, message: `duplicate key "${String(key)}"` });
         seen.add(key);
       }
     },
@@ -72,7 +75,9 @@ function duplicateKeys(doc: Document, lines: YAML.LineCounter): { line: number; 
 }
 
 function pathText(path: (string | number)[]): string {
-  return path.map((step, i) => (typeof step === 'number' ? `[${step}]` : /^[A-Za-z0-9_-]+$/.test(step) ? `${i ? '.' : ''}${step}` : `["${step}"]`)).join('');
+  return path
+    .map((step, i) => (typeof step === 'number' ? `[${step}]` : /^[A-Za-z0-9_-]+$/.test(step) ? `${i ? '.' : ''}${step}` : `["${step}"]`))
+    .join('');
 }
 
 function fail(shown: string, mistakes: { line?: number; text: string }[]): never {
@@ -91,10 +96,20 @@ export function loadFileConfig(env: Record<string, string | undefined> = process
   const lines = new YAML.LineCounter();
   const doc = YAML.parseDocument(text, { lineCounter: lines, uniqueKeys: false });
   if (doc.errors.length > 0) {
-    fail(shown, doc.errors.map((error) => ({ line: error.linePos?.[0].line, text: error.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '') })));
+    fail(
+      shown,
+      doc.errors.map((error) => ({
+        line: error.linePos?.[0].line,
+        text: error.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, ''),
+      })),
+    );
   }
   const duplicates = duplicateKeys(doc, lines);
-  if (duplicates.length > 0) fail(shown, duplicates.map((d) => ({ line: d.line, text: d.message })));
+  if (duplicates.length > 0)
+    fail(
+      shown,
+      duplicates.map((d) => ({ line: d.line, text: d.message })),
+    );
   let raw: unknown;
   try {
     raw = doc.toJS({ maxAliasCount: 100 });
@@ -103,7 +118,13 @@ export function loadFileConfig(env: Record<string, string | undefined> = process
   }
   const { config, issues } = parseFileConfig(raw, { env, baseDir: dirname(path) });
   if (!config) {
-    fail(shown, issues.map((issue: Issue) => ({ line: lineOf(doc, issue.path, lines), text: issue.path.length ? `${pathText(issue.path)}: ${issue.message}` : issue.message })));
+    fail(
+      shown,
+      issues.map((issue: Issue) => ({
+        line: lineOf(doc, issue.path, lines),
+        text: issue.path.length ? `${pathText(issue.path)}: ${issue.message}` : issue.message,
+      })),
+    );
   }
   return { path, ...config };
 }

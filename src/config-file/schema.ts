@@ -59,23 +59,25 @@ const MAX_TIMEOUT_MS = 24 * 3_600_000;
 
 /** Text with `${VAR}` / `${VAR:-default}` replaced from the environment (a secret stays out of the file). */
 function expanded(env: Record<string, string | undefined>) {
-  return z
-    .union([z.string(), z.number(), z.boolean()], { error: 'expects text' })
-    .transform((value, ctx) => {
-      const missing: string[] = [];
-      const text = String(value).replace(VARIABLE, (_match, name: string, fallback: string | undefined) => {
-        const found = env[name];
-        if (found !== undefined && found !== '') return found;
-        if (fallback !== undefined) return fallback;
-        missing.push(name);
-        return '';
-      });
-      for (const name of missing) ctx.addIssue({ code: 'custom', message: `uses \${${name}}, which is not set in the environment` });
-      return text;
+  return z.union([z.string(), z.number(), z.boolean()], { error: 'expects text' }).transform((value, ctx) => {
+    const missing: string[] = [];
+    const text = String(value).replace(VARIABLE, (_match, name: string, fallback: string | undefined) => {
+      const found = env[name];
+      if (found !== undefined && found !== '') return found;
+      if (fallback !== undefined) return fallback;
+      missing.push(name);
+      return '';
     });
+    for (const name of missing) ctx.addIssue({ code: 'custom', message: `uses \${${name}}, which is not set in the environment` });
+    return text;
+  });
 }
 
-const nonEmpty = (what: string) => z.string({ error: `expects ${what}` }).trim().min(1, { error: `expects ${what}` });
+const nonEmpty = (what: string) =>
+  z
+    .string({ error: `expects ${what}` })
+    .trim()
+    .min(1, { error: `expects ${what}` });
 
 function timeout() {
   const message = 'expects a duration up to 24h, such as 30s or 2m (a bare number is seconds)';
@@ -111,7 +113,11 @@ function stdioSchema(ctx: ParseContext) {
     ...common,
     command: text.pipe(nonEmpty('the command that starts the server')),
     args: z.array(text, { error: 'expects a list of arguments' }).optional(),
-    env: z.record(z.string().regex(/^[^=\0]+$/, { error: 'is not a valid variable name' }), text, { error: 'expects a map of variable names to values' }).optional(),
+    env: z
+      .record(z.string().regex(/^[^=\0]+$/, { error: 'is not a valid variable name' }), text, {
+        error: 'expects a map of variable names to values',
+      })
+      .optional(),
     cwd: text.optional(),
   });
 }
@@ -121,16 +127,21 @@ function httpSchema(ctx: ParseContext) {
   return z.strictObject({
     ...common,
     url: text.pipe(
-      z.string().refine((value) => {
-        try {
-          return ['http:', 'https:'].includes(new URL(value).protocol);
-        } catch {
-          return false;
-        }
-      }, { error: 'expects an http:// or https:// URL' }),
+      z.string().refine(
+        (value) => {
+          try {
+            return ['http:', 'https:'].includes(new URL(value).protocol);
+          } catch {
+            return false;
+          }
+        },
+        { error: 'expects an http:// or https:// URL' },
+      ),
     ),
     headers: z
-      .record(z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, { error: 'is not a valid header name' }), text, { error: 'expects a map of header names to values' })
+      .record(z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, { error: 'is not a valid header name' }), text, {
+        error: 'expects a map of header names to values',
+      })
       .optional(),
   });
 }
@@ -164,10 +175,15 @@ function parseServer(name: string, raw: unknown, ctx: ParseContext): { server?: 
   if (!isStdio && !('url' in entry)) {
     const keys = Object.keys(entry);
     const found = keys.length ? `; it has ${keys.join(', ')}` : '';
-    return { issues: [...issues, { path: at, message: `needs command (a server started over stdio) or url (a server over HTTP)${found}` }] };
+    return {
+      issues: [...issues, { path: at, message: `needs command (a server started over stdio) or url (a server over HTTP)${found}` }],
+    };
   }
   if (type && isStdio !== (type === 'stdio')) {
-    issues.push({ path: [...at, 'type'], message: isStdio ? `is ${type}, but the server has a command (stdio)` : 'is stdio, but the server has a url (HTTP)' });
+    issues.push({
+      path: [...at, 'type'],
+      message: isStdio ? `is ${type}, but the server has a command (stdio)` : 'is stdio, but the server has a url (HTTP)',
+    });
   }
   const schema = isStdio ? stdioSchema(ctx) : httpSchema(ctx);
   const parsed = schema.safeParse(entry);
@@ -183,7 +199,17 @@ function parseServer(name: string, raw: unknown, ctx: ParseContext): { server?: 
   };
   if ('command' in value) {
     const cwd = value.cwd === undefined ? undefined : isAbsolute(value.cwd) ? value.cwd : resolve(ctx.baseDir, value.cwd);
-    return { server: { ...base, transport: 'stdio', command: value.command, args: value.args ?? [], env: value.env ?? {}, ...(cwd ? { cwd } : {}) }, issues };
+    return {
+      server: {
+        ...base,
+        transport: 'stdio',
+        command: value.command,
+        args: value.args ?? [],
+        env: value.env ?? {},
+        ...(cwd ? { cwd } : {}),
+      },
+      issues,
+    };
   }
   return { server: { ...base, transport: type === 'sse' ? 'sse' : 'http', url: value.url, headers: value.headers ?? {} }, issues };
 }
@@ -193,7 +219,8 @@ const TOP_LEVEL_KEYS = ['mcpServers'];
 /** Validates a parsed file; every mistake is one issue (none means `config` is set). */
 export function parseFileConfig(raw: unknown, ctx: ParseContext): { config?: Omit<FileConfig, 'path'>; issues: Issue[] } {
   if (raw === null || raw === undefined) return { config: { mcpServers: [] }, issues: [] };
-  if (typeof raw !== 'object' || Array.isArray(raw)) return { issues: [{ path: [], message: 'expects a mapping with mcpServers: at the top' }] };
+  if (typeof raw !== 'object' || Array.isArray(raw))
+    return { issues: [{ path: [], message: 'expects a mapping with mcpServers: at the top' }] };
   const issues: Issue[] = [];
   for (const key of Object.keys(raw)) {
     if (!TOP_LEVEL_KEYS.includes(key)) issues.push({ path: [key], message: `unknown key (expected one of: ${TOP_LEVEL_KEYS.join(', ')})` });

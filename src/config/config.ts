@@ -20,9 +20,7 @@ import {
 
 export const DEFAULT_DATABASE_URL = 'file:./data/parley.db';
 
-export type DatabaseTarget =
-  | { provider: 'sqlite'; url: string; file: string }
-  | { provider: 'postgresql'; url: string };
+export type DatabaseTarget = { provider: 'sqlite'; url: string; file: string } | { provider: 'postgresql'; url: string };
 
 export function parseDatabaseUrl(raw: string, cwd = process.cwd()): DatabaseTarget {
   if (raw.startsWith('file:')) {
@@ -40,9 +38,7 @@ export function parseDatabaseUrl(raw: string, cwd = process.cwd()): DatabaseTarg
     return { provider: 'postgresql', url: raw };
   }
   const scheme = /^[a-z0-9+.-]+:/i.exec(raw)?.[0] ?? raw.slice(0, 20);
-  throw new ConfigError(
-    `Invalid configuration: DATABASE_URL expects file:<path> (SQLite) or postgresql://... (got "${scheme}...")`,
-  );
+  throw new ConfigError(`Invalid configuration: DATABASE_URL expects file:<path> (SQLite) or postgresql://... (got "${scheme}...")`);
 }
 
 const CoreEnvSchema = z.object({

@@ -32,7 +32,10 @@ function size(bytes: number): string {
 
 /** A file name as a quoted, one-line, bounded string (it comes from the sender). */
 function quotedName(name: string): string {
-  const line = name.replace(/\s+/g, ' ').replace(/[[\]"]/g, '').trim();
+  const line = name
+    .replace(/\s+/g, ' ')
+    .replace(/[[\]"]/g, '')
+    .trim();
   return `"${line.length > MAX_NAME_CHARS ? `${line.slice(0, MAX_NAME_CHARS - 1)}…` : line}"`;
 }
 

@@ -50,7 +50,13 @@ export const COMMANDS: readonly CommandInfo[] = [
 ];
 
 /** The command a platform sends when someone opens a chat with the bot (Telegram's /start): /help by another name. */
-export const ENTRY_COMMAND: CommandInfo = command({ name: 'start', description: 'Start talking to me', arguments: [], control: true, ephemeral: true });
+export const ENTRY_COMMAND: CommandInfo = command({
+  name: 'start',
+  description: 'Start talking to me',
+  arguments: [],
+  control: true,
+  ephemeral: true,
+});
 
 /** The registry entry for a command name (the entry command included), if any. */
 export function commandNamed(name: string): CommandInfo | undefined {

@@ -19,7 +19,8 @@ export class DeliveryError extends Error {
 }
 
 export function deliveryFailureOf(error: unknown): { kind: DeliveryFailureKind | 'unknown'; retryAfterMs?: number } {
-  if (error instanceof DeliveryError) return { kind: error.kind, ...(error.retryAfterMs !== undefined ? { retryAfterMs: error.retryAfterMs } : {}) };
+  if (error instanceof DeliveryError)
+    return { kind: error.kind, ...(error.retryAfterMs !== undefined ? { retryAfterMs: error.retryAfterMs } : {}) };
   return { kind: 'unknown' };
 }
 

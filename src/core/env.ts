@@ -79,14 +79,17 @@ export function httpUrl() {
     z
       .string()
       .trim()
-      .refine((value) => {
-        try {
-          const url = new URL(value);
-          return url.protocol === 'http:' || url.protocol === 'https:';
-        } catch {
-          return false;
-        }
-      }, { error: 'expects an http:// or https:// URL' })
+      .refine(
+        (value) => {
+          try {
+            const url = new URL(value);
+            return url.protocol === 'http:' || url.protocol === 'https:';
+          } catch {
+            return false;
+          }
+        },
+        { error: 'expects an http:// or https:// URL' },
+      )
       .optional(),
   );
 }
@@ -121,7 +124,12 @@ export function list() {
     z
       .string()
       .optional()
-      .transform((value) => (value ?? '').split(',').map((item) => item.trim()).filter(Boolean)),
+      .transform((value) =>
+        (value ?? '')
+          .split(',')
+          .map((item) => item.trim())
+          .filter(Boolean),
+      ),
   );
 }
 

@@ -12,7 +12,9 @@ export type ChatType = z.infer<typeof ChatTypeSchema>;
  */
 export const PersonTextSchema = z
   .string()
-  .transform((text) => text.replace(/\u0000/g, '').replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd'));
+  .transform((text) =>
+    text.replace(/\u0000/g, '').replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd'),
+  );
 
 export const SenderSchema = z.object({
   id: z.string().min(1),
@@ -140,7 +142,11 @@ export interface Action {
 
 /** An InteractionReply: both methods present (checked, not called). */
 export const InteractionReplySchema = z.custom<InteractionReply>(
-  (value) => typeof value === 'object' && value !== null && typeof (value as InteractionReply).ack === 'function' && typeof (value as InteractionReply).whisper === 'function',
+  (value) =>
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as InteractionReply).ack === 'function' &&
+    typeof (value as InteractionReply).whisper === 'function',
   'reply must be an InteractionReply (ack and whisper)',
 );
 

@@ -10,7 +10,10 @@ const INACTIVE = 'This button is no longer active.';
 export async function handleAction(raw: Action, approvals: ApprovalHandler | undefined, log: Logger): Promise<void> {
   const parsed = ActionSchema.safeParse(raw);
   if (!parsed.success) {
-    log.warn({ issues: parsed.error.issues.map((i) => ({ path: i.path, message: i.message })) }, 'dropped a malformed button press from an adapter');
+    log.warn(
+      { issues: parsed.error.issues.map((i) => ({ path: i.path, message: i.message })) },
+      'dropped a malformed button press from an adapter',
+    );
     // Still answer the clicker when the adapter gave a way to (the platform waits for it).
     const reply = InteractionReplySchema.safeParse((raw as { reply?: unknown } | undefined)?.reply);
     if (reply.success) await reply.data.ack(INACTIVE).catch(() => {});

@@ -49,8 +49,6 @@ export class ChatCommands {
 
 function helpText(botName: string, chatType: 'direct' | 'group'): string {
   const how =
-    chatType === 'group'
-      ? `In a group, mention me (@${botName}), reply to one of my messages, or use a command.`
-      : 'Just write to me.';
+    chatType === 'group' ? `In a group, mention me (@${botName}), reply to one of my messages, or use a command.` : 'Just write to me.';
   return `I am ${botName}. ${how}\n\n${commandList()}`;
 }

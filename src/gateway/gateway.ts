@@ -45,7 +45,15 @@ export class Gateway implements InboundSink {
     const output = new Output({ store, adapters: this.#adapters, log, prompts: approvals?.prompts });
     this.#sessions = new SessionRunner({ store, agent: options.agent, scheduler, output, log, approvals });
     const commands = new ChatCommands({ store, sessions: this.#sessions, botName: options.botName, approvals });
-    this.#router = new Router({ store, log, groupSession: options.groupSession, hasModel: options.agent !== undefined, commands, sessions: this.#sessions, output });
+    this.#router = new Router({
+      store,
+      log,
+      groupSession: options.groupSession,
+      hasModel: options.agent !== undefined,
+      commands,
+      sessions: this.#sessions,
+      output,
+    });
     this.#recovery = new Recovery({ store, scheduler, sessions: this.#sessions, log, approvals });
   }
 

@@ -30,7 +30,8 @@ export async function persist(work: () => Promise<void>, options: PersistOptions
       return { ok: true, attempts: attempt };
     } catch (error) {
       const failure = deliveryFailureOf(error);
-      const retryable = failure.kind === 'rate_limited' || failure.kind === 'transient' || (failure.kind === 'unknown' && ++unknown < UNKNOWN_TRIES);
+      const retryable =
+        failure.kind === 'rate_limited' || failure.kind === 'transient' || (failure.kind === 'unknown' && ++unknown < UNKNOWN_TRIES);
       if (!retryable) return { ok: false, attempts: attempt, error, permanent: true };
       const wait =
         failure.retryAfterMs !== undefined

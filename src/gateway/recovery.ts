@@ -38,7 +38,9 @@ export class Recovery {
         await this.#pruneDeliveries();
         for (const turn of await store.turns.orphaned()) sessions.kick(turn.sessionId);
         for (const turn of await store.turns.decidedButSuspended()) {
-          void scheduler.track(sessions.resume(turn.id)).catch((error: unknown) => log.error({ err: error, turnId: turn.id }, 'resuming a decided turn failed'));
+          void scheduler
+            .track(sessions.resume(turn.id))
+            .catch((error: unknown) => log.error({ err: error, turnId: turn.id }, 'resuming a decided turn failed'));
         }
         for (const sessionId of await store.inbound.sessionsWithQueued()) {
           if (!scheduler.isBusy(sessionId)) sessions.kick(sessionId);

@@ -218,21 +218,33 @@ export class ReplyRenderer {
     const result = await persist(() => this.#render(text, 'final'), {
       budgetMs: this.#o.deliveryBudgetMs ?? DELIVERY_BUDGET_MS,
       onRetry: (error, waitMs, attempt) =>
-        log.warn({ err: error, chat, attempt, waitMs }, `delivering an answer to ${adapter.id} failed; retrying in ${waitMs} ms: ${errorText(error)}`),
+        log.warn(
+          { err: error, chat, attempt, waitMs },
+          `delivering an answer to ${adapter.id} failed; retrying in ${waitMs} ms: ${errorText(error)}`,
+        ),
     });
     if (result.ok) return;
-    log.error({ err: result.error, chat, attempts: result.attempts }, `could not deliver an answer to ${adapter.id} (${result.attempts} tries): ${errorText(result.error)}`);
+    log.error(
+      { err: result.error, chat, attempts: result.attempts },
+      `could not deliver an answer to ${adapter.id} (${result.attempts} tries): ${errorText(result.error)}`,
+    );
     // Forbidden: the bot may not write there (blocked, removed); nothing else would arrive either.
-    if (deliveryFailureOf(result.error).kind !== 'forbidden') await this.#sendPersistently({ text: UNDELIVERED, ...this.#replyTo(0) }, 'the delivery error', NOTICE_BUDGET_MS);
+    if (deliveryFailureOf(result.error).kind !== 'forbidden')
+      await this.#sendPersistently({ text: UNDELIVERED, ...this.#replyTo(0) }, 'the delivery error', NOTICE_BUDGET_MS);
   }
 
   /** Sends a message, retrying like the final answer; undefined (logged) when it cannot. */
-  async #sendPersistently(message: OutboundMessage, what: string, budgetMs = this.#o.deliveryBudgetMs ?? DELIVERY_BUDGET_MS): Promise<SentRef | undefined> {
+  async #sendPersistently(
+    message: OutboundMessage,
+    what: string,
+    budgetMs = this.#o.deliveryBudgetMs ?? DELIVERY_BUDGET_MS,
+  ): Promise<SentRef | undefined> {
     const { adapter, chat, log } = this.#o;
     let ref: SentRef | undefined;
     const result = await persist(async () => void (ref = await adapter.send(chat, message)), {
       budgetMs,
-      onRetry: (error, waitMs) => log.warn({ err: error, chat, waitMs }, `sending ${what} to ${adapter.id} failed; retrying in ${waitMs} ms: ${errorText(error)}`),
+      onRetry: (error, waitMs) =>
+        log.warn({ err: error, chat, waitMs }, `sending ${what} to ${adapter.id} failed; retrying in ${waitMs} ms: ${errorText(error)}`),
     });
     if (!result.ok) log.error({ err: result.error, chat }, `could not send ${what} to ${adapter.id}: ${errorText(result.error)}`);
     return ref;
@@ -240,7 +252,8 @@ export class ReplyRenderer {
 
   #replyTo(index: number): { replyToMessageId?: string } {
     const { chat, adapter } = this.#o;
-    const replyTo = index === 0 && (chat.chatType === 'group' || adapter.capabilities.repliesInDirect) ? this.#o.replyToMessageId : undefined;
+    const replyTo =
+      index === 0 && (chat.chatType === 'group' || adapter.capabilities.repliesInDirect) ? this.#o.replyToMessageId : undefined;
     return replyTo ? { replyToMessageId: replyTo } : {};
   }
 

@@ -83,7 +83,11 @@ export class Router {
     }
     const active = await store.turns.active(session.id);
     if (active?.status === 'awaiting_approval') {
-      await output.reply(chat, 'I am waiting for a decision on a tool approval in this conversation; I will read your message right after it.', inbound);
+      await output.reply(
+        chat,
+        'I am waiting for a decision on a tool approval in this conversation; I will read your message right after it.',
+        inbound,
+      );
     }
     this.#o.sessions.kick(session.id);
   }

@@ -6,7 +6,10 @@ import type { SessionSpec, TurnOrigin } from '../store/types.ts';
 
 export type GroupSessionMode = 'shared' | 'per-user';
 
-export function sessionSpecFor(inbound: Pick<Inbound, 'channel' | 'chatId' | 'chatType' | 'threadId' | 'sender'>, mode: GroupSessionMode): SessionSpec {
+export function sessionSpecFor(
+  inbound: Pick<Inbound, 'channel' | 'chatId' | 'chatType' | 'threadId' | 'sender'>,
+  mode: GroupSessionMode,
+): SessionSpec {
   const perUser = inbound.chatType === 'group' && mode === 'per-user';
   const parts = [inbound.channel, inbound.chatId];
   if (inbound.threadId) parts.push(inbound.threadId);

@@ -119,7 +119,9 @@ export class SessionRunner {
   }
 
   #deliver(renderer: ReplyRenderer): Promise<void> {
-    return this.#o.scheduler.track(renderer.close()).catch((error: unknown) => this.#o.log.warn({ err: error }, 'delivering an answer failed'));
+    return this.#o.scheduler
+      .track(renderer.close())
+      .catch((error: unknown) => this.#o.log.warn({ err: error }, 'delivering an answer failed'));
   }
 
   /** Continues a suspended turn once its approvals are decided. Safe from any process, any number of times. */

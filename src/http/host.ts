@@ -23,7 +23,8 @@ const RESERVED = ['/healthz', '/readyz'];
 const NO_STORE = { 'cache-control': 'no-store' };
 
 function normalisePrefix(prefix: string): string {
-  if (!/^\/[A-Za-z0-9._~!$&'()*+,;=:@%/-]*$/.test(prefix)) throw new Error(`http: cannot mount at "${prefix}": expects a path starting with /`);
+  if (!/^\/[A-Za-z0-9._~!$&'()*+,;=:@%/-]*$/.test(prefix))
+    throw new Error(`http: cannot mount at "${prefix}": expects a path starting with /`);
   return prefix.length > 1 ? prefix.replace(/\/+$/, '') : prefix;
 }
 

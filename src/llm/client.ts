@@ -184,7 +184,8 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
           const verdict = retryVerdict(error);
           const wait = progress.streamed ? undefined : nextWait(verdict, n, state, policy);
           if (wait === undefined) throw error;
-          if (verdict.retry && verdict.busy) callOptions.onBusy?.({ retryInMs: wait, attempt: n, ...(verdict.status ? { status: verdict.status } : {}) });
+          if (verdict.retry && verdict.busy)
+            callOptions.onBusy?.({ retryInMs: wait, attempt: n, ...(verdict.status ? { status: verdict.status } : {}) });
           try {
             await sleep(wait, callOptions.signal);
           } catch (abort) {

@@ -35,7 +35,10 @@ export function toLlmError(error: unknown, signal?: AbortSignal): LlmError {
     return new LlmError('timeout', 'The model request timed out', { cause: error });
   }
   if (error instanceof OpenAI.AuthenticationError || error instanceof OpenAI.PermissionDeniedError) {
-    return new LlmError('authentication', `The model server refused the credentials (${error.status})`, { status: error.status, cause: error });
+    return new LlmError('authentication', `The model server refused the credentials (${error.status})`, {
+      status: error.status,
+      cause: error,
+    });
   }
   if (error instanceof OpenAI.RateLimitError) {
     return new LlmError('rate_limit', 'The model server kept answering 429 after retries', { status: 429, cause: error });

@@ -55,7 +55,13 @@ export interface RetryState {
 }
 
 /** How long to wait before attempt `attempt + 1`, or undefined to give up. */
-export function nextWait(verdict: RetryVerdict, attempt: number, state: RetryState, policy: RetryPolicy, now = Date.now()): number | undefined {
+export function nextWait(
+  verdict: RetryVerdict,
+  attempt: number,
+  state: RetryState,
+  policy: RetryPolicy,
+  now = Date.now(),
+): number | undefined {
   if (!verdict.retry) return undefined;
   if (!verdict.busy && state.transientRetries >= policy.maxRetries) return undefined;
   const wait = verdict.retryAfterMs ?? backoffMs(attempt, BACKOFF);

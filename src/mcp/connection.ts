@@ -212,10 +212,18 @@ export class McpConnection {
     return this.#o.connectTimeoutMs ?? 60_000;
   }
 
-  #request(session: OpenSession, name: string, args: unknown, options: { signal: AbortSignal; timeoutMs: number }): Promise<CallToolResult> {
+  #request(
+    session: OpenSession,
+    name: string,
+    args: unknown,
+    options: { signal: AbortSignal; timeoutMs: number },
+  ): Promise<CallToolResult> {
     const params = { name, arguments: (args ?? {}) as Record<string, unknown> };
     // The caller's signal carries the real timeout; the SDK's own is only a backstop.
-    return session.client.callTool(params, undefined, { signal: options.signal, timeout: options.timeoutMs + 1_000 }) as Promise<CallToolResult>;
+    return session.client.callTool(params, undefined, {
+      signal: options.signal,
+      timeout: options.timeoutMs + 1_000,
+    }) as Promise<CallToolResult>;
   }
 
   /** After a failed call: unless the server answered, check it still does; if not, reconnect. */
@@ -273,7 +281,9 @@ export class McpConnection {
   #unavailable(): string {
     if (this.#state === 'stopped') return `MCP server "${this.name}" is stopped.`;
     const reason = this.#lastError ? `: ${this.#lastError}` : ' (still connecting)';
-    const next = this.#nextRetryAt ? ` Parley reconnects automatically (next attempt in ${Math.max(1, Math.round((this.#nextRetryAt - Date.now()) / 1000))} s).` : '';
+    const next = this.#nextRetryAt
+      ? ` Parley reconnects automatically (next attempt in ${Math.max(1, Math.round((this.#nextRetryAt - Date.now()) / 1000))} s).`
+      : '';
     return `MCP server "${this.name}" is not available${reason}.${next}`;
   }
 

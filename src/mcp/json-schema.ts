@@ -17,7 +17,9 @@ export function modelSchema(schema: JsonObject): JsonObject {
 function problems(errorMessage: string): string[] {
   return errorMessage
     .split(/, (?=data\b)/)
-    .map((part) => part.replace(/^data(\/\S*)?/, (_m, path: string | undefined) => (path ? path.slice(1).replace(/\//g, '.') : 'arguments')));
+    .map((part) =>
+      part.replace(/^data(\/\S*)?/, (_m, path: string | undefined) => (path ? path.slice(1).replace(/\//g, '.') : 'arguments')),
+    );
 }
 
 /**

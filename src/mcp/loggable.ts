@@ -5,5 +5,10 @@ import { errorText } from '../core/errors.ts';
 export function loggable(error: unknown): { type: string; message: string; code?: unknown; stack?: string } {
   if (!(error instanceof Error)) return { type: typeof error, message: errorText(error) };
   const code = (error as { code?: unknown }).code;
-  return { type: error.name, message: error.message, ...(code !== undefined ? { code } : {}), ...(error.stack ? { stack: error.stack } : {}) };
+  return {
+    type: error.name,
+    message: error.message,
+    ...(code !== undefined ? { code } : {}),
+    ...(error.stack ? { stack: error.stack } : {}),
+  };
 }

@@ -110,20 +110,30 @@ export class McpManager {
   #sync(server: McpServerConfig, connection: McpConnection, tools: Tool[]): void {
     const { registry, log } = this.#o;
     const visible = tools.filter((tool) => !hiddenBecause(tool.name, server.tools));
-    const names = exposedNames(server.name, visible.map((tool) => tool.name));
+    const names = exposedNames(
+      server.name,
+      visible.map((tool) => tool.name),
+    );
     // One validator per listing: compiled schemas of replaced tools go with it.
     const validator = new AjvJsonSchemaValidator();
     for (const name of this.#registered.get(server.name) ?? []) registry.unregister(name);
     const registered: string[] = [];
     const statuses = tools.map((tool): McpToolStatus => {
-      const base = { mcpName: tool.name, ...(tool.title ? { title: tool.title } : {}), ...(tool.description ? { description: tool.description } : {}), ...(tool.annotations ? { annotations: tool.annotations } : {}) };
+      const base = {
+        mcpName: tool.name,
+        ...(tool.title ? { title: tool.title } : {}),
+        ...(tool.description ? { description: tool.description } : {}),
+        ...(tool.annotations ? { annotations: tool.annotations } : {}),
+      };
       const hidden = hiddenBecause(tool.name, server.tools);
       if (hidden) return { ...base, hidden };
       const name = names.get(tool.name)!;
       const policy = mcpApproval(tool, server.approval);
       try {
         if (registry.get(name)) throw new Error(`another tool is already named ${name}`);
-        registry.register(mcpTool(tool, { exposedName: name, connection, policy, timeoutMs: server.timeoutMs ?? this.#o.defaultTimeoutMs, validator }));
+        registry.register(
+          mcpTool(tool, { exposedName: name, connection, policy, timeoutMs: server.timeoutMs ?? this.#o.defaultTimeoutMs, validator }),
+        );
       } catch (error) {
         log.warn({ mcpServer: server.name, tool: tool.name, err: loggable(error) }, 'MCP tool left out');
         return { ...base, hidden: `unusable: ${errorText(error)}` };
@@ -137,7 +147,8 @@ export class McpManager {
     this.#registered.set(server.name, registered);
     this.#tools.set(server.name, statuses);
     for (const pattern of [...Object.keys(server.approval), ...server.tools.allow]) {
-      if (!tools.some((tool) => matchesPattern(pattern, tool.name))) log.warn({ mcpServer: server.name, pattern }, 'the configuration names a tool this MCP server does not offer');
+      if (!tools.some((tool) => matchesPattern(pattern, tool.name)))
+        log.warn({ mcpServer: server.name, pattern }, 'the configuration names a tool this MCP server does not offer');
     }
   }
 }

@@ -6,7 +6,12 @@ const MAX_NAME = 64;
 
 /** `*` matches any run of characters; everything else literally (case-sensitive, as MCP names are). */
 export function matchesPattern(pattern: string, name: string): boolean {
-  const regex = new RegExp(`^${pattern.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
+  const regex = new RegExp(
+    `^${pattern
+      .split('*')
+      .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+      .join('.*')}$`,
+  );
   return regex.test(name);
 }
 

@@ -46,5 +46,8 @@ export function toolOutput(result: CallToolResult): ToolOutput {
     parts.push(`Structured content:\n${JSON.stringify(structured, null, 2)}`);
   }
   const text = parts.join('\n').trim();
-  return { content: text || (result.isError ? 'The tool reported an error without details.' : '(the tool returned nothing)'), isError: result.isError === true };
+  return {
+    content: text || (result.isError ? 'The tool reported an error without details.' : '(the tool returned nothing)'),
+    isError: result.isError === true,
+  };
 }

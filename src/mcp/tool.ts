@@ -28,7 +28,8 @@ function failure(server: string, tool: string, error: unknown): ToolOutput {
     text = `the MCP server "${server}" went away while running ${tool}; it is being restarted. ${unknownEffect}`;
   } else if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
     text = `the MCP server "${server}" did not answer ${tool} in time. ${unknownEffect}`;
-  } else text = `lost the connection to the MCP server "${server}" while running ${tool} (${errorText(error)}); reconnecting. ${unknownEffect}`;
+  } else
+    text = `lost the connection to the MCP server "${server}" while running ${tool} (${errorText(error)}); reconnecting. ${unknownEffect}`;
   return { content: `Error: ${text}`, isError: true };
 }
 
@@ -39,7 +40,8 @@ export function mcpTool(tool: Tool, options: McpToolOptions): AnyTool {
   const readOnly = tool.annotations?.readOnlyHint === true;
   return {
     name: options.exposedName,
-    description: tool.description?.trim() || tool.title || tool.annotations?.title || `The ${tool.name} tool of the MCP server "${connection.name}"`,
+    description:
+      tool.description?.trim() || tool.title || tool.annotations?.title || `The ${tool.name} tool of the MCP server "${connection.name}"`,
     parameters: argumentsSchema(inputSchema, options.validator),
     inputJsonSchema: modelSchema(inputSchema),
     approval: policy.approval,

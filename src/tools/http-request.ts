@@ -60,7 +60,14 @@ export function createHttpRequestTool(options: HttpRequestToolOptions): AnyTool 
       for (let hop = 0; ; hop++) {
         let response;
         try {
-          response = await fetch(url, { method, headers, body: method === 'GET' || method === 'HEAD' ? undefined : body, redirect: 'manual', signal: ctx.signal, dispatcher });
+          response = await fetch(url, {
+            method,
+            headers,
+            body: method === 'GET' || method === 'HEAD' ? undefined : body,
+            redirect: 'manual',
+            signal: ctx.signal,
+            dispatcher,
+          });
         } catch (error) {
           const cause = (error as { cause?: unknown }).cause;
           if (cause instanceof BlockedAddressError) return { content: cause.message, isError: true };
@@ -73,7 +80,10 @@ export function createHttpRequestTool(options: HttpRequestToolOptions): AnyTool 
           const next = URL.parse(location, url.href);
           if (!next || (next.protocol !== 'http:' && next.protocol !== 'https:')) {
             await response.body?.cancel();
-            return { content: `Refused to follow a redirect to ${location}: only http:// and https:// URLs can be fetched.`, isError: true };
+            return {
+              content: `Refused to follow a redirect to ${location}: only http:// and https:// URLs can be fetched.`,
+              isError: true,
+            };
           }
           await response.body?.cancel();
           const becomesGet = response.status === 303 || ((response.status === 301 || response.status === 302) && method === 'POST');

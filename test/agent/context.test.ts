@@ -26,7 +26,17 @@ describe('context building', () => {
   it('keeps everything when within budget, tool results right after their calls', () => {
     const history = [...exchange('t1', 100), ...exchange('t2', 100)];
     const built = buildContext({ systemPrompt: 'sys', history, budgetTokens: 10_000, currentTurnId: 't2', labelSenders: false });
-    expect(built.messages.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'tool', 'assistant', 'user', 'assistant', 'tool', 'assistant']);
+    expect(built.messages.map((m) => m.role)).toEqual([
+      'system',
+      'user',
+      'assistant',
+      'tool',
+      'assistant',
+      'user',
+      'assistant',
+      'tool',
+      'assistant',
+    ]);
     expect(built.prunedToolResults).toBe(0);
     expect(built.droppedTurns).toBe(0);
   });
@@ -54,7 +64,12 @@ describe('context building', () => {
       msg('t1', 'user', 'go'),
       msg('t1', 'assistant', '', { toolCalls: [{ id: 'call_0', name: 'a', arguments: '{}' }] }),
       msg('t1', 'tool', 'first', { toolCallId: 'call_0' }),
-      msg('t1', 'assistant', '', { toolCalls: [{ id: 'call_0', name: 'a', arguments: '{}' }, { id: 'call_1', name: 'b', arguments: '{}' }] }),
+      msg('t1', 'assistant', '', {
+        toolCalls: [
+          { id: 'call_0', name: 'a', arguments: '{}' },
+          { id: 'call_1', name: 'b', arguments: '{}' },
+        ],
+      }),
       msg('t1', 'tool', 'second', { toolCallId: 'call_0' }),
     ];
     const built = buildContext({ systemPrompt: 'sys', history, budgetTokens: 10_000, currentTurnId: 't1', labelSenders: false });

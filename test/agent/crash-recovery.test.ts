@@ -77,13 +77,21 @@ async function crashedTurn(dbFile: string, calls: ToolCallRecord[], state: { sta
     });
     await store.approvals.decide(approval.id, { status: 'approved', by: ALICE });
   }
-  await store.toolStarts.record(turn.id, calls.filter((c) => state.started.includes(c.id)));
+  await store.toolStarts.record(
+    turn.id,
+    calls.filter((c) => state.started.includes(c.id)),
+  );
   await store.close();
   return turn.id;
 }
 
 function toolResults(model: FakeModelServer) {
-  return Object.fromEntries(model.requests.at(-1)!.body.messages.filter((m) => m.role === 'tool').map((m) => [m.tool_call_id, m.content]));
+  return Object.fromEntries(
+    model.requests
+      .at(-1)!
+      .body.messages.filter((m) => m.role === 'tool')
+      .map((m) => [m.tool_call_id, m.content]),
+  );
 }
 
 describe('recovery of tool calls after a crash', () => {
@@ -117,10 +125,16 @@ describe('recovery of tool calls after a crash', () => {
 
   it('the chat is told even when the continued turn stops for another approval', async () => {
     const dbFile = join(tempDir(), 'parley.db');
-    const turnId = await crashedTurn(dbFile, [{ id: 'call_pay', name: 'transfer', arguments: '{"amount":7}' }], { started: ['call_pay'], approved: ['call_pay'] });
+    const turnId = await crashedTurn(dbFile, [{ id: 'call_pay', name: 'transfer', arguments: '{"amount":7}' }], {
+      started: ['call_pay'],
+      approved: ['call_pay'],
+    });
     const runs: Record<string, number> = {};
     const model = await FakeModelServer.start();
-    model.enqueue({ text: 'I will check with a smaller amount first.', toolCalls: [{ id: 'call_probe', name: 'transfer', arguments: { amount: 1 } }] });
+    model.enqueue({
+      text: 'I will check with a smaller amount first.',
+      toolCalls: [{ id: 'call_probe', name: 'transfer', arguments: { amount: 1 } }],
+    });
     const h = await createHarness({ model, dbFile, tools: tools(runs) });
     await waitFor(async () => (await h.store.turns.get(turnId))?.status === 'awaiting_approval', 'the turn to suspend again');
     await waitFor(() => h.adapter.prompts().length === 1, 'the new approval prompt');
@@ -162,7 +176,10 @@ describe('recovery of tool calls after a crash', () => {
 
   it('of the built-in tools only reads and memory writes are retried after a crash; risky ones never', async () => {
     const h = await createHarness({ noModel: true, start: false });
-    const retried = h.app.tools.list().filter((tool) => tool.idempotent).map((tool) => tool.name);
+    const retried = h.app.tools
+      .list()
+      .filter((tool) => tool.idempotent)
+      .map((tool) => tool.name);
     expect(retried.sort()).toEqual(['forget', 'read_knowledge_page', 'remember', 'search_knowledge']);
   });
 

@@ -13,7 +13,11 @@ import { MemoryJournal, ScriptedModel, type ScriptedReply } from '../helpers/mem
 
 const SETTINGS = { maxRounds: 10, loopWarnAt: 3, loopStopAt: 5, toolTimeoutMs: 5_000, toolResultMaxChars: 16_000, contextTokens: 24_000 };
 
-function counter(name: string, runs: string[], options: { idempotent?: boolean; execute?: (args: { n: number }) => Promise<string> } = {}): AnyTool {
+function counter(
+  name: string,
+  runs: string[],
+  options: { idempotent?: boolean; execute?: (args: { n: number }) => Promise<string> } = {},
+): AnyTool {
   return defineTool({
     name,
     description: name,
@@ -48,7 +52,12 @@ function scriptedHooks(held: string[], decide?: (callId: string) => BeforeToolRe
   return { hooks, settlements, asked };
 }
 
-function setup(script: ScriptedReply[], tools: AnyTool[], hooks: ToolHooks = scriptedHooks([]).hooks, options: { maxRecoveries?: number } = {}) {
+function setup(
+  script: ScriptedReply[],
+  tools: AnyTool[],
+  hooks: ToolHooks = scriptedHooks([]).hooks,
+  options: { maxRecoveries?: number } = {},
+) {
   const journal = new MemoryJournal();
   const model = new ScriptedModel(...script);
   const agent = new Agent({
@@ -70,7 +79,8 @@ function setup(script: ScriptedReply[], tools: AnyTool[], hooks: ToolHooks = scr
   return { journal, model, agent, events, runOf };
 }
 
-const roles = (journal: MemoryJournal, turnId = 't1') => journal.forTurn(turnId).map((m) => (m.role === 'tool' ? `tool:${m.content}` : m.role));
+const roles = (journal: MemoryJournal, turnId = 't1') =>
+  journal.forTurn(turnId).map((m) => (m.role === 'tool' ? `tool:${m.content}` : m.role));
 
 describe('the agent loop on an in-memory journal', () => {
   it('runs three rounds, writing each step before the next, and records rounds and usage', async () => {
@@ -87,7 +97,11 @@ describe('the agent loop on an in-memory journal', () => {
     expect(outcome).toEqual({ status: 'done', text: 'Counted to two.' });
     expect(runs).toEqual(['count 1', 'count 2']);
     expect(roles(journal)).toEqual(['user', 'assistant', 'tool:count ok 1', 'assistant', 'tool:count ok 2', 'assistant']);
-    expect(journal.turn('t1')).toMatchObject({ status: 'done', rounds: 3, usage: { promptTokens: 50, completionTokens: 17, totalTokens: 67 } });
+    expect(journal.turn('t1')).toMatchObject({
+      status: 'done',
+      rounds: 3,
+      usage: { promptTokens: 50, completionTokens: 17, totalTokens: 67 },
+    });
     // A call's start is committed before it runs, its result after; the model sees every result.
     expect(journal.log).toEqual([
       'round',
@@ -103,7 +117,16 @@ describe('the agent loop on an in-memory journal', () => {
       'finish:done',
     ]);
     expect(model.requests.at(-1)!.messages.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'tool', 'assistant', 'tool']);
-    expect(events.map((e) => e.type)).toEqual(['turn_start', 'tool_start', 'tool_end', 'message_delta', 'tool_start', 'tool_end', 'message_delta', 'turn_end']);
+    expect(events.map((e) => e.type)).toEqual([
+      'turn_start',
+      'tool_start',
+      'tool_end',
+      'message_delta',
+      'tool_start',
+      'tool_end',
+      'message_delta',
+      'turn_end',
+    ]);
   });
 
   it('runs the calls of one message concurrently and saves the results in call order', async () => {
@@ -186,7 +209,9 @@ describe('the agent loop on an in-memory journal', () => {
     expect(await agent.start(run)).toEqual({ status: 'awaiting_approval', text: '' });
     expect(runs).toEqual(['safe 2']);
     expect(journal.turn('t1').status).toBe('awaiting_approval');
-    expect(events.filter((e) => e.type === 'approval_requested')).toMatchObject([{ approval: { toolCallId: 'd1' }, description: 'run danger' }]);
+    expect(events.filter((e) => e.type === 'approval_requested')).toMatchObject([
+      { approval: { toolCallId: 'd1' }, description: 'run danger' },
+    ]);
     expect(events.some((e) => e.type === 'turn_end')).toBe(false);
 
     // Still pending: nothing happens.
@@ -217,12 +242,19 @@ describe('the agent loop on an in-memory journal', () => {
     settlements.set('d1', { result: 'Not run: Bob denied this call: too risky.' });
     expect(await agent.resume('t1', { signal: run.signal, emit: run.emit })).toEqual({ status: 'done', text: 'Bob said no.' });
     expect(runs).toEqual([]);
-    expect(model.requests[1]!.messages.at(-1)).toEqual({ role: 'tool', toolCallId: 'd1', content: 'Not run: Bob denied this call: too risky.' });
+    expect(model.requests[1]!.messages.at(-1)).toEqual({
+      role: 'tool',
+      toolCallId: 'd1',
+      content: 'Not run: Bob denied this call: too risky.',
+    });
   });
 
   it('continuing after a crash: a started call without a result is not run again (an idempotent one is), and the chat is told', async () => {
     const runs: string[] = [];
-    const { journal, model, agent, events, runOf } = setup([{ text: 'Recovered.' }], [counter('pay', runs), counter('note', runs, { idempotent: true })]);
+    const { journal, model, agent, events, runOf } = setup(
+      [{ text: 'Recovered.' }],
+      [counter('pay', runs), counter('note', runs, { idempotent: true })],
+    );
     const started = journal.begin('pay and note');
     await journal.append([
       {
@@ -246,7 +278,9 @@ describe('the agent loop on an in-memory journal', () => {
     expect(runs).toEqual(['note 6']);
     const results = Object.fromEntries(journal.forTurn('t1').flatMap((m) => (m.role === 'tool' ? [[m.toolCallId, m.content]] : [])));
     expect(results).toEqual({ p: INTERRUPTED_RESULT, n: 'note ok 6' });
-    expect(events.filter((e) => e.type === 'notice')).toMatchObject([{ text: expect.stringContaining('I was interrupted while running pay') }]);
+    expect(events.filter((e) => e.type === 'notice')).toMatchObject([
+      { text: expect.stringContaining('I was interrupted while running pay') },
+    ]);
     expect(model.requests).toHaveLength(1);
     expect(journal.recoveries.get('t1')).toBe(1);
   });
@@ -270,6 +304,10 @@ describe('the agent loop on an in-memory journal', () => {
     expect(outcome.status).toBe('running');
     expect(journal.turn('t1').status).toBe('running');
     expect(journal.log).not.toContain('finish:failed');
-    expect(events.at(-1)).toMatchObject({ type: 'turn_end', status: 'running', text: expect.stringMatching(/lost the connection to my database/) });
+    expect(events.at(-1)).toMatchObject({
+      type: 'turn_end',
+      status: 'running',
+      text: expect.stringMatching(/lost the connection to my database/),
+    });
   });
 });

@@ -50,7 +50,9 @@ describe('suspension for approval and resume from the database', () => {
     expect(deleted).toEqual(['/tmp/x']);
     const turn = await second.store.turns.get(turnId);
     expect(turn).toMatchObject({ status: 'done', rounds: 2 });
-    expect(await second.store.audit.list({ approvalId: (await second.store.approvals.byToken(token))!.id })).toMatchObject([{ actor: { id: 'memory:u-alice' }, action: 'approve', outcome: 'approved' }]);
+    expect(await second.store.audit.list({ approvalId: (await second.store.approvals.byToken(token))!.id })).toMatchObject([
+      { actor: { id: 'memory:u-alice' }, action: 'approve', outcome: 'approved' },
+    ]);
     const request = model.requests.at(-1)!.body.messages;
     expect(request.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'tool']);
     expect(request.at(-1)).toMatchObject({ tool_call_id: 'call_del', content: 'deleted /tmp/x' });
@@ -75,7 +77,9 @@ describe('suspension for approval and resume from the database', () => {
     const [approval] = await second.store.approvals.forTurn(turnId);
     expect(approval).toMatchObject({ status: 'denied', decidedBy: { id: 'u-bob' }, reason: 'too risky' });
     // The decision went through authorisation and the audit log.
-    expect(await second.store.audit.list({ approvalId: approval!.id })).toMatchObject([{ actor: { id: 'memory:u-bob' }, action: 'deny', outcome: 'denied' }]);
+    expect(await second.store.audit.list({ approvalId: approval!.id })).toMatchObject([
+      { actor: { id: 'memory:u-bob' }, action: 'deny', outcome: 'denied' },
+    ]);
     await model.close();
   });
 
@@ -84,7 +88,10 @@ describe('suspension for approval and resume from the database', () => {
     const { model, dbFile, turnId, token } = await suspendedTurn();
     const second = await createHarness({ tools: [deleteFile], model, dbFile });
     model.enqueue({ text: 'Deleted.' });
-    const decisions = await Promise.all([second.app.approvals.decide(token, alice, 'approve'), second.app.approvals.decide(token, alice, 'approve')]);
+    const decisions = await Promise.all([
+      second.app.approvals.decide(token, alice, 'approve'),
+      second.app.approvals.decide(token, alice, 'approve'),
+    ]);
     expect(decisions.map((d) => d.message).sort()).toEqual(['Already approved by Alice.', 'Approved.']);
     const outcomes = await Promise.all([second.app.gateway.resume(turnId), second.app.gateway.resume(turnId)]);
     await second.app.approvals.settled();

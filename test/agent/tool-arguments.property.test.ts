@@ -57,10 +57,16 @@ interface PropertySchema {
 
 /** A value of the JSON Schema type the model is told about (URLs: private ones only). */
 function typedValue(schema: PropertySchema) {
-  if (schema.enum) return fc.oneof(fc.constantFrom(...schema.enum), fc.constantFrom(...schema.enum).map((v) => ` ${v.toLowerCase()} `));
+  if (schema.enum)
+    return fc.oneof(
+      fc.constantFrom(...schema.enum),
+      fc.constantFrom(...schema.enum).map((v) => ` ${v.toLowerCase()} `),
+    );
   switch (schema.type) {
     case 'string':
-      return schema.format === 'uri' ? fc.constantFrom(...PRIVATE_URLS) : fc.oneof(fc.string({ maxLength: 40 }), fc.string({ unit: 'grapheme', maxLength: 20 }));
+      return schema.format === 'uri'
+        ? fc.constantFrom(...PRIVATE_URLS)
+        : fc.oneof(fc.string({ maxLength: 40 }), fc.string({ unit: 'grapheme', maxLength: 20 }));
     case 'integer':
     case 'number':
       return fc.integer({ min: -3, max: 30 });
@@ -78,7 +84,10 @@ function shapedArguments(name: string) {
   const spec = registry.specs().find((s) => s.name === name)!;
   const properties = (spec.parameters as { properties?: Record<string, PropertySchema> }).properties ?? {};
   const fields = Object.fromEntries(
-    Object.entries(properties).map(([key, schema]) => [key, fc.oneof({ arbitrary: typedValue(schema), weight: 4 }, { arbitrary: fc.jsonValue({ maxDepth: 2 }), weight: 1 })]),
+    Object.entries(properties).map(([key, schema]) => [
+      key,
+      fc.oneof({ arbitrary: typedValue(schema), weight: 4 }, { arbitrary: fc.jsonValue({ maxDepth: 2 }), weight: 1 }),
+    ]),
   );
   return fc
     .tuple(fc.record(fields, { requiredKeys: [] }), fc.option(fc.jsonValue({ maxDepth: 1 }), { freq: 4 }))
@@ -112,7 +121,14 @@ async function runOnce(name: string, raw: string) {
 
 describe('tool arguments from the model (property)', () => {
   it('every built-in tool is registered as npm start registers it', () => {
-    expect(registry.names().sort()).toEqual(['forget', 'http_request', 'read_knowledge_page', 'remember', 'search_knowledge', 'write_knowledge_page']);
+    expect(registry.names().sort()).toEqual([
+      'forget',
+      'http_request',
+      'read_knowledge_page',
+      'remember',
+      'search_knowledge',
+      'write_knowledge_page',
+    ]);
   });
 
   it('arbitrary argument text to any tool (or an unknown one) always gives a result', async () => {

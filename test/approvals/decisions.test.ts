@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ALICE, BOB, CAROL } from '../fakes/memory-adapter.ts';
-import { closeAll, createHarness, settled, waitFor } from '../helpers/harness.ts';
+import { closeAll, createHarness, settled } from '../helpers/harness.ts';
 import { raceInWorkers } from '../helpers/race.ts';
 import { expectNoButtons, ping, promptsIn, runs, transfer, transferCall, waitForStatus } from './helpers.ts';
 

@@ -17,7 +17,9 @@ describe('approvals: expiry, restarts, grants, text fallback', () => {
   it('expiry counts as a denial: the prompt is edited and the turn resumes with the expiry result', async () => {
     const h = await createHarness({ tools: [transfer], env: { PARLEY_APPROVAL_TTL: '400ms' } });
     h.model.enqueue({ toolCalls: [transferCall()] }, (request) => ({
-      text: request.body.messages.at(-1)!.content?.startsWith('Not run: nobody approved this call before it expired') ? 'Nobody approved, so nothing was sent.' : 'unexpected',
+      text: request.body.messages.at(-1)!.content?.startsWith('Not run: nobody approved this call before it expired')
+        ? 'Nobody approved, so nothing was sent.'
+        : 'unexpected',
     }));
     await h.adapter.say('send Bob 10 euros');
     const [prompt] = await promptsIn(h.adapter);
@@ -40,7 +42,13 @@ describe('approvals: expiry, restarts, grants, text fallback', () => {
     const model = await FakeModelServer.start();
     const channel = new MemoryAdapter();
     // This process never sweeps, so the approval can only expire "while nothing runs".
-    const first = await createHarness({ tools: [transfer], model, adapters: [channel], env: { PARLEY_APPROVAL_TTL: '300ms' }, sweepIntervalMs: 60_000 });
+    const first = await createHarness({
+      tools: [transfer],
+      model,
+      adapters: [channel],
+      env: { PARLEY_APPROVAL_TTL: '300ms' },
+      sweepIntervalMs: 60_000,
+    });
     model.enqueue({ toolCalls: [transferCall()] });
     await channel.say('send Bob 10 euros');
     const [prompt] = await promptsIn(channel);
@@ -53,7 +61,13 @@ describe('approvals: expiry, restarts, grants, text fallback', () => {
     await offline.close();
 
     model.enqueue({ text: 'It expired, nothing was sent.' });
-    const second = await createHarness({ tools: [transfer], model, adapters: [channel], dbFile: first.dbFile, env: { PARLEY_APPROVAL_TTL: '300ms' } });
+    const second = await createHarness({
+      tools: [transfer],
+      model,
+      adapters: [channel],
+      dbFile: first.dbFile,
+      env: { PARLEY_APPROVAL_TTL: '300ms' },
+    });
     const [turn] = await settled(second.store, DM);
     expect(turn!.status).toBe('done');
     expect(channel.messages.get(prompt!.id)!.text).toMatch(/^⌛ Expired/);
@@ -212,7 +226,13 @@ describe('approvals: expiry, restarts, grants, text fallback', () => {
     await promptsIn(h.adapter);
     await waitForStatus(h, DM, 'awaiting_approval');
     let out = '';
-    const io = { out: (t: string) => (out += t), err: (t: string) => (out += t), isTTY: false, env: { DATABASE_URL: `file:${h.dbFile}` }, cwd: process.cwd() };
+    const io = {
+      out: (t: string) => (out += t),
+      err: (t: string) => (out += t),
+      isTTY: false,
+      env: { DATABASE_URL: `file:${h.dbFile}` },
+      cwd: process.cwd(),
+    };
     expect(await runCli(['approvals', 'list', '--pending'], io)).toBe(0);
     expect(out).toMatch(/transfer_money.*pending.*Alice/);
     out = '';

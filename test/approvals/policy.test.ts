@@ -32,7 +32,10 @@ const conditional = defineTool({
 
 describe('approval policies', () => {
   it('configuration overrides a tool policy both ways', async () => {
-    const h = await createHarness({ tools: [transfer, ping], env: { PARLEY_APPROVAL_TRANSFER_MONEY: 'never', PARLEY_APPROVAL_PING: 'always' } });
+    const h = await createHarness({
+      tools: [transfer, ping],
+      env: { PARLEY_APPROVAL_TRANSFER_MONEY: 'never', PARLEY_APPROVAL_PING: 'always' },
+    });
     h.model.enqueue({ toolCalls: [transferCall(), { name: 'ping', arguments: {} }] });
     await h.adapter.say('go');
     const prompts = await promptsIn(h.adapter);
@@ -55,10 +58,9 @@ describe('approval policies', () => {
     const prompts = await promptsIn(h.adapter, 2);
     await waitForStatus(h, 'memory:dm-u-alice', 'awaiting_approval');
     expect(runs).toEqual(['refund 20']);
-    expect(prompts.map((p) => (p.text.includes('`plugin_action`') ? 'plugin_action' : p.text.includes('"amount": 500') ? 'refund 500' : '?'))).toEqual([
-      'plugin_action',
-      'refund 500',
-    ]);
+    expect(
+      prompts.map((p) => (p.text.includes('`plugin_action`') ? 'plugin_action' : p.text.includes('"amount": 500') ? 'refund 500' : '?')),
+    ).toEqual(['plugin_action', 'refund 500']);
   });
 
   it('invalid arguments to a gated tool are reported without asking anyone', async () => {

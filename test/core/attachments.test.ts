@@ -29,17 +29,30 @@ describe('attachments for the model', () => {
   });
 
   it('puts the note after the text; a message without attachments is its text', () => {
-    expect(textForModel(message('look', [{ kind: 'video', ref: 'v', size: 512 }]))).toBe('look\n[Alice attached a video (512 B): I cannot see attachments yet]');
+    expect(textForModel(message('look', [{ kind: 'video', ref: 'v', size: 512 }]))).toBe(
+      'look\n[Alice attached a video (512 B): I cannot see attachments yet]',
+    );
     expect(textForModel(message('just text', []))).toBe('just text');
   });
 
   it('answers a message that is only attachments, naming what cannot be read', () => {
-    expect(unreadableReply(message('', [{ kind: 'image', ref: 'a' }, { kind: 'image', ref: 'b' }]))).toBe(
-      'I cannot read images yet. Tell me in words what you need, and I will help.',
-    );
-    expect(unreadableReply(message(' ', [{ kind: 'audio', ref: 'a' }, { kind: 'file', ref: 'b' }, { kind: 'video', ref: 'c' }]))).toBe(
-      'I cannot read audio recordings, files or videos yet. Tell me in words what you need, and I will help.',
-    );
+    expect(
+      unreadableReply(
+        message('', [
+          { kind: 'image', ref: 'a' },
+          { kind: 'image', ref: 'b' },
+        ]),
+      ),
+    ).toBe('I cannot read images yet. Tell me in words what you need, and I will help.');
+    expect(
+      unreadableReply(
+        message(' ', [
+          { kind: 'audio', ref: 'a' },
+          { kind: 'file', ref: 'b' },
+          { kind: 'video', ref: 'c' },
+        ]),
+      ),
+    ).toBe('I cannot read audio recordings, files or videos yet. Tell me in words what you need, and I will help.');
     expect(unreadableReply(message('caption', [{ kind: 'image', ref: 'a' }]))).toBeUndefined();
     expect(unreadableReply(message('', []))).toBeUndefined();
   });

@@ -22,7 +22,7 @@ describe('splitMessage', () => {
   });
 
   it('never cuts inside a code block that fits in one message', () => {
-    const code = '```ts\n' + 'const x = 1;\n'.repeat(5) + '```';
+    const code = `\`\`\`ts\n${'const x = 1;\n'.repeat(5)}\`\`\``;
     const text = `${'intro '.repeat(10)}\n\n${code}\n\nafter`;
     const pieces = splitMessage(text, 100);
     expect(pieces.some((p) => p.includes(code))).toBe(true);
@@ -30,7 +30,7 @@ describe('splitMessage', () => {
   });
 
   it('closes and reopens a code block that is longer than a message', () => {
-    const code = '```python\n' + Array.from({ length: 40 }, (_, i) => `print(${i})`).join('\n') + '\n```';
+    const code = `\`\`\`python\n${Array.from({ length: 40 }, (_, i) => `print(${i})`).join('\n')}\n\`\`\``;
     const pieces = splitMessage(code, 120);
     expect(pieces.length).toBeGreaterThan(2);
     for (const piece of pieces) {

@@ -83,9 +83,17 @@ describe('discord: approval prompts with buttons', () => {
     // Ack first: the outcome is the acknowledgement itself, before the (slow) prompt edit.
     expect(ack).toMatchObject({ type: 4, flags: EPHEMERAL });
     expect(interaction(dc, aliceClick).original?.message.content).toBe('Approved.');
-    await waitFor(() => prompt.message.components.length === 0 && prompt.message.content.includes('Approved by Alice'), 'the outcome without buttons', 20_000);
+    await waitFor(
+      () => prompt.message.components.length === 0 && prompt.message.content.includes('Approved by Alice'),
+      'the outcome without buttons',
+      20_000,
+    );
     dc.editDelayMs = 0;
-    const answer = await waitFor(() => dc.botMessages(ops).find((m) => m.message.content === 'Deployed api: all health checks are green.'), 'the answer', 20_000);
+    const answer = await waitFor(
+      () => dc.botMessages(ops).find((m) => m.message.content === 'Deployed api: all health checks are green.'),
+      'the answer',
+      20_000,
+    );
     expect(answer.message.message_reference?.message_id).toBe(request.id);
     await settled(h.store, sessionKey(ops), 20_000);
     expect(deployed).toEqual(['api']);
@@ -126,7 +134,10 @@ describe('discord: approval prompts with buttons', () => {
     const { dc, h } = await startDiscord({ tools: [deployTool(deployed)], coreEnv: { PARLEY_APPROVAL_TTL: '1s' } });
     const alice = dc.user('Alice');
     const dm = dc.dm(alice);
-    h.model.enqueue({ toolCalls: [{ name: 'deploy', arguments: { service: 'web' } }] }, { text: 'The request expired, so nothing was deployed.' });
+    h.model.enqueue(
+      { toolCalls: [{ name: 'deploy', arguments: { service: 'web' } }] },
+      { text: 'The request expired, so nothing was deployed.' },
+    );
     dc.say(alice, dm, 'deploy web');
     const prompt = await promptIn(dc, dm);
     await waitFor(() => prompt.message.components.length === 0 && /Expired/.test(prompt.message.content), 'the expiry on the prompt');

@@ -26,11 +26,23 @@ describe('discord: attachments', () => {
     const alice = dc.user('Alice');
     const dm = dc.dm(alice);
     dc.say(alice, dm, '', { files: [{ filename: 'cat.jpg', size: 34_567, contentType: 'image/jpeg' }] });
-    dc.say(alice, dm, 'the report, please summarise', { files: [{ filename: 'report.pdf', size: 1_200_000, contentType: 'application/pdf' }] });
+    dc.say(alice, dm, 'the report, please summarise', {
+      files: [{ filename: 'report.pdf', size: 1_200_000, contentType: 'application/pdf' }],
+    });
     dc.say(alice, dm, '');
     await waitFor(() => inbound.length >= 2, 'two messages');
     expect(inbound.map((m) => m.text)).toEqual(['', 'the report, please summarise']);
-    expect(inbound[0]!.attachments).toEqual([{ kind: 'image', name: 'cat.jpg', mimeType: 'image/jpeg', size: 34_567, ref: expect.stringMatching(/^https:\/\/cdn\.discordapp\.com\/attachments\/.*\/cat\.jpg$/) }]);
-    expect(inbound[1]!.attachments).toEqual([expect.objectContaining({ kind: 'file', name: 'report.pdf', mimeType: 'application/pdf', size: 1_200_000 })]);
+    expect(inbound[0]!.attachments).toEqual([
+      {
+        kind: 'image',
+        name: 'cat.jpg',
+        mimeType: 'image/jpeg',
+        size: 34_567,
+        ref: expect.stringMatching(/^https:\/\/cdn\.discordapp\.com\/attachments\/.*\/cat\.jpg$/),
+      },
+    ]);
+    expect(inbound[1]!.attachments).toEqual([
+      expect.objectContaining({ kind: 'file', name: 'report.pdf', mimeType: 'application/pdf', size: 1_200_000 }),
+    ]);
   });
 });

@@ -41,13 +41,19 @@ describe('discord: slash commands', () => {
     expect(ack.at - stopped.createdAt).toBeLessThan(3_000);
     expect(stopped.refusedCallbacks).toBe(0);
     // The effect shows in the stopped answer; the caller alone gets words, and no "thinking…" line stays behind.
-    await waitFor(() => stopped.followUps.some((m) => m.ephemeral && m.message.content !== '') && stopped.original?.deleted, 'the /stop reply');
+    await waitFor(
+      () => stopped.followUps.some((m) => m.ephemeral && m.message.content !== '') && stopped.original?.deleted,
+      'the /stop reply',
+    );
     // The stopped answer says so and keeps what had arrived.
     await waitFor(() => partial!.message.content.includes('Stopped (by Alice)'), 'the stopped answer');
     expect(partial!.message.content).toContain('Let me think');
 
     const help = dc.slash(alice, general, 'help');
-    const state = await waitFor(() => (dc.interactions.get(help)!.original?.message.content ? dc.interactions.get(help) : undefined), 'the /help reply');
+    const state = await waitFor(
+      () => (dc.interactions.get(help)!.original?.message.content ? dc.interactions.get(help) : undefined),
+      'the /help reply',
+    );
     // The answer is the acknowledgement itself: one ephemeral reply.
     expect(state.ack).toMatchObject({ type: 4, flags: EPHEMERAL });
     expect(state.original!.message.content).toContain('/approve');

@@ -10,7 +10,8 @@ describe('discord: conversations with the real discord.js client', () => {
     const { dc, h } = await startDiscord();
     const alice = dc.user('Alice');
     const dm = dc.dm(alice);
-    const answer = 'Streaming **works** on Discord: this answer arrives in small pieces and the one message is edited until it is complete.';
+    const answer =
+      'Streaming **works** on Discord: this answer arrives in small pieces and the one message is edited until it is complete.';
     h.model.enqueue({ text: answer, chunkSize: 8, delayMs: 20 });
 
     const question = dc.say(alice, dm, 'hello bot');
@@ -50,7 +51,10 @@ describe('discord: guild channels and threads', () => {
     expect(seen).not.toContain('just chatting');
 
     const reply = dc.say(bob, general, 'which server did you mean?', { replyTo: first!.message });
-    const second = await waitFor(() => dc.botMessages(general).find((m) => m.message.content === 'Yes, I meant the staging one.'), 'the answer to the reply');
+    const second = await waitFor(
+      () => dc.botMessages(general).find((m) => m.message.content === 'Yes, I meant the staging one.'),
+      'the answer to the reply',
+    );
     expect(second.message.message_reference?.message_id).toBe(reply.id);
     await settled(h.store, sessionKey(general));
     expect(h.model.requests).toHaveLength(2);
@@ -95,10 +99,19 @@ describe('discord: guild channels and threads', () => {
 
     dc.say(alice, dm, 'write a lot');
     await settled(h.store, sessionKey(dm), 20_000);
-    const messages = await waitFor(() => {
-      const all = dc.botMessages(dm);
-      return all.map((m) => m.message.content).join('').replace(/\s+/g, '') === answer.replace(/\s+/g, '') ? all : undefined;
-    }, 'every piece of the answer', 20_000);
+    const messages = await waitFor(
+      () => {
+        const all = dc.botMessages(dm);
+        return all
+          .map((m) => m.message.content)
+          .join('')
+          .replace(/\s+/g, '') === answer.replace(/\s+/g, '')
+          ? all
+          : undefined;
+      },
+      'every piece of the answer',
+      20_000,
+    );
     expect(messages.length).toBeGreaterThanOrEqual(5);
     for (const m of messages) {
       expect(m.message.content.length).toBeLessThanOrEqual(2000);
@@ -144,7 +157,10 @@ describe('discord: guild channels and threads', () => {
       dc.say(mallory, general, 'not for me', { mention: true });
       const thread = dc.thread(general, 'questions', alice);
       dc.say(alice, thread, 'here please', { mention: true });
-      await waitFor(() => dc.botMessages(thread).some((m) => m.message.content === 'Answer in the thread of general.'), 'the thread answer');
+      await waitFor(
+        () => dc.botMessages(thread).some((m) => m.message.content === 'Answer in the thread of general.'),
+        'the thread answer',
+      );
       await settled(h.store, sessionKey(thread));
       expect(h.model.requests).toHaveLength(1);
       expect(dc.botMessages(random)).toHaveLength(0);

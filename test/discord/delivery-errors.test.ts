@@ -12,7 +12,14 @@ afterEach(closeDiscord);
 const TOKEN = 'MTIzNDU2Nzg5MDEyMzQ1Njc4OQ.GfakeT.secretsecretsecretsecretsec';
 const body = { body: undefined, files: undefined };
 const api = (code: number, status: number, rawError: object = { message: 'x', code }) =>
-  new DiscordAPIError({ message: 'x', code, ...rawError }, code, status, 'PATCH', `https://discord.com/api/v10/channels/1/messages/2?token=${TOKEN}`, body);
+  new DiscordAPIError(
+    { message: 'x', code, ...rawError },
+    code,
+    status,
+    'PATCH',
+    `https://discord.com/api/v10/channels/1/messages/2?token=${TOKEN}`,
+    body,
+  );
 
 describe('discord: platform failures → DeliveryError', () => {
   it.each([
@@ -21,10 +28,36 @@ describe('discord: platform failures → DeliveryError', () => {
     ['Missing Access (50001)', api(50001, 403), { kind: 'forbidden' }],
     ['Missing Permissions (50013)', api(50013, 403), { kind: 'forbidden' }],
     ['DMs closed (50007)', api(50007, 403), { kind: 'forbidden' }],
-    ['content too long (50035)', api(50035, 400, { errors: { content: { _errors: [{ code: 'BASE_TYPE_MAX_LENGTH', message: 'Must be 2000 or fewer in length.' }] } } }), { kind: 'too_large' }],
-    ['another invalid form body (50035)', api(50035, 400, { errors: { components: { _errors: [{ code: 'UNION_TYPE_CHOICES' }] } } }), { kind: 'fatal' }],
+    [
+      'content too long (50035)',
+      api(50035, 400, {
+        errors: { content: { _errors: [{ code: 'BASE_TYPE_MAX_LENGTH', message: 'Must be 2000 or fewer in length.' }] } },
+      }),
+      { kind: 'too_large' },
+    ],
+    [
+      'another invalid form body (50035)',
+      api(50035, 400, { errors: { components: { _errors: [{ code: 'UNION_TYPE_CHOICES' }] } } }),
+      { kind: 'fatal' },
+    ],
     ['a 429 that reached us', api(0, 429, { retry_after: 1.5 }), { kind: 'rate_limited', retryAfterMs: 1500 }],
-    ['a rejected rate limit', new RateLimitError({ timeToReset: 2000, limit: 5, method: 'PATCH', hash: 'h', url: 'u', route: 'r', majorParameter: '1', global: false, retryAfter: 2000, sublimitTimeout: 0, scope: 'user' }), { kind: 'rate_limited', retryAfterMs: 2000 }],
+    [
+      'a rejected rate limit',
+      new RateLimitError({
+        timeToReset: 2000,
+        limit: 5,
+        method: 'PATCH',
+        hash: 'h',
+        url: 'u',
+        route: 'r',
+        majorParameter: '1',
+        global: false,
+        retryAfter: 2000,
+        sublimitTimeout: 0,
+        scope: 'user',
+      }),
+      { kind: 'rate_limited', retryAfterMs: 2000 },
+    ],
     ['a 502 after retries', new HTTPError(502, 'Bad Gateway', 'POST', 'u', body), { kind: 'transient' }],
     ['a timeout', Object.assign(new Error('This operation was aborted'), { name: 'AbortError' }), { kind: 'transient' }],
     ['401 Unauthorized', api(0, 401), { kind: 'fatal' }],

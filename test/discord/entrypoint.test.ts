@@ -38,7 +38,11 @@ interface Running {
 }
 
 async function startParley(env: Record<string, string>): Promise<Running> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: process.cwd(), env: { ...cleanEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: process.cwd(),
+    env: { ...cleanEnv(), ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   cleanups.push(() => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   });
@@ -51,7 +55,9 @@ async function startParley(env: Record<string, string>): Promise<Running> {
 }
 
 describe('discord: the real entry point', () => {
-  it('npm start serves a conversation; kill -9 between prompt and click, restart, click → the turn resumes once', { timeout: 120_000 }, async () => {
+  it('npm start serves a conversation; kill -9 between prompt and click, restart, click → the turn resumes once', {
+    timeout: 120_000,
+  }, async () => {
     const dc = await FakeDiscord.start();
     const model = await FakeModelServer.start();
     const dir = tempDir('parley-discord-e2e-');
@@ -111,8 +117,16 @@ describe('discord: the real entry point', () => {
     const click = dc.click(alice, prompt.message, dc.buttonOf(prompt.message, 'Approve'));
     const ack = await waitFor(() => dc.interactions.get(click)!.ack, 'the acknowledgement', 10_000);
     expect(ack.at - dc.interactions.get(click)!.createdAt).toBeLessThan(3_000);
-    await waitFor(() => dc.botMessages(dm).some((m) => m.message.content === 'The deploy hook answered 201 created.'), 'the resumed answer', 20_000);
-    await waitFor(() => prompt.message.components.length === 0 && /Approved by Alice/.test(prompt.message.content), 'the outcome on the prompt', 10_000);
+    await waitFor(
+      () => dc.botMessages(dm).some((m) => m.message.content === 'The deploy hook answered 201 created.'),
+      'the resumed answer',
+      20_000,
+    );
+    await waitFor(
+      () => prompt.message.components.length === 0 && /Approved by Alice/.test(prompt.message.content),
+      'the outcome on the prompt',
+      10_000,
+    );
     expect(posts).toBe(1);
 
     second.child.kill('SIGINT');

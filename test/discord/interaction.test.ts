@@ -21,7 +21,12 @@ afterEach(async () => {
 async function bare(sink: InboundSink, interactionDeadlineMs?: number) {
   const dc = await FakeDiscord.start();
   const log = new RecordingLogger();
-  const adapter = new DiscordAdapter({ config: loadDiscordConfig(discordEnv(dc))!, log, startTimeoutMs: 10_000, ...(interactionDeadlineMs ? { interactionDeadlineMs } : {}) });
+  const adapter = new DiscordAdapter({
+    config: loadDiscordConfig(discordEnv(dc))!,
+    log,
+    startTimeoutMs: 10_000,
+    ...(interactionDeadlineMs ? { interactionDeadlineMs } : {}),
+  });
   await adapter.start(sink);
   cleanups.push(async () => {
     await adapter.stop();
@@ -31,7 +36,8 @@ async function bare(sink: InboundSink, interactionDeadlineMs?: number) {
 }
 
 const ignoreMessages = async () => {};
-const texts = (state: InteractionState) => [state.original, ...state.followUps].filter((m) => m && !m.deleted).map((m) => ({ text: m!.message.content, ephemeral: m!.ephemeral }));
+const texts = (state: InteractionState) =>
+  [state.original, ...state.followUps].filter((m) => m && !m.deleted).map((m) => ({ text: m!.message.content, ephemeral: m!.ephemeral }));
 
 describe('discord: the reply handle of an interaction', () => {
   it('a click: ack with text is one ephemeral reply; a whisper follows; a second ack does nothing', async () => {
@@ -47,7 +53,10 @@ describe('discord: the reply handle of an interaction', () => {
     });
     const alice = dc.user('Alice');
     const dm = dc.dm(alice);
-    const prompt = await adapter.send({ channel: 'discord', chatId: dm.id, chatType: 'direct' }, { text: 'Approve?', buttons: [[{ label: 'Approve', payload: 'tok-1' }]] });
+    const prompt = await adapter.send(
+      { channel: 'discord', chatId: dm.id, chatType: 'direct' },
+      { text: 'Approve?', buttons: [[{ label: 'Approve', payload: 'tok-1' }]] },
+    );
     const click = dc.click(alice, dc.messages.get(prompt.messageId)!.message, 'tok-1');
     const state = dc.interactions.get(click)!;
     await waitFor(() => state.followUps.length === 1, 'the whisper');
@@ -76,7 +85,10 @@ describe('discord: the reply handle of an interaction', () => {
     );
     const alice = dc.user('Alice');
     const dm = dc.dm(alice);
-    const prompt = await adapter.send({ channel: 'discord', chatId: dm.id, chatType: 'direct' }, { text: 'Approve?', buttons: [[{ label: 'Approve', payload: 'tok-2' }]] });
+    const prompt = await adapter.send(
+      { channel: 'discord', chatId: dm.id, chatType: 'direct' },
+      { text: 'Approve?', buttons: [[{ label: 'Approve', payload: 'tok-2' }]] },
+    );
     const state = dc.interactions.get(dc.click(alice, dc.messages.get(prompt.messageId)!.message, 'tok-2'))!;
     const ack = await waitFor(() => state.ack, 'the deferral');
     expect(ack.type).toBe(6);
@@ -96,7 +108,10 @@ describe('discord: the reply handle of an interaction', () => {
     });
     const alice = dc.user('Alice');
     const dm = dc.dm(alice);
-    const prompt = await adapter.send({ channel: 'discord', chatId: dm.id, chatType: 'direct' }, { text: 'Approve?', buttons: [[{ label: 'Approve', payload: 'tok-3' }]] });
+    const prompt = await adapter.send(
+      { channel: 'discord', chatId: dm.id, chatType: 'direct' },
+      { text: 'Approve?', buttons: [[{ label: 'Approve', payload: 'tok-3' }]] },
+    );
     const state = dc.interactions.get(dc.click(alice, dc.messages.get(prompt.messageId)!.message, 'tok-3'))!;
     await waitFor(() => state.original, 'the answer');
     expect(texts(state)).toEqual([{ text: 'Something went wrong; please try again.', ephemeral: true }]);
@@ -108,7 +123,11 @@ describe('discord: the reply handle of an interaction', () => {
       async onMessage(inbound, reply) {
         handles.push({ inbound, ...(reply ? { reply } : {}) });
         await reply?.ack();
-        if (inbound.text === '/reset') await adapter.send({ channel: 'discord', chatId: inbound.chatId, chatType: inbound.chatType }, { text: 'Started a fresh conversation.', replyToMessageId: inbound.messageId });
+        if (inbound.text === '/reset')
+          await adapter.send(
+            { channel: 'discord', chatId: inbound.chatId, chatType: inbound.chatType },
+            { text: 'Started a fresh conversation.', replyToMessageId: inbound.messageId },
+          );
       },
       onAction: async () => {},
     });

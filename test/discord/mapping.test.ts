@@ -45,7 +45,17 @@ describe('discord: configuration', () => {
 
 describe('discord: rendering', () => {
   it('keeps Markdown, never pings, replies by reference, and maps button styles', () => {
-    const body = bodyOf({ text: '**bold** @everyone `code`', replyToMessageId: '123', buttons: [[{ label: 'Approve', payload: 'a1', style: 'primary' }, { label: 'Deny', payload: 'd1', style: 'danger' }, { label: 'Always', payload: 'x1' }]] });
+    const body = bodyOf({
+      text: '**bold** @everyone `code`',
+      replyToMessageId: '123',
+      buttons: [
+        [
+          { label: 'Approve', payload: 'a1', style: 'primary' },
+          { label: 'Deny', payload: 'd1', style: 'danger' },
+          { label: 'Always', payload: 'x1' },
+        ],
+      ],
+    });
     expect(body.content).toBe('**bold** @everyone `code`');
     expect(body.allowed_mentions).toEqual({ parse: [], replied_user: false });
     expect(body.message_reference).toEqual({ message_id: '123', fail_if_not_exists: false });
@@ -82,13 +92,19 @@ describe('discord: slash commands from the registry', () => {
     for (const command of COMMANDS) {
       const slash = commands.find((c) => c.name === command.name)!;
       expect(slash.description).toBe(command.description);
-      expect(slash.options).toEqual(command.arguments.map((a) => ({ type: 3, name: a.name, description: a.description, required: a.required })));
+      expect(slash.options).toEqual(
+        command.arguments.map((a) => ({ type: 3, name: a.name, description: a.description, required: a.required })),
+      );
     }
     expect(commands.find((c) => c.name === 'deny')!.options!.map((o) => o.name)).toEqual(['code', 'reason']);
   });
 
   it('keeps to Discord limits for any registry: descriptions 1-100 characters, required options first', () => {
-    const argument = fc.record({ name: fc.constantFrom('code', 'reason', 'tool', 'who'), required: fc.boolean(), description: fc.string({ maxLength: 300 }) });
+    const argument = fc.record({
+      name: fc.constantFrom('code', 'reason', 'tool', 'who'),
+      required: fc.boolean(),
+      description: fc.string({ maxLength: 300 }),
+    });
     fc.assert(
       fc.property(fc.array(argument, { maxLength: 4 }), fc.string({ maxLength: 300 }), (args, text) => {
         const [slash] = slashCommandsOf([{ name: 'cmd', description: text, arguments: args, control: true, ephemeral: false }]);
@@ -102,7 +118,9 @@ describe('discord: slash commands from the registry', () => {
   });
 
   it('answers concern only the caller where the registry says so', () => {
-    expect(COMMANDS.filter((c) => isEphemeralCommand(c.name)).map((c) => c.name)).toEqual(COMMANDS.filter((c) => c.ephemeral).map((c) => c.name));
+    expect(COMMANDS.filter((c) => isEphemeralCommand(c.name)).map((c) => c.name)).toEqual(
+      COMMANDS.filter((c) => c.ephemeral).map((c) => c.name),
+    );
     expect(isEphemeralCommand('no-such-command')).toBe(false);
   });
 });

@@ -99,7 +99,8 @@ export class MemoryAdapter implements ChannelAdapter {
   async send(chat: ChatRef, message: OutboundMessage): Promise<SentRef> {
     this.#checkLength(message.text);
     const oversized = message.buttons?.flat().find((b) => Buffer.byteLength(b.payload) > this.capabilities.maxButtonPayload);
-    if (oversized) throw new DeliveryError(`button payload longer than ${this.capabilities.maxButtonPayload} bytes: ${oversized.payload}`, 'fatal');
+    if (oversized)
+      throw new DeliveryError(`button payload longer than ${this.capabilities.maxButtonPayload} bytes: ${oversized.payload}`, 'fatal');
     const id = String(this.#nextId++);
     this.messages.set(id, {
       id,
@@ -182,7 +183,15 @@ export class MemoryAdapter implements ChannelAdapter {
     const message = this.messages.get(messageId);
     if (!message) throw new Error(`no message ${messageId}`);
     const button = message.buttons.flat().find((b) => b.label === label);
-    if (!button) throw new Error(`message ${messageId} has no button "${label}" (has: ${message.buttons.flat().map((b) => b.label).join(', ') || 'none'})`);
+    if (!button)
+      throw new Error(
+        `message ${messageId} has no button "${label}" (has: ${
+          message.buttons
+            .flat()
+            .map((b) => b.label)
+            .join(', ') || 'none'
+        })`,
+      );
     return this.press(message, button.payload, by);
   }
 

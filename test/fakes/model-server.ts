@@ -50,7 +50,12 @@ export type Responder = (request: RecordedRequest) => Step;
 export interface RecordedRequest {
   body: {
     model: string;
-    messages: { role: string; content: string | null; tool_calls?: { id: string; function: { name: string; arguments: string } }[]; tool_call_id?: string }[];
+    messages: {
+      role: string;
+      content: string | null;
+      tool_calls?: { id: string; function: { name: string; arguments: string } }[];
+      tool_call_id?: string;
+    }[];
     tools?: { type: string; function: { name: string; description: string; parameters: unknown } }[];
     tool_choice?: unknown;
     stream?: boolean;
@@ -129,7 +134,11 @@ export class FakeModelServer {
       res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'not found' } }));
       return;
     }
-    const recorded: RecordedRequest = { body: JSON.parse(Buffer.concat(chunks).toString('utf8')), headers: req.headers, receivedAt: Date.now() };
+    const recorded: RecordedRequest = {
+      body: JSON.parse(Buffer.concat(chunks).toString('utf8')),
+      headers: req.headers,
+      receivedAt: Date.now(),
+    };
     this.requests.push(recorded);
     const next = this.#queue.shift() ?? this.#fallback;
     const step: Step = !next
@@ -161,13 +170,17 @@ export class FakeModelServer {
     this.embeddingRequests.push({ model: body.model, input, receivedAt: Date.now() });
     if (this.#embeddingStatus !== undefined) return this.#error(res, { status: this.#embeddingStatus });
     const data = input.map((text, index) => ({ object: 'embedding', index, embedding: this.#embed!(text) }));
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data, model: body.model, usage: { prompt_tokens: 0, total_tokens: 0 } }));
+    res
+      .writeHead(200, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ object: 'list', data, model: body.model, usage: { prompt_tokens: 0, total_tokens: 0 } }));
   }
 
   #error(res: ServerResponse, step: ErrorStep): void {
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (step.retryAfter !== undefined) headers['retry-after'] = step.retryAfter;
-    res.writeHead(step.status, headers).end(JSON.stringify(step.body ?? { error: { message: `fake error ${step.status}`, type: 'server_error' } }));
+    res
+      .writeHead(step.status, headers)
+      .end(JSON.stringify(step.body ?? { error: { message: `fake error ${step.status}`, type: 'server_error' } }));
   }
 
   #nextId(): string {
@@ -219,7 +232,9 @@ export class FakeModelServer {
       this.#send(
         res,
         this.#chunk(id, request, {
-          tool_calls: [{ index, id: call.id ?? `call_${this.#id}_${index}`, type: 'function', function: { name: call.name, arguments: '' } }],
+          tool_calls: [
+            { index, id: call.id ?? `call_${this.#id}_${index}`, type: 'function', function: { name: call.name, arguments: '' } },
+          ],
         }),
       );
       for (const piece of split(args, size)) {

@@ -10,13 +10,16 @@ import { closeFeishu, deployTool, startFeishu, text, type Mode } from './helpers
 afterEach(closeFeishu);
 
 describe.each<Mode>(['webhook', 'ws'])('feishu (%s): approval cards', (mode) => {
-  it('refuses a stranger, decides the requester\'s click within 3 s under a slow REST API, runs the tool once', async () => {
+  it("refuses a stranger, decides the requester's click within 3 s under a slow REST API, runs the tool once", async () => {
     const deployed: string[] = [];
     const { fs, h } = await startFeishu(mode, { tools: [deployTool(deployed)] });
     const alice = fs.user('Alice');
     const bob = fs.user('Bob');
     const group = fs.group();
-    h.model.enqueue({ text: 'I will deploy it.', toolCalls: [{ name: 'deploy', arguments: { service: 'api' } }] }, { text: 'Deployed api.' });
+    h.model.enqueue(
+      { text: 'I will deploy it.', toolCalls: [{ name: 'deploy', arguments: { service: 'api' } }] },
+      { text: 'Deployed api.' },
+    );
 
     await fs.push(fs.messageEvent(alice, group, 'deploy the api please', { mention: [fs.bot] }).event);
     const prompt = await waitFor(() => fs.botMessages(group).find((m) => FakeFeishu.buttonsOf(m).length > 0), 'the approval card');
@@ -40,7 +43,11 @@ describe.each<Mode>(['webhook', 'ws'])('feishu (%s): approval cards', (mode) => 
     expect(click.body.toast.content).toBe('Approved.');
     expect(click.body.card).toBeUndefined();
     // The card is updated afterwards, through the (slow) PATCH.
-    await waitFor(() => FakeFeishu.buttonsOf(prompt).length === 0 && text(prompt).includes('Approved by'), 'the card without buttons', 20_000);
+    await waitFor(
+      () => FakeFeishu.buttonsOf(prompt).length === 0 && text(prompt).includes('Approved by'),
+      'the card without buttons',
+      20_000,
+    );
     expect(fs.callsTo('PATCH', new RegExp(`/messages/${prompt.id}$`)).length).toBeGreaterThanOrEqual(1);
     fs.slowUpdatesMs = 0;
     await waitFor(() => fs.botMessages(group).some((m) => text(m) === 'Deployed api.'), 'the answer after the tool', 20_000);

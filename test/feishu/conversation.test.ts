@@ -61,10 +61,14 @@ describe.each<Mode>(['webhook', 'ws'])('feishu (%s): conversations', (mode) => {
     await fs.push(fs.messageEvent(fs.user('Alice'), dm, 'write a lot').event);
     const flat = (s: string) => s.replace(/\s+/g, '');
     // The turn is recorded done before its last cards are out: wait for the text itself.
-    const cards = await waitFor(() => {
-      const sent = fs.botMessages(dm);
-      return flat(sent.map(text).join('')) === flat(answer) ? sent : undefined;
-    }, 'the whole answer', 20_000);
+    const cards = await waitFor(
+      () => {
+        const sent = fs.botMessages(dm);
+        return flat(sent.map(text).join('')) === flat(answer) ? sent : undefined;
+      },
+      'the whole answer',
+      20_000,
+    );
     expect(cards.length).toBeGreaterThan(1);
     for (const card of cards) expect(Buffer.byteLength(JSON.stringify(card.content))).toBeLessThan(30 * 1024);
   });

@@ -31,7 +31,11 @@ describe.each(['webhook', 'ws'] as const)('feishu (%s): the real entry point', (
     const fs = await FakeFeishu.start();
     const model = await FakeModelServer.start();
     const dir = tempDir('parley-feishu-e2e-');
-    cleanups.push(() => rmSync(dir, { recursive: true, force: true }), () => model.close(), () => fs.close());
+    cleanups.push(
+      () => rmSync(dir, { recursive: true, force: true }),
+      () => model.close(),
+      () => fs.close(),
+    );
     const answer = 'Hello from the **real** entry point, streamed into a Feishu card until it is complete.';
     model.enqueue({ text: answer, chunkSize: 10, delayMs: 15 });
     const port = await freePort();
@@ -52,7 +56,11 @@ describe.each(['webhook', 'ws'] as const)('feishu (%s): the real entry point', (
     const fs = await FakeFeishu.start();
     const model = await FakeModelServer.start();
     const dir = tempDir('parley-feishu-e2e-');
-    cleanups.push(() => rmSync(dir, { recursive: true, force: true }), () => model.close(), () => fs.close());
+    cleanups.push(
+      () => rmSync(dir, { recursive: true, force: true }),
+      () => model.close(),
+      () => fs.close(),
+    );
     const parley = startParley(feishuEnv(fs, model, mode, dir, { FEISHU_APP_SECRET: 'wrong-secret-123', PARLEY_LOG_LEVEL: 'silent' }));
     await waitFor(() => parley.child.exitCode !== null, 'the exit', 30_000);
     expect(parley.child.exitCode).toBe(1);
@@ -68,7 +76,11 @@ describe('feishu: configuration', () => {
     const fs = await FakeFeishu.start();
     const model = await FakeModelServer.start();
     const dir = tempDir('parley-feishu-e2e-');
-    cleanups.push(() => rmSync(dir, { recursive: true, force: true }), () => model.close(), () => fs.close());
+    cleanups.push(
+      () => rmSync(dir, { recursive: true, force: true }),
+      () => model.close(),
+      () => fs.close(),
+    );
     const parley = startParley(feishuEnv(fs, model, 'webhook', dir, { FEISHU_WEBHOOK_PORT: '8081' }));
     await waitFor(() => parley.child.exitCode !== null, 'the exit', 30_000);
     expect(parley.child.exitCode).toBe(1);

@@ -6,11 +6,19 @@ import { DeliveryError, deliveryFailureOf } from '../../src/core/delivery.ts';
 
 const SECRET = 'app-secret-value-1234';
 const axiosError = (status: number | undefined, data?: object, headers?: Record<string, string>) =>
-  Object.assign(new Error(`Request failed with status code ${status} (secret ${SECRET})`), status === undefined ? {} : { response: { status, data, headers } });
+  Object.assign(
+    new Error(`Request failed with status code ${status} (secret ${SECRET})`),
+    status === undefined ? {} : { response: { status, data, headers } },
+  );
 
 describe('feishu: platform failures → DeliveryError', () => {
   it.each([
-    ['HTTP 429 with the gateway reset header', axiosError(429, { code: 99991400, msg: 'too many requests' }, { 'x-ogw-ratelimit-reset': '3' }), 'rate_limited', 3000],
+    [
+      'HTTP 429 with the gateway reset header',
+      axiosError(429, { code: 99991400, msg: 'too many requests' }, { 'x-ogw-ratelimit-reset': '3' }),
+      'rate_limited',
+      3000,
+    ],
     ['the message rate limit (230020)', axiosError(400, { code: 230020, msg: 'frequency limit' }), 'rate_limited', 1000],
     ['the bot is not in the chat (230002)', axiosError(400, { code: 230002, msg: 'bot not in chat' }), 'forbidden', undefined],
     ['a missing scope (99991672)', axiosError(400, { code: 99991672, msg: 'scope missing' }), 'forbidden', undefined],

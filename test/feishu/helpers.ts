@@ -23,7 +23,10 @@ export interface FeishuSetup {
 
 const open: (() => Promise<void>)[] = [];
 
-export async function startFeishu(mode: Mode, options: { env?: Record<string, string>; tools?: AnyTool[]; coreEnv?: Record<string, string> } = {}): Promise<FeishuSetup> {
+export async function startFeishu(
+  mode: Mode,
+  options: { env?: Record<string, string>; tools?: AnyTool[]; coreEnv?: Record<string, string> } = {},
+): Promise<FeishuSetup> {
   const fs = await FakeFeishu.start();
   if (options.env?.FEISHU_ENCRYPT_KEY) fs.encryptKey = options.env.FEISHU_ENCRYPT_KEY;
   const model = await FakeModelServer.start();
@@ -41,10 +44,20 @@ export async function startFeishu(mode: Mode, options: { env?: Record<string, st
   if (!config) throw new Error('feishu config expected');
   const adapter = new FeishuAdapter({ config, log });
   // As npm start wires it: the one HTTP host, the adapter's routes on it, then the app.
-  const host = new HttpHost({ host: '127.0.0.1', port: 0, log: silentLogger, readiness: { pingDatabase: async () => {}, channels: [adapter.id], phase: () => 'started' } });
+  const host = new HttpHost({
+    host: '127.0.0.1',
+    port: 0,
+    log: silentLogger,
+    readiness: { pingDatabase: async () => {}, channels: [adapter.id], phase: () => 'started' },
+  });
   adapter.routes(host);
   await host.listen();
-  const h = await createHarness({ adapters: [adapter], model, ...(options.tools ? { tools: options.tools } : {}), ...(options.coreEnv ? { env: options.coreEnv } : {}) });
+  const h = await createHarness({
+    adapters: [adapter],
+    model,
+    ...(options.tools ? { tools: options.tools } : {}),
+    ...(options.coreEnv ? { env: options.coreEnv } : {}),
+  });
   if (mode === 'webhook') fs.webhookUrl = `${host.url}/feishu/events`;
   else await waitFor(() => fs.wsConnected, 'the long connection');
   let closed = false;

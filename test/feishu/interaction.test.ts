@@ -29,7 +29,12 @@ async function bare(sink: InboundSink, options: { clickDeadlineMs?: number } = {
   })!;
   const log = new RecordingLogger();
   const adapter = new FeishuAdapter({ config, log, ...options });
-  const host = new HttpHost({ host: '127.0.0.1', port: 0, log: silentLogger, readiness: { pingDatabase: async () => {}, channels: ['feishu'], phase: () => 'started' } });
+  const host = new HttpHost({
+    host: '127.0.0.1',
+    port: 0,
+    log: silentLogger,
+    readiness: { pingDatabase: async () => {}, channels: ['feishu'], phase: () => 'started' },
+  });
   adapter.routes(host);
   await host.listen();
   await adapter.start(sink);
@@ -58,7 +63,10 @@ describe('feishu: the reply handle of a card click', () => {
     });
     const group = fs.group();
     const alice = fs.user('Alice');
-    const prompt = await adapter.send({ channel: 'feishu', chatId: group.id, chatType: 'group' }, { text: 'Approve?', buttons: [[{ label: 'Approve', payload: 'tok-1' }]] });
+    const prompt = await adapter.send(
+      { channel: 'feishu', chatId: group.id, chatType: 'group' },
+      { text: 'Approve?', buttons: [[{ label: 'Approve', payload: 'tok-1' }]] },
+    );
     const click = fs.clickEvent(alice, prompt.messageId, 'Approve');
     const answer = await fs.push(click, { attempts: 1 });
     expect(answer.status).toBe(200);
@@ -88,7 +96,10 @@ describe('feishu: the reply handle of a card click', () => {
       { clickDeadlineMs: 300 },
     );
     const dm = fs.p2p();
-    const prompt = await adapter.send({ channel: 'feishu', chatId: dm.id, chatType: 'direct' }, { text: 'Approve?', buttons: [[{ label: 'Approve', payload: 'tok-2' }]] });
+    const prompt = await adapter.send(
+      { channel: 'feishu', chatId: dm.id, chatType: 'direct' },
+      { text: 'Approve?', buttons: [[{ label: 'Approve', payload: 'tok-2' }]] },
+    );
     const answer = await fs.push(fs.clickEvent(fs.user('Alice'), prompt.messageId, 'Approve'), { attempts: 1 });
     expect(answer.status).toBe(200);
     expect(answer.body).toEqual({});

@@ -6,7 +6,13 @@ import { startParley, type ParleyProcess } from '../helpers/child.ts';
 import { waitFor } from '../helpers/harness.ts';
 import type { Mode } from './helpers.ts';
 
-export function feishuEnv(fs: FakeFeishu, model: FakeModelServer, mode: Mode, dir: string, extra: Record<string, string> = {}): Record<string, string> {
+export function feishuEnv(
+  fs: FakeFeishu,
+  model: FakeModelServer,
+  mode: Mode,
+  dir: string,
+  extra: Record<string, string> = {},
+): Record<string, string> {
   return {
     FEISHU_APP_ID: fs.appId,
     FEISHU_APP_SECRET: fs.appSecret,

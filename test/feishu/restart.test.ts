@@ -48,7 +48,9 @@ describe.each<Mode>(['webhook', 'ws'])('feishu (%s): a crash between the approva
     const dm = fs.p2p();
     model.enqueue({ toolCalls: [{ name: 'http_request', arguments: { url: targetUrl, method: 'POST', body: 'go' } }] });
     await fs.push(fs.messageEvent(alice, dm, 'post the deploy hook').event);
-    const card = await waitFor(() => fs.botMessages(dm).find((m) => FakeFeishu.buttonsOf(m).length > 0), 'the approval card', 20_000).catch(failWith(first));
+    const card = await waitFor(() => fs.botMessages(dm).find((m) => FakeFeishu.buttonsOf(m).length > 0), 'the approval card', 20_000).catch(
+      failWith(first),
+    );
     expect(FakeFeishu.textOf(card)).toContain('POST');
     await promptStored(env.DATABASE_URL!);
 
@@ -61,8 +63,16 @@ describe.each<Mode>(['webhook', 'ws'])('feishu (%s): a crash between the approva
     expect(click.status).toBe(200);
     expect(click.ms).toBeLessThan(3_000);
     expect(click.body.toast?.content).toBe('Approved.');
-    await waitFor(() => fs.botMessages(dm).some((m) => FakeFeishu.textOf(m) === 'The deploy hook answered 201 created.'), 'the resumed answer', 30_000).catch(failWith(second));
-    await waitFor(() => FakeFeishu.buttonsOf(card).length === 0 && /Approved by/.test(FakeFeishu.textOf(card)), 'the card without buttons', 10_000).catch(failWith(second));
+    await waitFor(
+      () => fs.botMessages(dm).some((m) => FakeFeishu.textOf(m) === 'The deploy hook answered 201 created.'),
+      'the resumed answer',
+      30_000,
+    ).catch(failWith(second));
+    await waitFor(
+      () => FakeFeishu.buttonsOf(card).length === 0 && /Approved by/.test(FakeFeishu.textOf(card)),
+      'the card without buttons',
+      10_000,
+    ).catch(failWith(second));
 
     expect(await second.stop()).toBe(0);
     expect(posts).toBe(1);

@@ -14,7 +14,11 @@ describe('feishu: topics', () => {
     const { fs, h } = await startFeishu('webhook', { tools: [deployTool(deployed)] });
     const alice = fs.user('Alice');
     const group = fs.group();
-    h.model.enqueue({ text: 'Main chat answer.' }, { text: 'I will deploy it.', toolCalls: [{ name: 'deploy', arguments: { service: 'api' } }] }, { text: 'Deployed, in the topic.' });
+    h.model.enqueue(
+      { text: 'Main chat answer.' },
+      { text: 'I will deploy it.', toolCalls: [{ name: 'deploy', arguments: { service: 'api' } }] },
+      { text: 'Deployed, in the topic.' },
+    );
 
     await fs.push(fs.messageEvent(alice, group, 'hello', { mention: [fs.bot] }).event);
     await waitFor(() => fs.botMessages(group).some((m) => text(m) === 'Main chat answer.'), 'the main chat answer');

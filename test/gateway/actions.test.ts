@@ -29,7 +29,17 @@ async function pendingApproval() {
   const approve = prompt!.buttons.flat().find((b) => b.label === 'Approve')!;
   const press = (overrides: Partial<Record<keyof Action, unknown>>) => {
     const reply = recordingReply();
-    const action = { channel: 'memory', chatId: 'dm-u-alice', chatType: 'direct', messageId: prompt!.id, userId: 'u-alice', displayName: 'Alice', payload: approve.payload, reply, ...overrides };
+    const action = {
+      channel: 'memory',
+      chatId: 'dm-u-alice',
+      chatType: 'direct',
+      messageId: prompt!.id,
+      userId: 'u-alice',
+      displayName: 'Alice',
+      payload: approve.payload,
+      reply,
+      ...overrides,
+    };
     return { reply, done: h.app.gateway.onAction(action as Action) };
   };
   return { h, press, approve };
@@ -38,7 +48,13 @@ async function pendingApproval() {
 describe('button presses', () => {
   it('a malformed press changes nothing and is answered as inactive', async () => {
     const { h, press } = await pendingApproval();
-    for (const overrides of [{ chatType: 'channel' }, { userId: '' }, { chatId: undefined }, { messageId: 42 }, { payload: 'x'.repeat(5_000) }]) {
+    for (const overrides of [
+      { chatType: 'channel' },
+      { userId: '' },
+      { chatId: undefined },
+      { messageId: 42 },
+      { payload: 'x'.repeat(5_000) },
+    ]) {
       const { reply, done } = press(overrides);
       await done;
       expect(reply.acks).toEqual(['This button is no longer active.']);

@@ -41,7 +41,12 @@ describe('crash during an approved tool call', () => {
     const model = await FakeModelServer.start();
     const target = await hangingTarget();
     const dir = tempDir('parley-crash-');
-    cleanups.push(() => rmSync(dir, { recursive: true, force: true }), () => target.close(), () => model.close(), () => tg.close());
+    cleanups.push(
+      () => rmSync(dir, { recursive: true, force: true }),
+      () => target.close(),
+      () => model.close(),
+      () => tg.close(),
+    );
     const env = {
       TELEGRAM_BOT_TOKEN: tg.token,
       TELEGRAM_API_ROOT: tg.apiRoot,
@@ -54,7 +59,10 @@ describe('crash during an approved tool call', () => {
       PARLEY_ALLOW_PRIVATE_HTTP: 'true',
     };
     model.enqueue(
-      { text: 'I will send the charge.', toolCalls: [{ id: 'call_charge', name: 'http_request', arguments: { url: target.url, method: 'POST', body: 'amount=100' } }] },
+      {
+        text: 'I will send the charge.',
+        toolCalls: [{ id: 'call_charge', name: 'http_request', arguments: { url: target.url, method: 'POST', body: 'amount=100' } }],
+      },
       { text: 'I cannot tell whether the charge went through; please check before I try again.' },
     );
 

@@ -22,7 +22,11 @@ describe('crash during a streamed answer', () => {
     const tg = await FakeTelegram.start();
     const model = await FakeModelServer.start();
     const dir = tempDir('parley-crash-');
-    cleanups.push(() => rmSync(dir, { recursive: true, force: true }), () => model.close(), () => tg.close());
+    cleanups.push(
+      () => rmSync(dir, { recursive: true, force: true }),
+      () => model.close(),
+      () => tg.close(),
+    );
     const env = {
       TELEGRAM_BOT_TOKEN: tg.token,
       TELEGRAM_API_ROOT: tg.apiRoot,

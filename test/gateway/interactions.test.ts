@@ -65,7 +65,10 @@ describe('slash commands through the interaction', () => {
       return send(chat, message);
     };
     await h.app.gateway.onMessage(slashCommand('/reset'), recordingInteraction(order));
-    expect(order).toEqual(['ack:', 'chat:Started a fresh conversation. (Facts I was asked to remember are kept; ask me to forget them if needed.)']);
+    expect(order).toEqual([
+      'ack:',
+      'chat:Started a fresh conversation. (Facts I was asked to remember are kept; ask me to forget them if needed.)',
+    ]);
   });
 
   it('/approve <code> answers the decider alone and the turn goes on', async () => {

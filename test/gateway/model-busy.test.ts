@@ -15,14 +15,17 @@ const BUSY_SHOWN = `_${MODEL_BUSY}_`;
 /** 429 (Retry-After `retryAfter` s) until `until`, then an answer naming the question. */
 function storm(until: number, retryAfter: string) {
   return (request: RecordedRequest): Step => {
-    if (Date.now() < until) return { status: 429, retryAfter, body: { error: { message: 'Rate limit reached', type: 'rate_limit_error' } } };
+    if (Date.now() < until)
+      return { status: 429, retryAfter, body: { error: { message: 'Rate limit reached', type: 'rate_limit_error' } } };
     const question = String(request.body.messages.findLast((m) => m.role === 'user')?.content ?? '');
     return { text: `Answer to ${question}`, chunkSize: 6, delayMs: 5 };
   };
 }
 
 describe('a model outage', () => {
-  it('answers turns sent during a 20 s storm of 429s (Retry-After 2) after it, telling each chat once that the model is busy', { timeout: 90_000 }, async () => {
+  it('answers turns sent during a 20 s storm of 429s (Retry-After 2) after it, telling each chat once that the model is busy', {
+    timeout: 90_000,
+  }, async () => {
     const h = await createHarness();
     const people: FakeUser[] = Array.from({ length: 10 }, (_, i) => ({ id: `u${i}`, name: `Person ${i}` }));
     const stormEnds = Date.now() + 20_000;

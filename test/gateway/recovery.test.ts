@@ -37,7 +37,9 @@ describe('shutdown and recovery', () => {
     expect(channel.lastBotMessage()!.text).toContain('I am restarting; I will continue this answer in a moment.');
 
     model.enqueue((request) => ({
-      text: request.body.messages.at(-1)!.content?.startsWith('Interrupted: the bot restarted') ? 'The crawl was interrupted; shall I try again?' : 'unexpected',
+      text: request.body.messages.at(-1)!.content?.startsWith('Interrupted: the bot restarted')
+        ? 'The crawl was interrupted; shall I try again?'
+        : 'unexpected',
     }));
     const second = await createHarness({ model, adapters: [channel], tools: [crawl], dbFile: first.dbFile });
     const [resumed] = await settled(second.store, 'memory:dm-u-alice');

@@ -95,7 +95,14 @@ function stream(renderer: ReplyRenderer, text: string): void {
 }
 
 function end(renderer: ReplyRenderer, text: string): void {
-  const event: AgentEvent = { ...base, type: 'turn_end', status: 'done', text, usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 }, rounds: 1 };
+  const event: AgentEvent = {
+    ...base,
+    type: 'turn_end',
+    status: 'done',
+    text,
+    usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 },
+    rounds: 1,
+  };
   renderer.handle(event);
 }
 
@@ -109,7 +116,8 @@ describe('reply renderer: the final answer lands', () => {
     stream(renderer, 'Half of');
     await waitFor(() => channel.messages.size === 1, 'the first streamed part');
     let refusals = 0;
-    channel.fail = (op) => (op === 'edit' && ++refusals <= 6 ? (refusals === 1 ? new DeliveryError('Bad Gateway', 'transient') : rateLimited()) : undefined);
+    channel.fail = (op) =>
+      op === 'edit' && ++refusals <= 6 ? (refusals === 1 ? new DeliveryError('Bad Gateway', 'transient') : rateLimited()) : undefined;
     renderer.handle({ ...base, type: 'message_delta', round: 1, kind: 'text', text: ' the answer.' });
     end(renderer, 'Half of the answer.');
     await renderer.close();

@@ -19,7 +19,10 @@ export class MemoryJournal implements TurnJournal {
   #nextId = 1;
 
   /** A session and a running turn whose user message is already in the conversation. */
-  begin(text: string, options: { sessionId?: string; turnId?: string; chatType?: 'direct' | 'group' } = {}): { turn: TurnRecord; session: SessionRecord } {
+  begin(
+    text: string,
+    options: { sessionId?: string; turnId?: string; chatType?: 'direct' | 'group' } = {},
+  ): { turn: TurnRecord; session: SessionRecord } {
     const sessionId = options.sessionId ?? 's1';
     const chatType = options.chatType ?? 'direct';
     const session: SessionRecord = this.sessions.get(sessionId) ?? {

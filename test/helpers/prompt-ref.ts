@@ -8,7 +8,11 @@ import { waitFor } from './harness.ts';
 export async function promptStored(databaseUrl: string, timeoutMs = 15_000): Promise<void> {
   const store = await openStore(parseDatabaseUrl(databaseUrl));
   try {
-    await waitFor(async () => (await store.approvals.list({ status: 'pending', limit: 1 }))[0]?.promptRef, 'the prompt stored with its approval', timeoutMs);
+    await waitFor(
+      async () => (await store.approvals.list({ status: 'pending', limit: 1 }))[0]?.promptRef,
+      'the prompt stored with its approval',
+      timeoutMs,
+    );
   } finally {
     await store.close();
   }

@@ -10,7 +10,11 @@ export async function raceInWorkers<T>(database: string, jobs: WorkerJob[]): Pro
   const barrier = new SharedArrayBuffer(8);
   const flag = new Int32Array(barrier);
   const workers = jobs.map(
-    (job) => new Worker(new URL('./store-worker.ts', import.meta.url), { workerData: { databaseUrl, job, barrier }, execArgv: ['--import', 'tsx'] }),
+    (job) =>
+      new Worker(new URL('./store-worker.ts', import.meta.url), {
+        workerData: { databaseUrl, job, barrier },
+        execArgv: ['--import', 'tsx'],
+      }),
   );
   const results = workers.map(
     (worker) =>

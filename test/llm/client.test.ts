@@ -28,7 +28,12 @@ async function failure(promise: Promise<unknown>): Promise<LlmError> {
 
 describe('LLM client', () => {
   it('streams text and reasoning deltas and reports usage', async () => {
-    model.enqueue({ reasoning: 'thinking hard', text: 'Hello there, friend!', chunkSize: 3, usage: { prompt_tokens: 7, completion_tokens: 4 } });
+    model.enqueue({
+      reasoning: 'thinking hard',
+      text: 'Hello there, friend!',
+      chunkSize: 3,
+      usage: { prompt_tokens: 7, completion_tokens: 4 },
+    });
     const deltas: StreamDelta[] = [];
     const result = await client().complete(ask, { onDelta: (d) => deltas.push(d) });
     expect(result.text).toBe('Hello there, friend!');
@@ -36,7 +41,12 @@ describe('LLM client', () => {
     expect(result.usage).toEqual({ promptTokens: 7, completionTokens: 4, totalTokens: 11 });
     expect(result.finishReason).toBe('stop');
     expect(deltas.filter((d) => d.kind === 'text').length).toBeGreaterThan(3);
-    expect(deltas.filter((d) => d.kind === 'text').map((d) => d.text).join('')).toBe('Hello there, friend!');
+    expect(
+      deltas
+        .filter((d) => d.kind === 'text')
+        .map((d) => d.text)
+        .join(''),
+    ).toBe('Hello there, friend!');
     expect(model.requests.at(-1)!.body.stream_options).toEqual({ include_usage: true });
   });
 
@@ -86,7 +96,13 @@ describe('LLM client', () => {
   it('maps a context-length 400 to a context_length error', async () => {
     model.enqueue({
       status: 400,
-      body: { error: { message: "This model's maximum context length is 8192 tokens.", type: 'invalid_request_error', code: 'context_length_exceeded' } },
+      body: {
+        error: {
+          message: "This model's maximum context length is 8192 tokens.",
+          type: 'invalid_request_error',
+          code: 'context_length_exceeded',
+        },
+      },
     });
     const error = await failure(client().complete(ask));
     expect(error.kind).toBe('context_length');

@@ -40,7 +40,13 @@ function httpFailure(status: number, headers: Record<string, string> = {}): LlmE
 
 describe('model retries', () => {
   it('waits out busy answers (429 with Retry-After) beyond maxRetries, telling each wait', async () => {
-    model.enqueue({ status: 429, retryAfter: '0.2' }, { status: 503 }, { status: 429, retryAfter: '0.2' }, { status: 529, retryAfter: '0' }, { text: 'made it' });
+    model.enqueue(
+      { status: 429, retryAfter: '0.2' },
+      { status: 503 },
+      { status: 429, retryAfter: '0.2' },
+      { status: 529, retryAfter: '0' },
+      { text: 'made it' },
+    );
     const before = model.requests.length;
     const waits: BusyWait[] = [];
     const result = await client({ maxRetries: 0 }).complete(ask, { onBusy: (w) => waits.push(w) });
@@ -134,7 +140,10 @@ describe('model retries', () => {
   it('never plans a wait past the budget, and counts only non-busy retries against maxRetries', () => {
     fc.assert(
       fc.property(
-        fc.array(fc.record({ busy: fc.boolean(), after: fc.option(fc.integer({ min: 0, max: 60_000 }), { nil: undefined }) }), { minLength: 1, maxLength: 40 }),
+        fc.array(fc.record({ busy: fc.boolean(), after: fc.option(fc.integer({ min: 0, max: 60_000 }), { nil: undefined }) }), {
+          minLength: 1,
+          maxLength: 40,
+        }),
         fc.integer({ min: 1, max: 300_000 }),
         fc.integer({ min: 0, max: 10 }),
         (failures, budgetMs, maxRetries) => {

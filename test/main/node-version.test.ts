@@ -29,8 +29,10 @@ describe('the Node.js version check', () => {
     expect(nodeVersionProblem('20.20.2')).toBe(
       'parley: Node.js 22.12 or newer is required; this is Node.js 20.20.2. Install a current Node.js (https://nodejs.org) and try again.',
     );
-    for (const old of ['22.11.9', 'v18.19.0', '0.12.0', '22.11.0-nightly20241001']) expect(nodeVersionProblem(old)).toMatch(/^parley: Node\.js 22\.12 or newer is required/);
-    for (const fine of ['22.12.0', 'v22.12.0', '22.12.1', '23.0.0', '24.11.1', '100.0.0', '22.12.0-rc.1']) expect(nodeVersionProblem(fine)).toBeUndefined();
+    for (const old of ['22.11.9', 'v18.19.0', '0.12.0', '22.11.0-nightly20241001'])
+      expect(nodeVersionProblem(old)).toMatch(/^parley: Node\.js 22\.12 or newer is required/);
+    for (const fine of ['22.12.0', 'v22.12.0', '22.12.1', '23.0.0', '24.11.1', '100.0.0', '22.12.0-rc.1'])
+      expect(nodeVersionProblem(fine)).toBeUndefined();
     expect(nodeVersionProblem('banana')).toBe('parley: cannot tell which Node.js this is ("banana"); Parley needs Node.js 22.12 or newer.');
   });
 

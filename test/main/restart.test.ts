@@ -19,7 +19,11 @@ describe('npm start: restart after kill -9', () => {
     const tg = await FakeTelegram.start();
     const model = await FakeModelServer.start();
     const dir = tempDir('parley-restart-');
-    cleanups.push(() => rmSync(dir, { recursive: true, force: true }), () => model.close(), () => tg.close());
+    cleanups.push(
+      () => rmSync(dir, { recursive: true, force: true }),
+      () => model.close(),
+      () => tg.close(),
+    );
     const env = {
       TELEGRAM_BOT_TOKEN: tg.token,
       TELEGRAM_API_ROOT: tg.apiRoot,

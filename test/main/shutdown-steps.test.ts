@@ -30,7 +30,7 @@ describe('shutdown steps', () => {
     expect(await runSteps([{ what: 'db', ms: 1_000, run: async () => {} }], () => {})).toBe(true);
   });
 
-  it('boundStop bounds an adapter\'s stop and keeps it working on the adapter itself', async () => {
+  it("boundStop bounds an adapter's stop and keeps it working on the adapter itself", async () => {
     class Adapter {
       readonly id = 'slow';
       readonly hang: boolean;

@@ -23,7 +23,12 @@ describe('npm start: shutdown', () => {
     const proxy = await BlackholeProxy.start(tg.apiRoot);
     const model = await FakeModelServer.start();
     const dir = tempDir('parley-shutdown-');
-    cleanups.push(() => rmSync(dir, { recursive: true, force: true }), () => model.close(), () => tg.close(), () => proxy.stop());
+    cleanups.push(
+      () => rmSync(dir, { recursive: true, force: true }),
+      () => model.close(),
+      () => tg.close(),
+      () => proxy.stop(),
+    );
     const databaseUrl = `file:${join(dir, 'parley.db')}`;
     const env = {
       TELEGRAM_BOT_TOKEN: tg.token,
@@ -65,7 +70,11 @@ describe('npm start: shutdown', () => {
     model.setFallback(echo);
     const second = startBot({ cwd: dir, env });
     await second.ready();
-    await waitFor(() => tg.botMessages(dm).find((m) => m.message.text?.includes('Answer to: first question')), 'the continued answer', 15_000);
+    await waitFor(
+      () => tg.botMessages(dm).find((m) => m.message.text?.includes('Answer to: first question')),
+      'the continued answer',
+      15_000,
+    );
     second.child.kill('SIGINT');
     expect((await second.exited).code).toBe(0);
   }, 120_000);

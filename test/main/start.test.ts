@@ -6,7 +6,6 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/harness.ts';
 import { START_ENTRY } from './bot-process.ts';
 
-
 interface Run {
   code: number | null;
   signal: NodeJS.Signals | null;
@@ -18,7 +17,14 @@ function start(env: Record<string, string>, cwd: string) {
   // The entry by absolute path: the child runs in an empty folder.
   const child = spawn(process.execPath, [START_ENTRY], {
     cwd,
-    env: { PATH: process.env.PATH!, HOME: process.env.HOME ?? '/tmp', PARLEY_WEB: 'off', PARLEY_LOG_LEVEL: 'warn', PARLEY_HTTP_PORT: '0', ...env },
+    env: {
+      PATH: process.env.PATH!,
+      HOME: process.env.HOME ?? '/tmp',
+      PARLEY_WEB: 'off',
+      PARLEY_LOG_LEVEL: 'warn',
+      PARLEY_HTTP_PORT: '0',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -65,8 +71,16 @@ describe('npm start', () => {
   });
 
   for (const [name, env, expected] of [
-    ['DATABASE_URL', { DATABASE_URL: 'mysql://localhost/parley' }, 'parley: Invalid configuration: DATABASE_URL expects file:<path> (SQLite) or postgresql://... (got "mysql:...")'],
-    ['OPENAI_BASE_URL', { OPENAI_BASE_URL: 'localhost:11434' }, 'parley: Invalid configuration: OPENAI_BASE_URL expects an http:// or https:// URL (got "localhost:11434")'],
+    [
+      'DATABASE_URL',
+      { DATABASE_URL: 'mysql://localhost/parley' },
+      'parley: Invalid configuration: DATABASE_URL expects file:<path> (SQLite) or postgresql://... (got "mysql:...")',
+    ],
+    [
+      'OPENAI_BASE_URL',
+      { OPENAI_BASE_URL: 'localhost:11434' },
+      'parley: Invalid configuration: OPENAI_BASE_URL expects an http:// or https:// URL (got "localhost:11434")',
+    ],
   ] as const) {
     it(`an invalid ${name} gives one clear line and a non-zero exit`, async () => {
       const run = start(env, tempDir());

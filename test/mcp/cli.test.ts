@@ -16,7 +16,11 @@ interface Run {
 }
 
 function parley(args: string[], env: Record<string, string>, cwd = process.cwd()): Promise<Run> {
-  const child = spawn(process.execPath, [join(process.cwd(), 'bin/parley.mjs'), ...args], { cwd, env: { ...cleanEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [join(process.cwd(), 'bin/parley.mjs'), ...args], {
+    cwd,
+    env: { ...cleanEnv(), ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -67,10 +71,23 @@ describe('parley mcp list', () => {
       ['tickets', 'http', 'connected'],
     ]);
     const tickets = listed.servers[1]!.tools;
-    expect(tickets.map((t) => t.name)).toEqual(['tickets__read_note', 'tickets__delete_note', 'tickets__pid', 'tickets__crash', 'tickets__wait', 'tickets__fail', 'tickets__picture', 'tickets__add_tool']);
+    expect(tickets.map((t) => t.name)).toEqual([
+      'tickets__read_note',
+      'tickets__delete_note',
+      'tickets__pid',
+      'tickets__crash',
+      'tickets__wait',
+      'tickets__fail',
+      'tickets__picture',
+      'tickets__add_tool',
+    ]);
     expect(tickets[0]).toMatchObject({ mcpName: 'read_note', approval: 'never', reason: 'read-only' });
     // The header came from the environment, not from the file.
-    expect(readLog(join(dir, 'http.log')).filter((e) => 'header' in e).map((e) => e.header)).toEqual(['from-env', 'from-env']);
+    expect(
+      readLog(join(dir, 'http.log'))
+        .filter((e) => 'header' in e)
+        .map((e) => e.header),
+    ).toEqual(['from-env', 'from-env']);
     // Both runs started the stdio server and stopped it again.
     const started = readLog(join(dir, 'stdio.log')).filter((e) => e.started);
     expect(started).toHaveLength(2);
@@ -91,7 +108,13 @@ describe('parley mcp list', () => {
   it('a server it cannot reach is listed as not connected, with exit code 1', async () => {
     const dir = tempDir('parley-mcp-');
     const config = writeConfig(
-      ['mcpServers:', stdioEntry('notes', join(dir, 'stdio.log')), '  gone:', `    command: ${JSON.stringify(join(dir, 'no-such-server'))}`, ''].join('\n'),
+      [
+        'mcpServers:',
+        stdioEntry('notes', join(dir, 'stdio.log')),
+        '  gone:',
+        `    command: ${JSON.stringify(join(dir, 'no-such-server'))}`,
+        '',
+      ].join('\n'),
       dir,
     );
     const run = await parley(['mcp', 'list'], { PARLEY_CONFIG: config });

@@ -24,7 +24,10 @@ describe('configuration file', () => {
     const dir = tempDir();
     expect(loadFileConfig({}, dir)).toEqual({ mcpServers: [] });
     writeFileSync(join(dir, 'parley.config.yaml'), 'mcpServers:\n  a: { command: srv }\n');
-    expect(loadFileConfig({}, dir)).toMatchObject({ path: join(dir, 'parley.config.yaml'), mcpServers: [{ name: 'a', transport: 'stdio', command: 'srv' }] });
+    expect(loadFileConfig({}, dir)).toMatchObject({
+      path: join(dir, 'parley.config.yaml'),
+      mcpServers: [{ name: 'a', transport: 'stdio', command: 'srv' }],
+    });
   });
 
   it('a configuration pasted from another MCP client (JSON) works as is', () => {
@@ -34,7 +37,12 @@ describe('configuration file', () => {
       file,
       JSON.stringify({
         mcpServers: {
-          filesystem: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', '/srv/docs'], env: { DEBUG: 1 }, cwd: 'sub' },
+          filesystem: {
+            command: 'npx',
+            args: ['-y', '@modelcontextprotocol/server-filesystem', '/srv/docs'],
+            env: { DEBUG: 1 },
+            cwd: 'sub',
+          },
           github: { type: 'http', url: 'https://api.example.com/mcp', headers: { Authorization: 'Bearer ${GH_TOKEN}' } },
           legacy: { type: 'sse', url: 'http://127.0.0.1:9000/sse?user=${USER_NAME:-guest}' },
           off: { command: 'x', disabled: true },
@@ -54,16 +62,39 @@ describe('configuration file', () => {
         approval: {},
         disabled: false,
       },
-      { name: 'github', transport: 'http', url: 'https://api.example.com/mcp', headers: { Authorization: 'Bearer ghp_secret' }, tools: { allow: [], deny: [] }, approval: {}, disabled: false },
-      { name: 'legacy', transport: 'sse', url: 'http://127.0.0.1:9000/sse?user=guest', headers: {}, tools: { allow: [], deny: [] }, approval: {}, disabled: false },
+      {
+        name: 'github',
+        transport: 'http',
+        url: 'https://api.example.com/mcp',
+        headers: { Authorization: 'Bearer ghp_secret' },
+        tools: { allow: [], deny: [] },
+        approval: {},
+        disabled: false,
+      },
+      {
+        name: 'legacy',
+        transport: 'sse',
+        url: 'http://127.0.0.1:9000/sse?user=guest',
+        headers: {},
+        tools: { allow: [], deny: [] },
+        approval: {},
+        disabled: false,
+      },
       { name: 'off', transport: 'stdio', command: 'x', args: [], env: {}, tools: { allow: [], deny: [] }, approval: {}, disabled: true },
     ]);
   });
 
   it("Parley's own keys: tools lists, per-tool approval, timeout", () => {
     const dir = tempDir();
-    writeFileSync(join(dir, 'parley.config.yaml'), 'mcpServers:\n  a:\n    command: srv\n    tools: { allow: [read_*], deny: [read_secret] }\n    approval: { read_log: always }\n    timeout: 2m\n');
-    expect(loadFileConfig({}, dir).mcpServers[0]).toMatchObject({ tools: { allow: ['read_*'], deny: ['read_secret'] }, approval: { read_log: 'always' }, timeoutMs: 120_000 });
+    writeFileSync(
+      join(dir, 'parley.config.yaml'),
+      'mcpServers:\n  a:\n    command: srv\n    tools: { allow: [read_*], deny: [read_secret] }\n    approval: { read_log: always }\n    timeout: 2m\n',
+    );
+    expect(loadFileConfig({}, dir).mcpServers[0]).toMatchObject({
+      tools: { allow: ['read_*'], deny: ['read_secret'] },
+      approval: { read_log: 'always' },
+      timeoutMs: 120_000,
+    });
   });
 
   it('a missing, unreadable or oversized file names itself', () => {
@@ -80,9 +111,13 @@ describe('configuration file', () => {
   it('YAML mistakes and duplicate keys come with their line', () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'parley.config.yaml'), 'mcpServers:\n  a: { command: x }\n  a: { command: y }\n');
-    expect(errorOf(() => loadFileConfig({}, dir))).toBe('Invalid configuration in parley.config.yaml (1 mistake):\n  parley.config.yaml:3: duplicate key "a"');
+    expect(errorOf(() => loadFileConfig({}, dir))).toBe(
+      'Invalid configuration in parley.config.yaml (1 mistake):\n  parley.config.yaml:3: duplicate key "a"',
+    );
     writeFileSync(join(dir, 'parley.config.yaml'), 'mcpServers:\n  a:\n    command: "unterminated\n');
-    expect(errorOf(() => loadFileConfig({}, dir))).toMatch(/^Invalid configuration in parley\.config\.yaml \(1 mistake\):\n {2}parley\.config\.yaml:\d+: Missing closing "quote$/);
+    expect(errorOf(() => loadFileConfig({}, dir))).toMatch(
+      /^Invalid configuration in parley\.config\.yaml \(1 mistake\):\n {2}parley\.config\.yaml:\d+: Missing closing "quote$/,
+    );
     writeFileSync(join(dir, 'parley.config.yaml'), 'mcpServers:\n  - command: x\n');
     expect(errorOf(() => loadFileConfig({}, dir))).toBe(
       'Invalid configuration in parley.config.yaml (1 mistake):\n  parley.config.yaml:1: mcpServers: expects a map of server name to { command, ... } or { url, ... }',
@@ -123,7 +158,10 @@ describe('configuration file', () => {
   it('property: whatever a server entry holds, the result is a configuration or mistakes, never a crash', () => {
     const entry = fc.oneof(
       fc.anything(),
-      fc.record({ command: fc.anything(), args: fc.anything(), env: fc.anything(), tools: fc.anything(), approval: fc.anything() }, { requiredKeys: [] }),
+      fc.record(
+        { command: fc.anything(), args: fc.anything(), env: fc.anything(), tools: fc.anything(), approval: fc.anything() },
+        { requiredKeys: [] },
+      ),
       fc.record({ url: fc.anything(), headers: fc.anything(), type: fc.anything(), timeout: fc.anything() }, { requiredKeys: [] }),
     );
     fc.assert(

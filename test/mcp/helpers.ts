@@ -48,7 +48,10 @@ interface HttpServer {
 
 /** Starts the notes server over HTTP (`--sse`: the old transport only); resolves once it listens. */
 export async function startHttpServer(logFile: string, args: string[] = []): Promise<HttpServer> {
-  const child = spawn(process.execPath, [HTTP_SERVER, ...args], { env: { ...process.env, MCP_LOG_FILE: logFile }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [HTTP_SERVER, ...args], {
+    env: { ...process.env, MCP_LOG_FILE: logFile },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   children.add(child);
   child.once('exit', () => children.delete(child));
   let out = '';

@@ -54,7 +54,10 @@ describe('MCP server lifecycle', () => {
     const [first] = readLog(log).filter((e) => e.started);
     process.kill(first!.pid, 'SIGKILL');
     const restarted = await waitFor(() => readLog(log).filter((e) => e.started)[1], 'a second server process');
-    await waitFor(() => mcp.status()[0]!.state === 'connected' && mcp.status()[0]!.pid === restarted.pid, 'the new process to be connected');
+    await waitFor(
+      () => mcp.status()[0]!.state === 'connected' && mcp.status()[0]!.pid === restarted.pid,
+      'the new process to be connected',
+    );
     // Its tools were there all along and still work.
     const tool = registry.get('notes__pid')!;
     const output = await tool.execute({}, { signal: new AbortController().signal, log: silentLogger } as never);

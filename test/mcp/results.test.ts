@@ -50,16 +50,28 @@ describe('MCP argument schemas', () => {
   it('arguments are checked against the JSON Schema with one readable line per problem', () => {
     const tool = toolWith({
       type: 'object',
-      properties: { path: { type: 'string', minLength: 1 }, mode: { enum: ['r', 'w'] }, opts: { type: 'object', properties: { depth: { type: 'integer' } } } },
+      properties: {
+        path: { type: 'string', minLength: 1 },
+        mode: { enum: ['r', 'w'] },
+        opts: { type: 'object', properties: { depth: { type: 'integer' } } },
+      },
       required: ['path'],
       additionalProperties: false,
     });
-    expect(parseArguments(tool, '{"path": "a", "mode": "r", "opts": {"depth": 2}}')).toEqual({ ok: true, args: { path: 'a', mode: 'r', opts: { depth: 2 } } });
+    expect(parseArguments(tool, '{"path": "a", "mode": "r", "opts": {"depth": 2}}')).toEqual({
+      ok: true,
+      args: { path: 'a', mode: 'r', opts: { depth: 2 } },
+    });
     const bad = parseArguments(tool, '{"mode": "x", "opts": {"depth": 1.5}, "extra": 1}');
     expect(bad.ok).toBe(false);
     const error = (bad as { error: string }).error;
     expect(error).toMatch(/^Invalid arguments for srv__t: /);
-    for (const part of ["arguments must have required property 'path'", 'arguments must NOT have additional properties', 'mode must be equal to one of the allowed values', 'opts.depth must be integer']) {
+    for (const part of [
+      "arguments must have required property 'path'",
+      'arguments must NOT have additional properties',
+      'mode must be equal to one of the allowed values',
+      'opts.depth must be integer',
+    ]) {
       expect(error).toContain(part);
     }
   });
@@ -74,11 +86,15 @@ describe('MCP argument schemas', () => {
   });
 
   it('a schema that cannot be compiled is refused up front', () => {
-    expect(() => argumentsSchema({ type: 'object', properties: { x: { $ref: '#/definitions/missing' } } }, new AjvJsonSchemaValidator())).toThrow();
+    expect(() =>
+      argumentsSchema({ type: 'object', properties: { x: { $ref: '#/definitions/missing' } } }, new AjvJsonSchemaValidator()),
+    ).toThrow();
   });
 
   it('the model gets the schema without $schema, always as an object', () => {
-    expect(modelSchema({ $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', properties: { a: { type: 'string' } } })).toEqual({
+    expect(
+      modelSchema({ $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', properties: { a: { type: 'string' } } }),
+    ).toEqual({
       type: 'object',
       properties: { a: { type: 'string' } },
     });
@@ -87,13 +103,20 @@ describe('MCP argument schemas', () => {
 });
 
 describe('MCP approval policy', () => {
-  const tool = (annotations?: Record<string, boolean>) => ({ name: 'x', inputSchema: { type: 'object' as const }, ...(annotations ? { annotations } : {}) });
+  const tool = (annotations?: Record<string, boolean>) => ({
+    name: 'x',
+    inputSchema: { type: 'object' as const },
+    ...(annotations ? { annotations } : {}),
+  });
   it('only read-only tools run without approval, unless the configuration says otherwise', () => {
     expect(mcpApproval(tool({ readOnlyHint: true }), {})).toEqual({ approval: 'never', reason: 'read-only' });
     expect(mcpApproval(tool({ readOnlyHint: true, openWorldHint: true }), {})).toEqual({ approval: 'never', reason: 'read-only' });
     expect(mcpApproval(tool(), {})).toEqual({ approval: 'always', reason: 'no annotations' });
     expect(mcpApproval(tool({ destructiveHint: true }), {})).toEqual({ approval: 'always', reason: 'destructive' });
-    expect(mcpApproval(tool({ readOnlyHint: false, destructiveHint: false, openWorldHint: true }), {})).toEqual({ approval: 'always', reason: 'open world, not read-only' });
+    expect(mcpApproval(tool({ readOnlyHint: false, destructiveHint: false, openWorldHint: true }), {})).toEqual({
+      approval: 'always',
+      reason: 'open world, not read-only',
+    });
     expect(mcpApproval(tool({ idempotentHint: true }), {})).toEqual({ approval: 'always', reason: 'not marked read-only' });
     expect(mcpApproval(tool({ destructiveHint: true }), { '*': 'never' })).toEqual({ approval: 'never', reason: 'configuration file' });
     expect(mcpApproval(tool({ readOnlyHint: true }), { x: 'always' })).toEqual({ approval: 'always', reason: 'configuration file' });

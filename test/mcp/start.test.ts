@@ -44,7 +44,10 @@ describe('MCP servers with npm start', () => {
 
   it('a broken configuration file stops start-up with one line per mistake', async () => {
     const dir = tempDir('parley-mcp-');
-    const config = writeConfig('mcpServers:\n  notes:\n    command: node\n    args: [server.js]\n    approval: [read_note]\n  other: {}\nsurprise: 1\n', dir);
+    const config = writeConfig(
+      'mcpServers:\n  notes:\n    command: node\n    args: [server.js]\n    approval: [read_note]\n  other: {}\nsurprise: 1\n',
+      dir,
+    );
     const parley = startParley({ DATABASE_URL: `file:${join(dir, 'parley.db')}`, PARLEY_CONFIG: config });
     await waitFor(() => parley.child.exitCode !== null, 'parley to exit', 20_000);
     expect(parley.child.exitCode).toBe(1);
@@ -73,7 +76,12 @@ describe('MCP servers with npm start', () => {
       ].join('\n'),
       dir,
     );
-    const parley = startParley({ DATABASE_URL: `file:${join(dir, 'parley.db')}`, PARLEY_CONFIG: config, MCP_TEST_SECRET: secret, PARLEY_LOG_LEVEL: 'debug' });
+    const parley = startParley({
+      DATABASE_URL: `file:${join(dir, 'parley.db')}`,
+      PARLEY_CONFIG: config,
+      MCP_TEST_SECRET: secret,
+      PARLEY_LOG_LEVEL: 'debug',
+    });
     await parley.ready();
     expect(parley.output()).toMatch(/MCP {7}broken: stdio, not connected yet \(spawn .*no-such-server ENOENT\)/);
     expect(parley.output()).toMatch(/ {12}remote: http, not connected yet/);

@@ -8,7 +8,17 @@ import { ALICE, MemoryAdapter } from '../fakes/memory-adapter.ts';
 import { FakeModelServer } from '../fakes/model-server.ts';
 import { closeAll, settled, tempDir, waitFor } from '../helpers/harness.ts';
 import { promptsIn } from '../approvals/helpers.ts';
-import { callsOf, createMcpHarness, httpEntry, killMcpChildren, readLog, startHttpServer, stdioEntry, stopManagers, writeConfig } from './helpers.ts';
+import {
+  callsOf,
+  createMcpHarness,
+  httpEntry,
+  killMcpChildren,
+  readLog,
+  startHttpServer,
+  stdioEntry,
+  stopManagers,
+  writeConfig,
+} from './helpers.ts';
 
 afterEach(async () => {
   await closeAll();
@@ -31,11 +41,19 @@ describe('MCP tools in a turn', () => {
     const stdioLog = join(dir, 'stdio.log');
     const httpLog = join(dir, 'http.log');
     const http = await startHttpServer(httpLog);
-    const config = writeConfig(`mcpServers:\n${stdioEntry('notes', stdioLog)}\n${httpEntry('tickets', `http://127.0.0.1:${http.port}/mcp`)}\n`, dir);
+    const config = writeConfig(
+      `mcpServers:\n${stdioEntry('notes', stdioLog)}\n${httpEntry('tickets', `http://127.0.0.1:${http.port}/mcp`)}\n`,
+      dir,
+    );
     const h = await createMcpHarness(config);
 
     h.model.enqueue(
-      { toolCalls: [{ name: 'notes__read_note', arguments: { id: 'n1' } }, { name: 'tickets__read_note', arguments: { id: 'n2' } }] },
+      {
+        toolCalls: [
+          { name: 'notes__read_note', arguments: { id: 'n1' } },
+          { name: 'tickets__read_note', arguments: { id: 'n2' } },
+        ],
+      },
       { toolCalls: [{ name: 'tickets__delete_note', arguments: { id: 'n1' } }] },
       (request) => ({ text: `done: ${lastToolResults(request).join(' | ')}` }),
     );
@@ -86,7 +104,11 @@ describe('MCP tools in a turn', () => {
     );
     expect(after).toMatch(/^\d+$/);
     expect(after).not.toBe(before);
-    expect(readLog(log).filter((e) => e.started).map((e) => String(e.pid))).toEqual([before, after]);
+    expect(
+      readLog(log)
+        .filter((e) => e.started)
+        .map((e) => String(e.pid)),
+    ).toEqual([before, after]);
     expect(h.mcp.status()[0]).toMatchObject({ name: 'notes', state: 'connected', pid: Number(after) });
   });
 
@@ -98,7 +120,9 @@ describe('MCP tools in a turn', () => {
     h.model.enqueue({ toolCalls: [{ name: 'tickets__crash', arguments: {} }] }, (request) => ({ text: lastToolResults(request)[0]! }));
     await h.adapter.say('crash it');
     await settled(h.store, DM);
-    expect(h.adapter.lastBotMessage()!.text).toMatch(/^Error: .*MCP server "tickets".* while running crash.*It is not known whether the call took effect\.$/);
+    expect(h.adapter.lastBotMessage()!.text).toMatch(
+      /^Error: .*MCP server "tickets".* while running crash.*It is not known whether the call took effect\.$/,
+    );
 
     // A new server process on the same port: it does not know the old session.
     const second = await startHttpServer(log, ['--port', String(first.port)]);
@@ -116,14 +140,23 @@ describe('MCP tools in a turn', () => {
     const h = await createMcpHarness(writeConfig(`mcpServers:\n${httpEntry('tickets', `http://127.0.0.1:${first.port}/mcp`)}\n`, dir));
     await first.kill9();
     const second = await startHttpServer(log, ['--no-get', '--port', String(first.port)]);
-    h.model.enqueue({ toolCalls: [{ name: 'tickets__delete_note', arguments: { id: 'n1' } }] }, (request) => ({ text: lastToolResults(request)[0]! }));
+    h.model.enqueue({ toolCalls: [{ name: 'tickets__delete_note', arguments: { id: 'n1' } }] }, (request) => ({
+      text: lastToolResults(request)[0]!,
+    }));
     await h.adapter.say('delete n1');
     const [prompt] = await promptsIn(h.adapter);
     await h.adapter.click(prompt!.id, 'Approve', ALICE);
     await settled(h.store, DM);
     expect(h.adapter.lastBotMessage()!.text).toBe('deleted n1');
     const secondLog = readLog(log).filter((e) => e.pid === second.child.pid);
-    expect(secondLog.map((e) => e.rpc ?? e.effect ?? 'header')).toEqual(['header', 'initialize', 'notifications/initialized', 'tools/list', 'tools/call', 'delete']);
+    expect(secondLog.map((e) => e.rpc ?? e.effect ?? 'header')).toEqual([
+      'header',
+      'initialize',
+      'notifications/initialized',
+      'tools/list',
+      'tools/call',
+      'delete',
+    ]);
   });
 
   it('an approval clicked after a restart runs the call on the newly started server', async () => {
@@ -144,8 +177,14 @@ describe('MCP tools in a turn', () => {
     expect(await channel.click(prompt!.id, 'Approve', ALICE)).toBe('Approved.');
     await settled(second.store, DM);
     expect(channel.lastBotMessage()!.text).toBe('deleted n2');
-    const [before, after] = readLog(log).filter((e) => e.started).map((e) => e.pid);
-    expect(readLog(log).filter((e) => e.effect === 'delete').map((e) => e.pid)).toEqual([after]);
+    const [before, after] = readLog(log)
+      .filter((e) => e.started)
+      .map((e) => e.pid);
+    expect(
+      readLog(log)
+        .filter((e) => e.effect === 'delete')
+        .map((e) => e.pid),
+    ).toEqual([after]);
     expect(after).not.toBe(before);
     await model.close();
   });
@@ -193,7 +232,11 @@ describe('MCP tools in a turn', () => {
     await settled(h.store, DM);
     expect(h.model.requests[0]!.body.tools!.some((t) => t.function.name === 'notes__weather')).toBe(false);
     expect(h.adapter.lastBotMessage()!.text).toBe('hello from weather');
-    expect(h.mcp.status()[0]!.tools.find((t) => t.mcpName === 'weather')).toMatchObject({ name: 'notes__weather', approval: 'never', reason: 'read-only' });
+    expect(h.mcp.status()[0]!.tools.find((t) => t.mcpName === 'weather')).toMatchObject({
+      name: 'notes__weather',
+      approval: 'never',
+      reason: 'read-only',
+    });
   });
 
   it('/stop cancels a running MCP call on the server', async () => {
@@ -226,7 +269,12 @@ describe('MCP tools in a turn', () => {
     const log = join(dir, 'stdio.log');
     const config = writeConfig(`mcpServers:\n${stdioEntry('notes', log, '    approval: { read_*: always }')}\n`, dir);
     const h = await createMcpHarness(config, { env: { PARLEY_APPROVAL_NOTES__DELETE_NOTE: 'never' } });
-    h.model.enqueue({ toolCalls: [{ name: 'notes__delete_note', arguments: { id: 'n2' } }, { name: 'notes__read_note', arguments: { id: 'n1' } }] });
+    h.model.enqueue({
+      toolCalls: [
+        { name: 'notes__delete_note', arguments: { id: 'n2' } },
+        { name: 'notes__read_note', arguments: { id: 'n1' } },
+      ],
+    });
     await h.adapter.say('go');
     const [prompt] = await promptsIn(h.adapter);
     expect(prompt!.text).toContain('notes__read_note');
@@ -235,7 +283,10 @@ describe('MCP tools in a turn', () => {
     expect(callsOf(log, 'read_note')).toEqual([]);
     const tools = h.mcp.status()[0]!.tools;
     expect(tools.find((t) => t.mcpName === 'read_note')).toMatchObject({ approval: 'always', reason: 'configuration file' });
-    expect(tools.find((t) => t.mcpName === 'delete_note')).toMatchObject({ approval: 'never', reason: 'PARLEY_APPROVAL_NOTES__DELETE_NOTE' });
+    expect(tools.find((t) => t.mcpName === 'delete_note')).toMatchObject({
+      approval: 'never',
+      reason: 'PARLEY_APPROVAL_NOTES__DELETE_NOTE',
+    });
   });
 
   it('a list change the server announces on its own (HTTP) is picked up', async () => {
@@ -262,13 +313,23 @@ describe('MCP tools in a turn', () => {
     const old = await startHttpServer(log, ['--sse']);
     const h = await createMcpHarness(writeConfig(`mcpServers:\n${httpEntry('old', `http://127.0.0.1:${old.port}/sse`)}\n`, dir));
     h.model.enqueue(
-      { toolCalls: [{ name: 'old__read_note', arguments: { id: 'n2' } }, { name: 'old__picture', arguments: {} }, { name: 'old__fail', arguments: {} }] },
+      {
+        toolCalls: [
+          { name: 'old__read_note', arguments: { id: 'n2' } },
+          { name: 'old__picture', arguments: {} },
+          { name: 'old__fail', arguments: {} },
+        ],
+      },
       (request) => ({ text: lastToolResults(request).join('\n---\n') }),
     );
     await h.adapter.say('read n2');
     await settled(h.store, DM);
     expect(h.adapter.lastBotMessage()!.text).toBe(
-      ['n2: Call the plumber', 'A red dot.\n[image: image/png, 16 bytes; not shown]\nStructured content:\n{\n  "width": 1,\n  "height": 1\n}', 'disk full'].join('\n---\n'),
+      [
+        'n2: Call the plumber',
+        'A red dot.\n[image: image/png, 16 bytes; not shown]\nStructured content:\n{\n  "width": 1,\n  "height": 1\n}',
+        'disk full',
+      ].join('\n---\n'),
     );
     const session = (await h.store.sessions.getByKey(DM))!;
     const results = (await h.store.messages.history(session.id, 0)).filter((m) => m.role === 'tool');

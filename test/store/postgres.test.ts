@@ -94,8 +94,14 @@ describe.runIf(adminUrl)('PostgreSQL', () => {
       text: request.body.messages.at(-1)!.content?.startsWith('Interrupted') ? 'Back again: the thing is done.' : 'unexpected',
     }));
     await h.adapter.say('please do the thing', { from: { id: 'u-dora', name: 'Dora' } });
-    const reply = await waitFor(() => h.adapter.botMessages('dm-u-dora').find((m) => m.text.includes('database')), 'the failure message', 20_000);
-    expect(reply.text).toBe('Working on it.\n\n_I lost the connection to my database and had to pause here. I will pick this up again as soon as it is back._');
+    const reply = await waitFor(
+      () => h.adapter.botMessages('dm-u-dora').find((m) => m.text.includes('database')),
+      'the failure message',
+      20_000,
+    );
+    expect(reply.text).toBe(
+      'Working on it.\n\n_I lost the connection to my database and had to pause here. I will pick this up again as soon as it is back._',
+    );
     expect(h.model.requests).toHaveLength(1);
 
     // The database comes back: the same process continues the turn from what was stored.

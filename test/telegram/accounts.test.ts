@@ -19,7 +19,11 @@ afterEach(async () => {
 async function bot(id: string, botId: number, username: string): Promise<{ tg: FakeTelegram; adapter: TelegramAdapter }> {
   const tg = await FakeTelegram.start({ id: botId, username });
   fakes.push(tg);
-  const config = loadTelegramConfig({ TELEGRAM_BOT_TOKEN: tg.token, TELEGRAM_API_ROOT: tg.apiRoot, TELEGRAM_EDIT_INTERVAL_PRIVATE: '40ms' })!;
+  const config = loadTelegramConfig({
+    TELEGRAM_BOT_TOKEN: tg.token,
+    TELEGRAM_API_ROOT: tg.apiRoot,
+    TELEGRAM_EDIT_INTERVAL_PRIVATE: '40ms',
+  })!;
   return { tg, adapter: new TelegramAdapter({ config, log: new RecordingLogger(), id }) };
 }
 

@@ -16,7 +16,10 @@ afterEach(async () => {
 async function startAdapter(onAction: (action: Action) => Promise<void>) {
   const tg = await FakeTelegram.start();
   const log = new RecordingLogger();
-  const adapter = new TelegramAdapter({ config: loadTelegramConfig({ TELEGRAM_BOT_TOKEN: tg.token, TELEGRAM_API_ROOT: tg.apiRoot })!, log });
+  const adapter = new TelegramAdapter({
+    config: loadTelegramConfig({ TELEGRAM_BOT_TOKEN: tg.token, TELEGRAM_API_ROOT: tg.apiRoot })!,
+    log,
+  });
   const sink: InboundSink = { onMessage: async () => {}, onAction };
   await adapter.start(sink);
   cleanups.push(async () => {
@@ -26,7 +29,12 @@ async function startAdapter(onAction: (action: Action) => Promise<void>) {
   return { tg, adapter, log };
 }
 
-const buttons = [[{ label: 'Yes', payload: 'demo:yes', style: 'primary' as const }, { label: 'No', payload: 'demo:no' }]];
+const buttons = [
+  [
+    { label: 'Yes', payload: 'demo:yes', style: 'primary' as const },
+    { label: 'No', payload: 'demo:no' },
+  ],
+];
 
 describe('telegram: starting', () => {
   it('fails with a clear message when Telegram refuses the token or cannot be reached', async () => {
@@ -34,9 +42,17 @@ describe('telegram: starting', () => {
     cleanups.push(() => tg.close());
     const sink: InboundSink = { onMessage: async () => {}, onAction: async () => {} };
     const wrongToken = '999:AAWrongTokenWrongTokenWrongToken12';
-    const refused = new TelegramAdapter({ config: loadTelegramConfig({ TELEGRAM_BOT_TOKEN: wrongToken, TELEGRAM_API_ROOT: tg.apiRoot })!, log: new RecordingLogger() });
-    const error = await refused.start(sink).then(() => undefined, (e: unknown) => e as Error);
-    expect(error?.message).toBe('Telegram did not accept TELEGRAM_BOT_TOKEN (Telegram getMe: 401 Unauthorized); check the token from @BotFather');
+    const refused = new TelegramAdapter({
+      config: loadTelegramConfig({ TELEGRAM_BOT_TOKEN: wrongToken, TELEGRAM_API_ROOT: tg.apiRoot })!,
+      log: new RecordingLogger(),
+    });
+    const error = await refused.start(sink).then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    );
+    expect(error?.message).toBe(
+      'Telegram did not accept TELEGRAM_BOT_TOKEN (Telegram getMe: 401 Unauthorized); check the token from @BotFather',
+    );
     expect(error?.message).not.toContain(wrongToken);
 
     const unreachable = new TelegramAdapter({
@@ -44,7 +60,10 @@ describe('telegram: starting', () => {
       log: new RecordingLogger(),
       startTimeoutMs: 300,
     });
-    const networkError = await unreachable.start(sink).then(() => undefined, (e: unknown) => e as Error);
+    const networkError = await unreachable.start(sink).then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    );
     expect(networkError?.message).toBe('could not reach the Telegram Bot API at http://127.0.0.1:9 within 300 ms');
     expect(networkError?.message).not.toContain(tg.token);
   });
@@ -60,7 +79,12 @@ describe('telegram: inline keyboards and callback queries', () => {
     const ref = await adapter.send(chat, { text: 'Proceed?', buttons });
     const stored = tg.message(dm, Number(ref.messageId))!;
     expect(stored.message.reply_markup).toEqual({
-      inline_keyboard: [[{ text: 'Yes', callback_data: 'demo:yes', style: 'primary' }, { text: 'No', callback_data: 'demo:no' }]],
+      inline_keyboard: [
+        [
+          { text: 'Yes', callback_data: 'demo:yes', style: 'primary' },
+          { text: 'No', callback_data: 'demo:no' },
+        ],
+      ],
     });
 
     // Telegram drops a keyboard on an edit that does not repeat it; the adapter repeats it.
@@ -104,7 +128,10 @@ describe('telegram: inline keyboards and callback queries', () => {
     const { tg, adapter } = await startAdapter(async (action) => action.reply.ack());
     const dm = tg.privateChat(tg.user('Alice'));
     const ref = await adapter.send({ channel: 'telegram', chatId: String(dm.id), chatType: 'direct' }, { text: 'first' });
-    const otherProcess = new TelegramAdapter({ config: loadTelegramConfig({ TELEGRAM_BOT_TOKEN: tg.token, TELEGRAM_API_ROOT: tg.apiRoot })!, log: new RecordingLogger() });
+    const otherProcess = new TelegramAdapter({
+      config: loadTelegramConfig({ TELEGRAM_BOT_TOKEN: tg.token, TELEGRAM_API_ROOT: tg.apiRoot })!,
+      log: new RecordingLogger(),
+    });
     await otherProcess.edit(ref, { text: 'second' });
     await adapter.edit(ref, { text: 'second' });
     expect(tg.message(dm, Number(ref.messageId))!.versions).toEqual(['first', 'second']);
@@ -123,7 +150,10 @@ describe('telegram: inline keyboards and callback queries', () => {
     const alice = tg.user('Alice', { lastName: 'Liddell' });
     const forum = tg.group('Forum', { forum: true });
     const topic = tg.createTopic(forum, 'Ops', alice);
-    const ref = await adapter.send({ channel: 'telegram', chatId: String(forum.id), chatType: 'group', threadId: String(topic) }, { text: 'Proceed?', buttons });
+    const ref = await adapter.send(
+      { channel: 'telegram', chatId: String(forum.id), chatType: 'group', threadId: String(topic) },
+      { text: 'Proceed?', buttons },
+    );
 
     const query = tg.click(alice, forum, Number(ref.messageId), 'No');
     await waitFor(() => tg.answersTo(query).length === 1, 'the answer');

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineTool, type AnyTool } from '../../src/agent/tools.ts';
 import { settled, waitFor } from '../helpers/harness.ts';
-import { botMessages, closeTelegram, sessionKey, startTelegram } from './helpers.ts';
+import { closeTelegram, sessionKey, startTelegram } from './helpers.ts';
 
 afterEach(closeTelegram);
 
@@ -104,7 +104,10 @@ describe('telegram: approval prompts as inline keyboards', () => {
     expect(tg.answersTo(query)[0]!.text).toBe('Approved.');
     // The prompt edit was asked for but is still on its way: the keyboard is still there.
     expect(prompt.message.reply_markup).toBeDefined();
-    await waitFor(() => tg.callsTo('editMessageText').some((c) => Number(c.params.message_id) === promptId), 'the prompt edit to be requested');
+    await waitFor(
+      () => tg.callsTo('editMessageText').some((c) => Number(c.params.message_id) === promptId),
+      'the prompt edit to be requested',
+    );
 
     await waitFor(() => prompt.message.reply_markup === undefined, 'the prompt edit', 20_000);
     expect(Date.now() - clickedAt).toBeGreaterThanOrEqual(SLOW_EDIT_MS);

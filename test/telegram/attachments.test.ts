@@ -39,14 +39,23 @@ describe('telegram: attachments', () => {
     expect(reply!.message.text).toBe('I cannot read images yet. Tell me in words what you need, and I will help.');
     tg.sendMedia(alice, dm, { voice: { file_id: 'voice-1', file_unique_id: 'v', duration: 3, mime_type: 'audio/ogg', file_size: 9_000 } });
     await botMessages(tg, dm, 2);
-    expect(tg.botMessages(dm).at(-1)!.message.text).toBe('I cannot read audio recordings yet. Tell me in words what you need, and I will help.');
+    expect(tg.botMessages(dm).at(-1)!.message.text).toBe(
+      'I cannot read audio recordings yet. Tell me in words what you need, and I will help.',
+    );
 
     const group = tg.group('Team', { supergroup: true });
     tg.sendMedia(alice, group, PHOTO);
-    tg.sendMedia(alice, group, { document: { file_id: 'doc-1', file_unique_id: 'd', file_name: 'report.pdf', mime_type: 'application/pdf', file_size: 120_000 } });
+    tg.sendMedia(alice, group, {
+      document: { file_id: 'doc-1', file_unique_id: 'd', file_name: 'report.pdf', mime_type: 'application/pdf', file_size: 120_000 },
+    });
     await drained(tg);
     h.model.enqueue({ text: 'Noted.' });
-    tg.sendMedia(alice, group, { document: { file_id: 'doc-2', file_unique_id: 'd2', file_name: 'plan.pdf', mime_type: 'application/pdf', file_size: 2_500_000 } }, '@parley_test_bot please file this');
+    tg.sendMedia(
+      alice,
+      group,
+      { document: { file_id: 'doc-2', file_unique_id: 'd2', file_name: 'plan.pdf', mime_type: 'application/pdf', file_size: 2_500_000 } },
+      '@parley_test_bot please file this',
+    );
     await waitFor(() => tg.botMessages(group).some((m) => m.message.text === 'Noted.'), 'the answer in the group');
     await settled(h.store, sessionKey(group));
     // Only the addressed message reached the model, and it was the only reply in the group.

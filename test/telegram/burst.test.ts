@@ -35,7 +35,9 @@ function filler(words: number): string {
 function answer(request: RecordedRequest): Step {
   const messages = request.body.messages;
   const since = messages.slice(messages.findLastIndex((m) => m.role === 'assistant') + 1);
-  const markers = since.filter((m) => m.role === 'user').flatMap((m) => [...String(m.content).matchAll(/\bq-(c(\d+)r\d+u\d+)\b/g)].map((x) => x[1]!));
+  const markers = since
+    .filter((m) => m.role === 'user')
+    .flatMap((m) => [...String(m.content).matchAll(/\bq-(c(\d+)r\d+u\d+)\b/g)].map((x) => x[1]!));
   const slow = markers.some((m) => Number(/^c(\d+)/.exec(m)![1]) % 3 === 0);
   const text = `${markers.map((m) => `A-${m}`).join(' ')} ${filler(slow ? 60 : 8)} END-${markers.join('-')}`;
   return slow ? { text, chunkSize: 24, delayMs: 70 } : { text };
@@ -117,7 +119,10 @@ describe('telegram: a burst of chats under flood control', () => {
     expect(errorChats.map((c) => c.index)).toEqual([5]);
     // Each turn's answer stayed in one message (no duplicate complete answers in a chat).
     for (const chat of chats) {
-      const finals = tg.botMessages(chat.chat).map((m) => m.message.text ?? '').filter((t) => /END-\S+$/.test(t));
+      const finals = tg
+        .botMessages(chat.chat)
+        .map((m) => m.message.text ?? '')
+        .filter((t) => /END-\S+$/.test(t));
       expect(new Set(finals).size).toBe(finals.length);
     }
   });

@@ -68,13 +68,19 @@ describe('telegram configuration', () => {
     expect((error as Error).message).toMatch(/^Invalid configuration: TELEGRAM_BOT_TOKEN /);
     expect((error as Error).message).not.toContain(badToken);
 
-    expect(configError({ TELEGRAM_ALLOWED_CHATS: '-100123,general' }).message).toMatch(/TELEGRAM_ALLOWED_CHATS expects comma-separated numeric/);
+    expect(configError({ TELEGRAM_ALLOWED_CHATS: '-100123,general' }).message).toMatch(
+      /TELEGRAM_ALLOWED_CHATS expects comma-separated numeric/,
+    );
     expect(configError({ TELEGRAM_ALLOWED_USERS: '@alice' }).message).toMatch(/TELEGRAM_ALLOWED_USERS/);
     expect(configError({ TELEGRAM_API_ROOT: 'ftp://x' }).message).toMatch(/TELEGRAM_API_ROOT expects an http/);
     expect(configError({ TELEGRAM_WEBHOOK_URL: 'example.com/hook' }).message).toMatch(/TELEGRAM_WEBHOOK_URL/);
-    expect(configError({ TELEGRAM_WEBHOOK_SECRET: 'has spaces in it' }).message).toMatch(/TELEGRAM_WEBHOOK_SECRET expects 1-256 characters/);
+    expect(configError({ TELEGRAM_WEBHOOK_SECRET: 'has spaces in it' }).message).toMatch(
+      /TELEGRAM_WEBHOOK_SECRET expects 1-256 characters/,
+    );
     expect(configError({ TELEGRAM_WEBHOOK_URL: 'https://bot.example.com/' }).message).toMatch(/TELEGRAM_WEBHOOK_URL expects a path/);
-    expect(configError({ TELEGRAM_WEBHOOK_URL: 'https://bot.example.com/a[b]' }).message).toMatch(/TELEGRAM_WEBHOOK_URL expects a path of letters/);
+    expect(configError({ TELEGRAM_WEBHOOK_URL: 'https://bot.example.com/a[b]' }).message).toMatch(
+      /TELEGRAM_WEBHOOK_URL expects a path of letters/,
+    );
     expect(configError({ TELEGRAM_EDIT_INTERVAL_GROUP: 'soon' }).message).toMatch(/TELEGRAM_EDIT_INTERVAL_GROUP expects a duration/);
     expect(configError({ TELEGRAM_EDIT_INTERVAL_GROUP: 'x' }).message).not.toContain('\n');
   });
@@ -84,7 +90,9 @@ describe('telegram configuration', () => {
     expect(port).toBe(
       'Invalid configuration: TELEGRAM_WEBHOOK_PORT is no longer read; set PARLEY_HTTP_PORT instead (the webhook is served by the one HTTP listener, at the path of TELEGRAM_WEBHOOK_URL)',
     );
-    expect(configError({ TELEGRAM_WEBHOOK_HOST: '0.0.0.0' }).message).toMatch(/^Invalid configuration: TELEGRAM_WEBHOOK_HOST is no longer read; set PARLEY_HTTP_HOST instead/);
+    expect(configError({ TELEGRAM_WEBHOOK_HOST: '0.0.0.0' }).message).toMatch(
+      /^Invalid configuration: TELEGRAM_WEBHOOK_HOST is no longer read; set PARLEY_HTTP_HOST instead/,
+    );
     // Even without a token: whoever set it meant the webhook.
     expect(() => loadTelegramConfig({ TELEGRAM_WEBHOOK_PORT: '8443' })).toThrow(/PARLEY_HTTP_PORT/);
   });

@@ -142,7 +142,11 @@ describe('telegram: delivery, de-duplication and webhooks', () => {
     const { tg, http } = await startTelegram({ webhookPath: '/hook', env: { TELEGRAM_WEBHOOK_SECRET: 'my-own_Secret123' } });
     const url = `${http.url}/hook`;
     expect(tg.webhook?.secret_token).toBe('my-own_Secret123');
-    const refused = await fetch(url, { method: 'POST', headers: { 'x-telegram-bot-api-secret-token': deriveWebhookSecret(tg.token) }, body: '{}' });
+    const refused = await fetch(url, {
+      method: 'POST',
+      headers: { 'x-telegram-bot-api-secret-token': deriveWebhookSecret(tg.token) },
+      body: '{}',
+    });
     expect(refused.status).toBe(401);
   });
 });

@@ -34,7 +34,11 @@ describe('telegram: the real entry point', () => {
     const tg = await FakeTelegram.start();
     const model = await FakeModelServer.start();
     const dir = tempDir('parley-e2e-');
-    cleanups.push(() => rmSync(dir, { recursive: true, force: true }), () => model.close(), () => tg.close());
+    cleanups.push(
+      () => rmSync(dir, { recursive: true, force: true }),
+      () => model.close(),
+      () => tg.close(),
+    );
     const answer = 'Hello from the **real** entry point: this answer is streamed through Telegram message edits until it is complete.';
     model.enqueue({ text: answer, chunkSize: 10, delayMs: 15 });
 

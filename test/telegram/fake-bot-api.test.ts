@@ -8,7 +8,10 @@ let tg: FakeTelegram;
 afterEach(() => tg?.close());
 
 async function refusal(call: Promise<unknown>): Promise<GrammyError> {
-  const error = await call.then(() => undefined, (e: unknown) => e);
+  const error = await call.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   if (!(error instanceof GrammyError)) throw new Error(`expected a Bot API error, got ${String(error)}`);
   return error;
 }
@@ -31,15 +34,23 @@ describe('fake Bot API', () => {
     // The limit counts the text after entity parsing, not the markup.
     const long = await api.sendMessage(dm.id, `<b>${'x'.repeat(4096)}</b>`, { parse_mode: 'HTML' });
     expect(long.text).toHaveLength(4096);
-    expect((await refusal(api.sendMessage(dm.id, '<b>open', { parse_mode: 'HTML' }))).description).toMatch(/^Bad Request: can't parse entities: /);
-    expect((await refusal(api.sendMessage(dm.id, '<marquee>x</marquee>', { parse_mode: 'HTML' }))).description).toMatch(/Unsupported start tag "marquee"/);
+    expect((await refusal(api.sendMessage(dm.id, '<b>open', { parse_mode: 'HTML' }))).description).toMatch(
+      /^Bad Request: can't parse entities: /,
+    );
+    expect((await refusal(api.sendMessage(dm.id, '<marquee>x</marquee>', { parse_mode: 'HTML' }))).description).toMatch(
+      /Unsupported start tag "marquee"/,
+    );
 
     const sent = await api.sendMessage(dm.id, 'hello');
-    expect((await refusal(api.editMessageText(dm.id, sent.message_id, 'hello'))).description).toMatch(/^Bad Request: message is not modified/);
+    expect((await refusal(api.editMessageText(dm.id, sent.message_id, 'hello'))).description).toMatch(
+      /^Bad Request: message is not modified/,
+    );
     expect((await refusal(api.editMessageText(dm.id, 999, 'x'))).description).toBe('Bad Request: message to edit not found');
 
     const forum = tg.group('Forum', { forum: true });
-    expect((await refusal(api.sendMessage(forum.id, 'x', { message_thread_id: 1 }))).description).toBe('Bad Request: message thread not found');
+    expect((await refusal(api.sendMessage(forum.id, 'x', { message_thread_id: 1 }))).description).toBe(
+      'Bad Request: message thread not found',
+    );
     const topic = tg.createTopic(forum, 'Ops', alice);
     expect((await api.sendMessage(forum.id, 'x', { message_thread_id: topic })).message_thread_id).toBe(topic);
   });
@@ -85,7 +96,9 @@ describe('fake Bot API', () => {
     await second;
 
     await api.setWebhook('http://127.0.0.1:9/hook', { secret_token: 'abc' });
-    expect((await refusal(api.getUpdates({ timeout: 0 }))).description).toMatch(/^Conflict: can't use getUpdates method while webhook is active/);
+    expect((await refusal(api.getUpdates({ timeout: 0 }))).description).toMatch(
+      /^Conflict: can't use getUpdates method while webhook is active/,
+    );
     expect((await refusal(api.setWebhook('http://127.0.0.1:9/hook', { secret_token: 'not allowed!' }))).error_code).toBe(400);
     await api.deleteWebhook();
     expect(await api.getUpdates({ timeout: 0 })).toEqual([]);

@@ -56,7 +56,9 @@ describe('telegram: groups and forum topics', () => {
 
     // A mention of the bot's account by name (users without @username are mentioned this way).
     const text = 'Parley, one more';
-    const { message: named } = tg.say(alice, group, text, { entities: [{ type: 'text_mention', offset: 0, length: 6, user: tg.bot } as never] });
+    const { message: named } = tg.say(alice, group, text, {
+      entities: [{ type: 'text_mention', offset: 0, length: 6, user: tg.bot } as never],
+    });
     const [, , third] = await botMessages(tg, group, 3);
     expect(third!.message.reply_to_message?.message_id).toBe(named.message_id);
 

@@ -68,7 +68,12 @@ export async function startTelegram(options: SetupOptions = {}): Promise<Telegra
   const model = options.model ?? (await FakeModelServer.start());
   const log = new RecordingLogger();
   // As npm start wires it: the listener first, the adapter's routes on it, then the app.
-  const http = new HttpHost({ host: '127.0.0.1', port: 0, log: silentLogger, readiness: { pingDatabase: async () => {}, channels: ['telegram'], phase: () => 'started' } });
+  const http = new HttpHost({
+    host: '127.0.0.1',
+    port: 0,
+    log: silentLogger,
+    readiness: { pingDatabase: async () => {}, channels: ['telegram'], phase: () => 'started' },
+  });
   await http.listen();
   const config = loadTelegramConfig({
     TELEGRAM_BOT_TOKEN: tg.token,

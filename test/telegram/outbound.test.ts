@@ -30,9 +30,9 @@ describe('telegram: long replies, rate limits and formatting fallbacks', () => {
     const longCode = codeLines(110, 'big'); // ~5,500 characters: longer than a message on its own
     const answer = [
       words(250, 'intro'),
-      '```ts\n' + shortCode + '\n```',
+      `\`\`\`ts\n${shortCode}\n\`\`\``,
       words(300, 'middle'),
-      '```python\n' + longCode + '\n```',
+      `\`\`\`python\n${longCode}\n\`\`\``,
       'That is **all**.',
     ].join('\n\n');
     expect(answer.length).toBeGreaterThan(2 * 4096);
@@ -55,7 +55,8 @@ describe('telegram: long replies, rate limits and formatting fallbacks', () => {
     expect(longPieces.map((b) => b.code).join('\n')).toBe(longCode);
     // Nothing is lost or repeated: the visible texts, in order, hold every word once.
     const visible = messages.map((m) => m.message.text).join('\n');
-    for (const word of ['intro0', 'intro249', 'middle0', 'middle299']) expect(visible.match(new RegExp(`\\b${word}\\b`, 'g'))).toHaveLength(1);
+    for (const word of ['intro0', 'intro249', 'middle0', 'middle299'])
+      expect(visible.match(new RegExp(`\\b${word}\\b`, 'g'))).toHaveLength(1);
   });
 
   it('waits out a 429 during streaming (retry_after) and still lands the final text', async () => {
@@ -137,7 +138,10 @@ describe('telegram: long replies, rate limits and formatting fallbacks', () => {
     const alice = tg.user('Alice');
     const dm = tg.privateChat(alice);
     // Each "paragraph, then a list" gains a blank line when rendered: under the limit as Markdown, over it as shown.
-    const answer = Array.from({ length: 300 }, (_, i) => `para ${i}\n- item`).join('\n\n').slice(0, 4096).trimEnd();
+    const answer = Array.from({ length: 300 }, (_, i) => `para ${i}\n- item`)
+      .join('\n\n')
+      .slice(0, 4096)
+      .trimEnd();
     expect(answer.length).toBeLessThanOrEqual(4096);
     h.model.enqueue({ text: answer, chunkSize: 1_000, delayMs: 10 });
 

@@ -9,13 +9,21 @@ const alice = { id: 1001, is_bot: false, first_name: 'Alice' };
 const group = { id: -1001234, type: 'supergroup', title: 'Team' };
 
 function classify(message: Record<string, unknown>) {
-  return classifyUpdate({ update_id: 9, message: { message_id: 10, from: alice, chat: group, date: 1_700_000_000, ...message } }, BOT, OPEN, 'telegram');
+  return classifyUpdate(
+    { update_id: 9, message: { message_id: 10, from: alice, chat: group, date: 1_700_000_000, ...message } },
+    BOT,
+    OPEN,
+    'telegram',
+  );
 }
 
 describe('telegram payload hardening', () => {
   it('reports a date no clock can show as malformed instead of passing on an Invalid Date', async () => {
     for (const date of [1e15, 2 ** 53 - 1, -1]) {
-      expect(await classify({ text: 'hi', date }), String(date)).toMatchObject({ kind: 'malformed', reason: expect.stringMatching(/^update 9 message: date: /) });
+      expect(await classify({ text: 'hi', date }), String(date)).toMatchObject({
+        kind: 'malformed',
+        reason: expect.stringMatching(/^update 9 message: date: /),
+      });
     }
     const latest = await classify({ text: 'hi', date: 8_640_000_000_000 });
     expect(latest.kind).toBe('message');
@@ -34,7 +42,7 @@ describe('telegram payload hardening', () => {
     expect(result).toMatchObject({ kind: 'message', inbound: { text: 'hi @parley_bot', mentionsBot: true } });
   });
 
-  it('makes people\'s text storable: NULs dropped, unpaired surrogates replaced, pairs kept', async () => {
+  it("makes people's text storable: NULs dropped, unpaired surrogates replaced, pairs kept", async () => {
     const result = await classify({ text: 'a\u0000b \ud800 \udc00 😀', from: { ...alice, first_name: 'Al\u0000ice\ud83d' } });
     expect(result.kind).toBe('message');
     if (result.kind !== 'message') return;
@@ -42,7 +50,16 @@ describe('telegram payload hardening', () => {
     const core = InboundSchema.parse(result.inbound);
     expect(core.text).toBe('ab \ufffd \ufffd 😀');
     const press = await classifyUpdate(
-      { update_id: 10, callback_query: { id: 'q', from: { ...alice, first_name: '\udfff' }, chat_instance: 'c', data: 'x', message: { message_id: 1, chat: group, date: 0 } } },
+      {
+        update_id: 10,
+        callback_query: {
+          id: 'q',
+          from: { ...alice, first_name: '\udfff' },
+          chat_instance: 'c',
+          data: 'x',
+          message: { message_id: 1, chat: group, date: 0 },
+        },
+      },
       BOT,
       OPEN,
       'telegram',

@@ -51,7 +51,23 @@ describe('telegram markdown rendering', () => {
       '| 1 | `2` |',
     ].join('\n');
     const { text, entities } = shown(markdown);
-    expect(text).toBe(['Plan', '', '• first step', '• second', '  1. nested one', '  2. nested two', '', 'a quote', '', 'nested quotes are flattened', '', 'a | b', '1 | 2'].join('\n'));
+    expect(text).toBe(
+      [
+        'Plan',
+        '',
+        '• first step',
+        '• second',
+        '  1. nested one',
+        '  2. nested two',
+        '',
+        'a quote',
+        '',
+        'nested quotes are flattened',
+        '',
+        'a | b',
+        '1 | 2',
+      ].join('\n'),
+    );
     expect(entities.map((e) => e.type)).toEqual(['bold', 'bold', 'blockquote', 'pre']);
   });
 
@@ -63,7 +79,15 @@ describe('telegram markdown rendering', () => {
   });
 
   it('produces HTML Telegram accepts for partial Markdown met while streaming', () => {
-    for (const partial of ['Hello **wor', '```ts\nconst a = 1', 'a [link](http://exa', '> quote\n\n- item\n  - sub', '`unclosed', '***', '1. a\n2.']) {
+    for (const partial of [
+      'Hello **wor',
+      '```ts\nconst a = 1',
+      'a [link](http://exa',
+      '> quote\n\n- item\n  - sub',
+      '`unclosed',
+      '***',
+      '1. a\n2.',
+    ]) {
       expect(() => shown(partial)).not.toThrow();
     }
   });

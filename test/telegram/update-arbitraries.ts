@@ -14,7 +14,17 @@ const text = fc.oneof(
   { weight: 2, arbitrary: fc.string({ unit: 'grapheme', maxLength: 20 }) },
   // Lone surrogates, NUL and other control characters.
   { weight: 2, arbitrary: fc.string({ unit: 'binary', maxLength: 20 }) },
-  { weight: 1, arbitrary: fc.constantFrom(`@${BOT_USERNAME} hi`, `/help@${BOT_USERNAME}`, '/reset', '/stop@other_bot', '\u202e\u0000\ud800', '👩‍👩‍👧‍👦'.repeat(50)) },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      `@${BOT_USERNAME} hi`,
+      `/help@${BOT_USERNAME}`,
+      '/reset',
+      '/stop@other_bot',
+      '\u202e\u0000\ud800',
+      '👩‍👩‍👧‍👦'.repeat(50),
+    ),
+  },
 );
 /** Message text: sometimes far beyond Telegram's 4096 characters. */
 const messageText = fc.oneof(
@@ -22,7 +32,10 @@ const messageText = fc.oneof(
   { weight: 1, arbitrary: fc.integer({ min: 4_000, max: 200_000 }).map((n) => 'x'.repeat(n)) },
 );
 
-const id = fc.oneof({ weight: 6, arbitrary: fc.integer({ min: 1, max: 2 ** 40 }) }, { weight: 1, arbitrary: fc.constantFrom(BOT_ID, 0, -1, 2 ** 53 + 2, 1.5, 1e308) });
+const id = fc.oneof(
+  { weight: 6, arbitrary: fc.integer({ min: 1, max: 2 ** 40 }) },
+  { weight: 1, arbitrary: fc.constantFrom(BOT_ID, 0, -1, 2 ** 53 + 2, 1.5, 1e308) },
+);
 const user = fc.record(
   {
     id,
@@ -49,7 +62,10 @@ const entity = fc.record(
   },
   { requiredKeys: ['type', 'offset', 'length'] },
 );
-const date = fc.oneof({ weight: 6, arbitrary: fc.integer({ min: 1_600_000_000, max: 1_900_000_000 }) }, { weight: 1, arbitrary: fc.constantFrom(0, -1, 2 ** 53 - 1, 8.64e12, 1e15) });
+const date = fc.oneof(
+  { weight: 6, arbitrary: fc.integer({ min: 1_600_000_000, max: 1_900_000_000 }) },
+  { weight: 1, arbitrary: fc.constantFrom(0, -1, 2 ** 53 - 1, 8.64e12, 1e15) },
+);
 
 const message = fc.record(
   {
@@ -63,7 +79,13 @@ const message = fc.record(
     text: messageText,
     entities: fc.array(entity, { maxLength: 6 }),
     reply_to_message: fc.record(
-      { message_id: fc.integer({ min: 1, max: 2 ** 31 }), from: user, chat, date, forum_topic_created: fc.constant({ name: 'Ops', icon_color: 1 }) },
+      {
+        message_id: fc.integer({ min: 1, max: 2 ** 31 }),
+        from: user,
+        chat,
+        date,
+        forum_topic_created: fc.constant({ name: 'Ops', icon_color: 1 }),
+      },
       { requiredKeys: ['message_id', 'chat', 'date'] },
     ),
     new_chat_members: fc.array(user, { maxLength: 2 }),
@@ -77,7 +99,10 @@ const callbackQuery = fc.record(
     from: user,
     chat_instance: fc.string({ maxLength: 12 }),
     // An inaccessible message (older than 48 h) comes as { chat, message_id, date: 0 }.
-    message: fc.oneof(message, chat.map((c) => ({ chat: c, message_id: 5, date: 0 }))),
+    message: fc.oneof(
+      message,
+      chat.map((c) => ({ chat: c, message_id: 5, date: 0 })),
+    ),
     data: fc.oneof(fc.string({ maxLength: 64 }), fc.constantFrom('ap:tok:a', 'x'.repeat(5_000))),
     inline_message_id: fc.string({ maxLength: 10 }),
   },
@@ -153,4 +178,7 @@ export const mutatedUpdate: fc.Arbitrary<Record<string, Json>> = fc
   .map(([u, m]) => mutate(u, m));
 
 /** A real update, often mutated. */
-export const anyUpdate: fc.Arbitrary<Record<string, Json>> = fc.oneof({ weight: 2, arbitrary: realUpdate }, { weight: 3, arbitrary: mutatedUpdate });
+export const anyUpdate: fc.Arbitrary<Record<string, Json>> = fc.oneof(
+  { weight: 2, arbitrary: realUpdate },
+  { weight: 3, arbitrary: mutatedUpdate },
+);

@@ -36,7 +36,11 @@ async function startBot(databaseUrl: string | undefined) {
   const model = await FakeModelServer.start();
   model.setFallback(() => ({ text: ANSWER }));
   const log = new RecordingLogger();
-  const config = loadTelegramConfig({ TELEGRAM_BOT_TOKEN: tg.token, TELEGRAM_API_ROOT: tg.apiRoot, TELEGRAM_EDIT_INTERVAL_PRIVATE: '40ms' })!;
+  const config = loadTelegramConfig({
+    TELEGRAM_BOT_TOKEN: tg.token,
+    TELEGRAM_API_ROOT: tg.apiRoot,
+    TELEGRAM_EDIT_INTERVAL_PRIVATE: '40ms',
+  })!;
   const adapter = new TelegramAdapter({ config, log });
   const h = await createHarness({ adapters: [adapter], model, ...(databaseUrl ? { databaseUrl } : {}) });
   cleanups.push(async () => {

@@ -50,10 +50,21 @@ describe('telegram normalisation: properties', () => {
 
   it('never throws on values JSON cannot carry', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.anything({ withBigInt: true, withMap: true, withSet: true, withTypedArray: true, withSparseArray: true, withNullPrototype: true }), async (value) => {
-        const wrapped = [value, { update_id: 1, message: value }, { update_id: 1, callback_query: value }];
-        for (const raw of wrapped) expect(['malformed', 'ignored', 'message', 'button']).toContain((await classifyUpdate(raw, BOT, OPEN, 'telegram')).kind);
-      }),
+      fc.asyncProperty(
+        fc.anything({
+          withBigInt: true,
+          withMap: true,
+          withSet: true,
+          withTypedArray: true,
+          withSparseArray: true,
+          withNullPrototype: true,
+        }),
+        async (value) => {
+          const wrapped = [value, { update_id: 1, message: value }, { update_id: 1, callback_query: value }];
+          for (const raw of wrapped)
+            expect(['malformed', 'ignored', 'message', 'button']).toContain((await classifyUpdate(raw, BOT, OPEN, 'telegram')).kind);
+        },
+      ),
       { seed: 42, numRuns: 1_000 },
     );
   });

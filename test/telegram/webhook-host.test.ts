@@ -29,7 +29,11 @@ async function world() {
   const tg = await FakeTelegram.start();
   const model = await FakeModelServer.start();
   const dir = tempDir('parley-webhook-');
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }), () => model.close(), () => tg.close());
+  cleanups.push(
+    () => rmSync(dir, { recursive: true, force: true }),
+    () => model.close(),
+    () => tg.close(),
+  );
   const env = {
     TELEGRAM_BOT_TOKEN: tg.token,
     TELEGRAM_API_ROOT: tg.apiRoot,
@@ -63,9 +67,16 @@ describe('telegram: webhook on the one HTTP listener', () => {
 
     // By hand: a new update with the secret is taken; without it, or with another, 401.
     model.enqueue({ text: 'Second answer.' });
-    const next = { update_id: update.update_id + 1, message: { ...update.message!, message_id: update.message!.message_id + 100, text: 'again' } };
+    const next = {
+      update_id: update.update_id + 1,
+      message: { ...update.message!, message_id: update.message!.message_id + 100, text: 'again' },
+    };
     const post = (headers: Record<string, string>) =>
-      fetch(`${base}/telegram`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(next) });
+      fetch(`${base}/telegram`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify(next),
+      });
     expect((await post({ 'x-telegram-bot-api-secret-token': 'not-the-secret' })).status).toBe(401);
     expect((await post({})).status).toBe(401);
     expect((await post({ 'x-telegram-bot-api-secret-token': secret })).status).toBe(200);

@@ -43,9 +43,12 @@ describe('address classification', () => {
 
   it('property: the generated notations mean what they say to a URL parser', () => {
     fc.assert(
-      fc.property(publicV4.chain((n) => fc.tuple(fc.constant(n), v4Notation(n))), ([n, host]) => {
-        expect(hostOf(host)).toBe(dotted(n));
-      }),
+      fc.property(
+        publicV4.chain((n) => fc.tuple(fc.constant(n), v4Notation(n))),
+        ([n, host]) => {
+          expect(hostOf(host)).toBe(dotted(n));
+        },
+      ),
       { seed: 42, numRuns: 1000 },
     );
   });
@@ -60,19 +63,30 @@ describe('address classification', () => {
   });
 
   it('property: public IPv4 addresses stay allowed in every notation and when mapped or NAT64-translated', () => {
-    const mappedOrNat64 = (n: number) => fc.constantFrom(`[::ffff:${dotted(n)}]`, `[64:ff9b::${dotted(n)}]`, `[2002:${(n >>> 16).toString(16)}:${(n & 0xffff).toString(16)}::1]`);
+    const mappedOrNat64 = (n: number) =>
+      fc.constantFrom(
+        `[::ffff:${dotted(n)}]`,
+        `[64:ff9b::${dotted(n)}]`,
+        `[2002:${(n >>> 16).toString(16)}:${(n & 0xffff).toString(16)}::1]`,
+      );
     fc.assert(
-      fc.property(publicV4.chain((n) => fc.oneof(v4Notation(n), mappedOrNat64(n))), (host) => {
-        expect(classifyAddress(hostOf(host)).allowed, host).toBe(true);
-      }),
+      fc.property(
+        publicV4.chain((n) => fc.oneof(v4Notation(n), mappedOrNat64(n))),
+        (host) => {
+          expect(classifyAddress(hostOf(host)).allowed, host).toBe(true);
+        },
+      ),
       { seed: 42, numRuns: 2000 },
     );
     // Every carrying form of a public address is judged by that address.
     fc.assert(
-      fc.property(publicV4.chain((n) => v6Carrying(n).map((h) => [n, h] as const)), ([n, host]) => {
-        const verdict = classifyAddress(host);
-        if (!verdict.allowed) expect(verdict.carries, host).not.toBe(dotted(n));
-      }),
+      fc.property(
+        publicV4.chain((n) => v6Carrying(n).map((h) => [n, h] as const)),
+        ([n, host]) => {
+          const verdict = classifyAddress(host);
+          if (!verdict.allowed) expect(verdict.carries, host).not.toBe(dotted(n));
+        },
+      ),
       { seed: 42, numRuns: 2000 },
     );
   });

@@ -31,7 +31,18 @@ afterEach(closeAll);
 
 describe('http_request tool', () => {
   it('classifies internal addresses', () => {
-    for (const address of ['127.0.0.1', '10.1.2.3', '172.16.0.1', '192.168.1.1', '169.254.169.254', '::1', 'fe80::1', 'fd00::1', '::ffff:127.0.0.1', '0.0.0.0']) {
+    for (const address of [
+      '127.0.0.1',
+      '10.1.2.3',
+      '172.16.0.1',
+      '192.168.1.1',
+      '169.254.169.254',
+      '::1',
+      'fe80::1',
+      'fd00::1',
+      '::ffff:127.0.0.1',
+      '0.0.0.0',
+    ]) {
       expect(isInternalAddress(address), address).toBe(true);
     }
     for (const address of ['8.8.8.8', '1.1.1.1', '2606:4700:4700::1111']) expect(isInternalAddress(address), address).toBe(false);
@@ -51,7 +62,7 @@ describe('http_request tool', () => {
     const ctx = { signal: new AbortController().signal } as never;
     const direct = await tool.execute({ url: `${base}/hello`, method: 'GET' }, ctx);
     expect(direct).toMatchObject({ isError: true, content: expect.stringMatching(/^Refused: 127\.0\.0\.1 is an internal address/) });
-    const named = await tool.execute({ url: base.replace('127.0.0.1', 'localhost') + '/hello', method: 'GET' }, ctx);
+    const named = await tool.execute({ url: `${base.replace('127.0.0.1', 'localhost')}/hello`, method: 'GET' }, ctx);
     expect(named).toMatchObject({ isError: true, content: expect.stringMatching(/^Refused: localhost resolves to .*internal address/) });
     expect(received.filter((r) => r.url === '/hello')).toHaveLength(0);
   });
@@ -61,10 +72,15 @@ describe('http_request tool', () => {
     h.model.enqueue({ toolCalls: [{ name: 'http_request', arguments: { url: `${base}/status` } }] }, { text: 'Fetched.' });
     await h.adapter.say('check status');
     await settled(h.store, 'memory:dm-u-alice');
-    expect(h.model.requests[1]!.body.messages.at(-1)!.content).toMatch(/^HTTP 200 OK\nURL: .*\/status\nContent-Type: text\/plain\n\nyou sent GET \/status/);
+    expect(h.model.requests[1]!.body.messages.at(-1)!.content).toMatch(
+      /^HTTP 200 OK\nURL: .*\/status\nContent-Type: text\/plain\n\nyou sent GET \/status/,
+    );
     expect(h.adapter.prompts()).toHaveLength(0);
 
-    h.model.enqueue({ toolCalls: [{ name: 'http_request', arguments: { url: `${base}/orders`, method: 'POST', body: 'pizza' } }] }, { text: 'Ordered.' });
+    h.model.enqueue(
+      { toolCalls: [{ name: 'http_request', arguments: { url: `${base}/orders`, method: 'POST', body: 'pizza' } }] },
+      { text: 'Ordered.' },
+    );
     await h.adapter.say('order a pizza');
     const [prompt] = await promptsIn(h.adapter);
     expect(prompt!.text).toContain(`send an HTTP POST request to ${base}/orders`);

@@ -13,7 +13,11 @@ interface Seen {
   headers: IncomingHttpHeaders;
 }
 
-function site(handler: (url: string, res: import('node:http').ServerResponse) => void): { server: Server; seen: Seen[]; base: () => string } {
+function site(handler: (url: string, res: import('node:http').ServerResponse) => void): {
+  server: Server;
+  seen: Seen[];
+  base: () => string;
+} {
   const seen: Seen[] = [];
   const server = createServer((req, res) => {
     req.resume();
@@ -34,7 +38,8 @@ const origin = site((url, res) => {
 
 const ctx = { signal: new AbortController().signal, log: silentLogger } as unknown as ToolContext;
 const tool = createHttpRequestTool({ allowPrivateAddresses: true });
-const run = async (args: Record<string, unknown>) => tool.execute(tool.parameters.parse(args), ctx) as Promise<{ content: string; isError?: boolean }>;
+const run = async (args: Record<string, unknown>) =>
+  tool.execute(tool.parameters.parse(args), ctx) as Promise<{ content: string; isError?: boolean }>;
 const secrets = { Authorization: 'Bearer s3cret', Cookie: 'sid=abc', 'Proxy-Authorization': 'Basic eA==', 'X-Trace': 'keep-me' };
 
 beforeAll(async () => {

@@ -24,7 +24,10 @@ beforeAll(async () => {
       pump();
       return;
     }
-    if (req.url === '/binary') return void res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(Buffer.from([0x50, 0x4b, 0x03, 0x04, 0x00, 0x00, 0x41]));
+    if (req.url === '/binary')
+      return void res
+        .writeHead(200, { 'content-type': 'application/octet-stream' })
+        .end(Buffer.from([0x50, 0x4b, 0x03, 0x04, 0x00, 0x00, 0x41]));
     res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' }).end('é'.repeat(30_000));
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));

@@ -111,7 +111,9 @@ describe('http_request: SSRF guard', () => {
 
   it('names the range and the IPv4 address an IPv6 literal carries', async () => {
     const result = await run(guardedTool(), `http://[::ffff:127.0.0.1]:${server.port}/`);
-    expect(result.content).toBe('Refused: ::ffff:7f00:1 is an internal address (loopback: it carries the IPv4 address 127.0.0.1). Only public addresses can be fetched.');
+    expect(result.content).toBe(
+      'Refused: ::ffff:7f00:1 is an internal address (loopback: it carries the IPv4 address 127.0.0.1). Only public addresses can be fetched.',
+    );
   });
 
   it('refuses names that resolve to an internal address, even among public ones', async () => {
@@ -131,7 +133,12 @@ describe('http_request: SSRF guard', () => {
 
   it('checks every redirect hop: a public page redirecting inside is refused', async () => {
     const tool = guardedTool();
-    const targets = [`http://127.0.0.1:${server.port}/secret`, `http://[::ffff:7f00:1]:${server.port}/secret`, `http://0x7f.1:${server.port}/secret`, `http://loopback.example:${server.port}/secret`];
+    const targets = [
+      `http://127.0.0.1:${server.port}/secret`,
+      `http://[::ffff:7f00:1]:${server.port}/secret`,
+      `http://0x7f.1:${server.port}/secret`,
+      `http://loopback.example:${server.port}/secret`,
+    ];
     for (const target of targets) {
       const result = await run(tool, `http://public.example:${server.port}/redirect?to=${encodeURIComponent(target)}`);
       expect(result.isError, target).toBe(true);
@@ -140,14 +147,20 @@ describe('http_request: SSRF guard', () => {
     expect(server.requests.filter((r) => r.startsWith('/secret'))).toEqual([]);
     expect(server.requests).toHaveLength(targets.length);
 
-    const allowed = await run(tool, `http://public.example:${server.port}/redirect?to=${encodeURIComponent(`http://public.example:${server.port}/ok`)}`);
+    const allowed = await run(
+      tool,
+      `http://public.example:${server.port}/redirect?to=${encodeURIComponent(`http://public.example:${server.port}/ok`)}`,
+    );
     expect(allowed).toMatchObject({ isError: false, content: expect.stringContaining('inside /ok') });
     expect(sockets).toBeGreaterThan(0);
   });
 
   it('refuses redirects to other schemes', async () => {
     const result = await run(guardedTool(), `http://public.example:${server.port}/redirect?to=${encodeURIComponent('file:///etc/passwd')}`);
-    expect(result).toEqual({ isError: true, content: 'Refused to follow a redirect to file:///etc/passwd: only http:// and https:// URLs can be fetched.' });
+    expect(result).toEqual({
+      isError: true,
+      content: 'Refused to follow a redirect to file:///etc/passwd: only http:// and https:// URLs can be fetched.',
+    });
   });
 
   it('resolves once per connection and connects to what it checked (DNS rebinding)', async () => {
@@ -166,7 +179,10 @@ describe('http_request: SSRF guard', () => {
 
   it('reports an unknown host as a clear error result', async () => {
     const result = await run(guardedTool(), `http://nowhere.example:${server.port}/`);
-    expect(result).toEqual({ isError: true, content: `Request to nowhere.example:${server.port} failed: getaddrinfo ENOTFOUND nowhere.example` });
+    expect(result).toEqual({
+      isError: true,
+      content: `Request to nowhere.example:${server.port} failed: getaddrinfo ENOTFOUND nowhere.example`,
+    });
   });
 
   it('PARLEY_ALLOW_PRIVATE_HTTP still lets every form through', async () => {

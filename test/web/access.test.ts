@@ -24,7 +24,8 @@ describe('web console configuration', () => {
       expect(attempt).toThrow(/PARLEY_HTTP_HOST is .* set PARLEY_WEB_TOKEN/);
     }
     expect(webConfigFromEnv({ PARLEY_HTTP_HOST: '0.0.0.0', PARLEY_WEB_TOKEN: TOKEN })).toMatchObject({ loopback: false, token: TOKEN });
-    for (const host of ['localhost', '127.0.0.2', '::1', '[::1]']) expect(webConfigFromEnv({ PARLEY_HTTP_HOST: host })?.loopback).toBe(true);
+    for (const host of ['localhost', '127.0.0.2', '::1', '[::1]'])
+      expect(webConfigFromEnv({ PARLEY_HTTP_HOST: host })?.loopback).toBe(true);
     // With the console off, the host may listen anywhere (it serves /healthz and /readyz).
     expect(webConfigFromEnv({ PARLEY_HTTP_HOST: '0.0.0.0', PARLEY_WEB: 'off' })).toBeUndefined();
   });
@@ -33,7 +34,9 @@ describe('web console configuration', () => {
     expect(() => webConfigFromEnv({ PARLEY_WEB_TOKEN: 'short' })).toThrow(/PARLEY_WEB_TOKEN expects at least 16 characters/);
     expect(() => webConfigFromEnv({ PARLEY_WEB_SECRET: 'short' })).toThrow(/PARLEY_WEB_SECRET expects at least 32 characters/);
     expect(() => webConfigFromEnv({ PARLEY_WEB_MAX_STREAMS: '0' })).toThrow(/PARLEY_WEB_MAX_STREAMS expects a whole number from 1/);
-    expect(() => webConfigFromEnv({ PARLEY_WEB_MAX_STREAMS_PER_USER: 'many' })).toThrow(/PARLEY_WEB_MAX_STREAMS_PER_USER expects a whole number/);
+    expect(() => webConfigFromEnv({ PARLEY_WEB_MAX_STREAMS_PER_USER: 'many' })).toThrow(
+      /PARLEY_WEB_MAX_STREAMS_PER_USER expects a whole number/,
+    );
   });
 });
 

@@ -62,9 +62,15 @@ describe('web console API', () => {
     const posted = await ann.post('/api/messages', { name: 'Ann', text: 'hello' });
     expect(posted.status).toBe(202);
     const { events: seen } = await readEvents(events, (e) => e.event === 'entry' && JSON.stringify(e.data).includes('Hi from the model.'));
-    const entries = seen.filter((e) => e.event === 'entry').map((e) => e.data as { id: string; author: unknown; text: string; html?: string });
+    const entries = seen
+      .filter((e) => e.event === 'entry')
+      .map((e) => e.data as { id: string; author: unknown; text: string; html?: string });
     expect(entries[0]).toMatchObject({ author: { name: 'Ann', isBot: false, you: true }, text: 'hello' });
-    expect(entries.at(-1)).toMatchObject({ author: { name: 'Parley', isBot: true, you: false }, text: 'Hi from the model.', html: '<p>Hi from the model.</p>\n' });
+    expect(entries.at(-1)).toMatchObject({
+      author: { name: 'Parley', isBot: true, you: false },
+      text: 'Hi from the model.',
+      html: '<p>Hi from the model.</p>\n',
+    });
     await settled(web.harness.store, `web:dm-${annId}`);
 
     const history = await ann.json<{ chat: unknown; you: unknown; entries: { text: string }[] }>('/api/chat');
@@ -98,7 +104,11 @@ describe('web console address', () => {
     const port = new URL(web.url).port;
     const [console, admin, ...rest] = web.web.describe();
     expect(console).toBe(`web console at http://127.0.0.1:${port}`);
-    expect(admin).toMatch(new RegExp(`^web admin login: http://127\\.0\\.0\\.1:${port}/admin-login\\?code=[A-Za-z0-9_-]{32} \\(works once; makes that browser an admin\\)$`));
+    expect(admin).toMatch(
+      new RegExp(
+        `^web admin login: http://127\\.0\\.0\\.1:${port}/admin-login\\?code=[A-Za-z0-9_-]{32} \\(works once; makes that browser an admin\\)$`,
+      ),
+    );
     expect(rest).toEqual([]);
   });
 });

@@ -71,7 +71,7 @@ describe('web console: approvals', () => {
     expect(turns.map((t) => t.status)).toEqual(['done']);
   });
 
-  it('in a group room, refuses another person\'s click (to them alone) and takes the requester\'s', async () => {
+  it("in a group room, refuses another person's click (to them alone) and takes the requester's", async () => {
     web.harness.model.enqueue({ toolCalls: [{ name: 'deploy', arguments: { service: 'web' } }] }, { text: 'The web service is deployed.' });
     // Two browsers (separate cookies), so two people.
     const bobsBrowser = await browser.newContext();

@@ -16,15 +16,27 @@ afterEach(async () => {
 });
 
 async function startWeb(transcript: Transcript) {
-  const web = new WebAdapter({ config: webConfigFromEnv({})!, botName: 'Parley', log: silentLogger, dataDir: tempDir('parley-web-'), transcript });
-  const host = new HttpHost({ host: '127.0.0.1', port: 0, log: silentLogger, readiness: { pingDatabase: async () => {}, channels: ['web'], phase: () => 'started' } });
+  const web = new WebAdapter({
+    config: webConfigFromEnv({})!,
+    botName: 'Parley',
+    log: silentLogger,
+    dataDir: tempDir('parley-web-'),
+    transcript,
+  });
+  const host = new HttpHost({
+    host: '127.0.0.1',
+    port: 0,
+    log: silentLogger,
+    readiness: { pingDatabase: async () => {}, channels: ['web'], phase: () => 'started' },
+  });
   hosts.push(host);
   web.routes(host);
   await host.listen();
   return web;
 }
 
-const ANSWER = 'Once upon a time a bot kept answering even after its message had scrolled out of the console, and everyone read the whole story.';
+const ANSWER =
+  'Once upon a time a bot kept answering even after its message had scrolled out of the console, and everyone read the whole story.';
 const ROOM = { chatId: 'room-ops', chatType: 'group' as const };
 const ALICE = { id: 'u-alice', name: 'Alice' };
 
@@ -37,7 +49,9 @@ describe('web console: delivery errors', () => {
     const gone = await restarted.edit(ref, { text: 'edited' }).catch((error: unknown) => error);
     expect(gone).toBeInstanceOf(DeliveryError);
     expect((gone as DeliveryError).kind).toBe('gone');
-    const tooLarge = await web.send({ channel: 'web', ...ROOM }, { text: 'x'.repeat(web.capabilities.maxTextLength + 1) }).catch((error: unknown) => error);
+    const tooLarge = await web
+      .send({ channel: 'web', ...ROOM }, { text: 'x'.repeat(web.capabilities.maxTextLength + 1) })
+      .catch((error: unknown) => error);
     expect((tooLarge as DeliveryError).kind).toBe('too_large');
     await h.stop();
   });
@@ -47,7 +61,8 @@ describe('web console: delivery errors', () => {
     const h = await createHarness({ adapters: [web] });
     h.model.enqueue({ text: ANSWER, chunkSize: 8, delayMs: 60 });
     await web.post(ROOM, ALICE, '@Parley tell me a story');
-    const botTexts = async () => (await web.history(ROOM, ALICE.id)).flatMap((e) => (e.kind === 'message' && e.author.isBot ? [e.text] : []));
+    const botTexts = async () =>
+      (await web.history(ROOM, ALICE.id)).flatMap((e) => (e.kind === 'message' && e.author.isBot ? [e.text] : []));
     await waitFor(async () => (await botTexts()).some((text) => text.startsWith('Once')), 'the answer to start streaming');
     // Chatter not addressed to the bot pushes the streaming message out of the bounded transcript.
     for (const text of ['one', 'two', 'three']) await web.post(ROOM, ALICE, text);

@@ -30,21 +30,35 @@ const anyText = fc.string({ unit: 'grapheme', maxLength: 60 });
 const rawQuery = fc.string({ unit: fc.constantFrom(...'abcAZ09-_.~!$&\'()*+,;=:@/?%[]{}|^`"<>\\'.split('')), maxLength: 40 });
 
 const queryPart = fc.oneof(
-  fc.dictionary(fc.constantFrom('room', 'user', 'token', 'name', 'x'), fc.oneof(anyText, fc.constantFrom('ops', 'a'.repeat(41), '../etc', ''))).map(
-    (params) => new URLSearchParams(params).toString(),
-  ),
+  fc
+    .dictionary(
+      fc.constantFrom('room', 'user', 'token', 'name', 'x'),
+      fc.oneof(anyText, fc.constantFrom('ops', 'a'.repeat(41), '../etc', '')),
+    )
+    .map((params) => new URLSearchParams(params).toString()),
   rawQuery,
 );
 
 /** Mostly-valid bodies for the route, each field sometimes wrong, sometimes with a stray key. */
 function nearValid(route: string, validCookieId: string) {
-  const good = <T,>(value: T, bad: fc.Arbitrary<unknown>) => fc.oneof({ weight: 3, arbitrary: fc.constant(value) }, bad);
+  const good = <T>(value: T, bad: fc.Arbitrary<unknown>) => fc.oneof({ weight: 3, arbitrary: fc.constant(value) }, bad);
   const name = good('Ann', fc.oneof(anyText, fc.constantFrom('', '   ', 'x'.repeat(41)), fc.integer(), fc.constant(null)));
   const room = fc.option(good('ops', fc.oneof(fc.constantFrom('lobby', '../etc', ''), anyText, fc.array(fc.string()))), { nil: undefined });
-  const fields: Record<string, fc.Arbitrary<unknown>> =
-    route === '/api/actions'
-      ? { name, room, messageId: good('no-such-message', fc.oneof(anyText, fc.constant(''))), payload: good('ap:x:a', fc.oneof(anyText, fc.constant('x'.repeat(65)))) }
-      : { name, room, text: good('hi', fc.oneof(anyText, fc.constantFrom('   ', '@Parley hello'), fc.string({ minLength: 7_990, maxLength: 8_010 }), fc.boolean())) };
+  const fields: Record<string, fc.Arbitrary<unknown>> = route === '/api/actions'
+    ? {
+        name,
+        room,
+        messageId: good('no-such-message', fc.oneof(anyText, fc.constant(''))),
+        payload: good('ap:x:a', fc.oneof(anyText, fc.constant('x'.repeat(65)))),
+      }
+    : {
+        name,
+        room,
+        text: good(
+          'hi',
+          fc.oneof(anyText, fc.constantFrom('   ', '@Parley hello'), fc.string({ minLength: 7_990, maxLength: 8_010 }), fc.boolean()),
+        ),
+      };
   const stray = fc.option(
     fc.oneof(
       fc.record({ user: fc.oneof(fc.constant(validCookieId), anyText) }),
@@ -67,12 +81,25 @@ function attempts(cookie: string, id: string) {
     );
     const contentType = fc.oneof(
       { weight: 3, arbitrary: fc.constant('application/json') },
-      fc.constantFrom('application/json; charset=utf-8', 'APPLICATION/JSON', 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/vnd.api+json'),
+      fc.constantFrom(
+        'application/json; charset=utf-8',
+        'APPLICATION/JSON',
+        'text/plain',
+        'application/x-www-form-urlencoded',
+        'multipart/form-data; boundary=x',
+        'application/vnd.api+json',
+      ),
       printable,
     );
     const cookieHeader = fc.oneof(
       { weight: 3, arbitrary: fc.constant(cookie) },
-      fc.constantFrom(`parley_web_id=${id}`, `parley_web_id=${id}.AAAA`, 'parley_web_id=%E0%A4%A', `${cookie}; ${cookie}`, 'parley_web_id="'),
+      fc.constantFrom(
+        `parley_web_id=${id}`,
+        `parley_web_id=${id}.AAAA`,
+        'parley_web_id=%E0%A4%A',
+        `${cookie}; ${cookie}`,
+        'parley_web_id="',
+      ),
       printable,
     );
     return fc
@@ -85,12 +112,14 @@ function attempts(cookie: string, id: string) {
         ),
         body,
       })
-      .map(({ method, query, headers, body: sent }): Attempt => ({
-        method,
-        path: query ? `${route}?${query}` : route,
-        headers,
-        body: method === 'GET' || method === 'HEAD' ? undefined : sent,
-      }));
+      .map(
+        ({ method, query, headers, body: sent }): Attempt => ({
+          method,
+          path: query ? `${route}?${query}` : route,
+          headers,
+          body: method === 'GET' || method === 'HEAD' ? undefined : sent,
+        }),
+      );
   });
 }
 
@@ -115,7 +144,8 @@ afterAll(async () => {
 function send(attempt: Attempt): Promise<Answer> {
   return new Promise((resolve, reject) => {
     // A declared length, so every method frames its body the same way (malformed framing is the host's test).
-    const headers = attempt.body === undefined ? attempt.headers : { ...attempt.headers, 'content-length': String(Buffer.byteLength(attempt.body)) };
+    const headers =
+      attempt.body === undefined ? attempt.headers : { ...attempt.headers, 'content-length': String(Buffer.byteLength(attempt.body)) };
     const req = request({ host: '127.0.0.1', port, method: attempt.method, path: attempt.path, headers, agent }, (res) => {
       const type = String(res.headers['content-type'] ?? '');
       const status = res.statusCode ?? 0;

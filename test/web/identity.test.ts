@@ -96,7 +96,7 @@ describe('web console identity', () => {
     expect(deployed).toEqual(['web']);
   });
 
-  it('never shows another person\'s id on the event stream', async () => {
+  it("never shows another person's id on the event stream", async () => {
     const web = await startConsole();
     const alice = new ConsoleClient(web.url);
     const aliceId = await alice.id();
@@ -146,7 +146,7 @@ describe('web console identity', () => {
     await waitFor(() => deployed.length === 1, 'the deploy');
   });
 
-  it('keeps a browser\'s identity across a restart, so PARLEY_ADMINS=web:<id> can name it', async () => {
+  it("keeps a browser's identity across a restart, so PARLEY_ADMINS=web:<id> can name it", async () => {
     const secret = 'a-per-install-secret-for-this-test-0123456789';
     const first = await startConsole({ webEnv: { PARLEY_WEB_SECRET: secret } });
     const bob = new ConsoleClient(first.url);

@@ -17,8 +17,12 @@ describe('markdown for the page', () => {
   it('escapes raw HTML and keeps only http(s) and mailto links', () => {
     expect(render('<b onclick="x()">hi</b>')).toBe('<p>&lt;b onclick=&quot;x()&quot;&gt;hi&lt;/b&gt;</p>\n');
     expect(render('[a](javascript:alert(1)) [b](data:text/html,x) [c](vbscript:x)')).not.toMatch(/<a /);
-    expect(render('[mail](mailto:a@example.com)')).toContain('<a href="mailto:a@example.com" target="_blank" rel="noopener noreferrer nofollow">');
-    expect(render('see https://example.com/x')).toContain('<a href="https://example.com/x" target="_blank" rel="noopener noreferrer nofollow">');
+    expect(render('[mail](mailto:a@example.com)')).toContain(
+      '<a href="mailto:a@example.com" target="_blank" rel="noopener noreferrer nofollow">',
+    );
+    expect(render('see https://example.com/x')).toContain(
+      '<a href="https://example.com/x" target="_blank" rel="noopener noreferrer nofollow">',
+    );
   });
 
   it('turns images into links so the page never loads them', () => {
@@ -72,10 +76,20 @@ describe('transcript', () => {
 });
 
 describe('what a viewer sees', () => {
-  it('shows authors by name, marks the viewer\'s own messages, and never carries an id', () => {
+  it("shows authors by name, marks the viewer's own messages, and never carries an id", () => {
     const transcript = new Transcript();
-    const mine = transcript.add('room-ops', { kind: 'message', author: { id: 'u-alice', name: 'Alice', isBot: false }, text: 'hi', buttons: [] });
-    const bot = transcript.add('room-ops', { kind: 'message', author: { id: 'bot', name: 'Parley', isBot: true }, text: 'hello', buttons: [] });
+    const mine = transcript.add('room-ops', {
+      kind: 'message',
+      author: { id: 'u-alice', name: 'Alice', isBot: false },
+      text: 'hi',
+      buttons: [],
+    });
+    const bot = transcript.add('room-ops', {
+      kind: 'message',
+      author: { id: 'bot', name: 'Parley', isBot: true },
+      text: 'hello',
+      buttons: [],
+    });
     expect(viewOf(mine, 'u-alice')).toMatchObject({ author: { name: 'Alice', isBot: false, you: true } });
     expect(viewOf(mine, 'u-bob')).toMatchObject({ author: { name: 'Alice', isBot: false, you: false } });
     expect(viewOf(bot, 'bot')).toMatchObject({ author: { name: 'Parley', isBot: true, you: false } });
@@ -132,7 +146,9 @@ describe('identities', () => {
       expect(first).toHaveLength(32);
       expect(loadSecret(undefined, join(dir, 'data'))).toEqual(first);
       expect(statSync(join(dir, 'data', SECRET_FILE)).mode & 0o777).toBe(0o600);
-      expect(loadSecret('a-secret-from-the-environment-0123456789', join(dir, 'elsewhere'))).toEqual(Buffer.from('a-secret-from-the-environment-0123456789'));
+      expect(loadSecret('a-secret-from-the-environment-0123456789', join(dir, 'elsewhere'))).toEqual(
+        Buffer.from('a-secret-from-the-environment-0123456789'),
+      );
       writeFileSync(join(dir, 'data', SECRET_FILE), 'not hex\n');
       expect(() => loadSecret(undefined, join(dir, 'data'))).toThrow(/does not hold the secret it wrote/);
       writeFileSync(join(dir, 'file'), '');

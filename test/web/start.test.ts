@@ -67,9 +67,16 @@ describe('npm start with nothing configured', () => {
     const run = start({ PARLEY_HTTP_PORT: '0' });
     const url = await until(() => /web console at (http:\/\/127\.0\.0\.1:\d+)/.exec(run.stdout())?.[1], 'console URL', run);
     await until(() => (run.stdout().includes('Press Ctrl-C to stop.') ? true : undefined), 'the ready block', run);
-    expect(run.stdout()).toMatch(/Parley is running\.\n[\s\S]*HTTP\s+http:\/\/127\.0\.0\.1:\d+ \(\/healthz, \/readyz\)\n[\s\S]*Channels\s+web console at http:\/\/127\.0\.0\.1:\d+\n\s+web admin login: http:\/\/127\.0\.0\.1:\d+\/admin-login\?code=\S+ \(works once; makes that browser an admin\)\n[\s\S]*Press Ctrl-C to stop\./);
+    expect(run.stdout()).toMatch(
+      /Parley is running\.\n[\s\S]*HTTP\s+http:\/\/127\.0\.0\.1:\d+ \(\/healthz, \/readyz\)\n[\s\S]*Channels\s+web console at http:\/\/127\.0\.0\.1:\d+\n\s+web admin login: http:\/\/127\.0\.0\.1:\d+\/admin-login\?code=\S+ \(works once; makes that browser an admin\)\n[\s\S]*Press Ctrl-C to stop\./,
+    );
     expect((await fetch(`${url}/healthz`)).status).toBe(200);
-    expect(await (await fetch(`${url}/readyz`)).json()).toEqual({ ready: true, database: 'ok', channels: { web: 'started' }, notReady: [] });
+    expect(await (await fetch(`${url}/readyz`)).json()).toEqual({
+      ready: true,
+      database: 'ok',
+      channels: { web: 'started' },
+      notReady: [],
+    });
 
     const page = await fetch(url);
     expect(page.status).toBe(200);
@@ -90,7 +97,9 @@ describe('npm start with nothing configured', () => {
 
     const run = start({ PARLEY_HTTP_PORT: String(port) });
     expect(await run.exited).toBe(1);
-    expect(run.stderr().trim()).toBe(`parley: could not start: http: http://127.0.0.1:${port} is already in use; set PARLEY_HTTP_PORT to a free port`);
+    expect(run.stderr().trim()).toBe(
+      `parley: could not start: http: http://127.0.0.1:${port} is already in use; set PARLEY_HTTP_PORT to a free port`,
+    );
   });
 
   it('refuses to serve the console on a non-loopback address without a token', async () => {
@@ -125,11 +134,13 @@ describe('npm start with nothing configured', () => {
 });
 
 describe('npm start: the web admin login', () => {
-  it('makes the browser that opens the printed link an admin who may decide anyone\'s approval', async () => {
+  it("makes the browser that opens the printed link an admin who may decide anyone's approval", async () => {
     const model = await FakeModelServer.start();
     cleanups.push(() => model.close());
     model.enqueue(
-      { toolCalls: [{ name: 'write_knowledge_page', arguments: { slug: 'notes/ops', title: 'Ops notes', content: 'Restart with care.' } }] },
+      {
+        toolCalls: [{ name: 'write_knowledge_page', arguments: { slug: 'notes/ops', title: 'Ops notes', content: 'Restart with care.' } }],
+      },
       { text: 'Saved the page.' },
     );
     const run = start({ PARLEY_HTTP_PORT: '0', OPENAI_BASE_URL: model.url, OPENAI_MODEL: 'fake-model', OPENAI_API_KEY: 'test-key' });
@@ -139,13 +150,29 @@ describe('npm start: the web admin login', () => {
     const alice = new ConsoleClient(base);
     expect((await alice.post('/api/messages', { name: 'Alice', room: 'ops', text: '@Parley note how to restart' })).status).toBe(202);
     type Entry = { id: string; buttons: { label: string; payload: string }[][] };
-    const prompt = await waitFor(async () => (await alice.json<{ entries: Entry[] }>('/api/chat?room=ops')).entries.find((e) => e.buttons.length), 'the approval prompt', 20_000);
-    const approve = { name: 'Carol', room: 'ops', messageId: prompt.id, payload: prompt.buttons.flat().find((b) => b.label === 'Approve')!.payload };
+    const prompt = await waitFor(
+      async () => (await alice.json<{ entries: Entry[] }>('/api/chat?room=ops')).entries.find((e) => e.buttons.length),
+      'the approval prompt',
+      20_000,
+    );
+    const approve = {
+      name: 'Carol',
+      room: 'ops',
+      messageId: prompt.id,
+      payload: prompt.buttons.flat().find((b) => b.label === 'Approve')!.payload,
+    };
 
     const carol = new ConsoleClient(base);
-    expect(await (await carol.post('/api/actions', approve)).json()).toEqual({ toast: 'Only Alice (who asked) or an admin can decide this.' });
+    expect(await (await carol.post('/api/actions', approve)).json()).toEqual({
+      toast: 'Only Alice (who asked) or an admin can decide this.',
+    });
     expect((await carol.get(new URL(link).pathname + new URL(link).search)).status).toBe(303);
     expect(await (await carol.post('/api/actions', approve)).json()).toEqual({ toast: 'Approved.' });
-    await waitFor(async () => (await alice.json<{ entries: { text?: string }[] }>('/api/chat?room=ops')).entries.some((e) => e.text?.includes('Saved the page.')), 'the answer', 20_000);
+    await waitFor(
+      async () =>
+        (await alice.json<{ entries: { text?: string }[] }>('/api/chat?room=ops')).entries.some((e) => e.text?.includes('Saved the page.')),
+      'the answer',
+      20_000,
+    );
   });
 });

@@ -18,7 +18,12 @@ afterEach(async () => {
 
 async function startWeb(dataDir: string) {
   const web = new WebAdapter({ config: webConfigFromEnv({})!, botName: 'Parley', log: silentLogger, dataDir });
-  const host = new HttpHost({ host: '127.0.0.1', port: 0, log: silentLogger, readiness: { pingDatabase: async () => {}, channels: ['web'], phase: () => 'started' } });
+  const host = new HttpHost({
+    host: '127.0.0.1',
+    port: 0,
+    log: silentLogger,
+    readiness: { pingDatabase: async () => {}, channels: ['web'], phase: () => 'started' },
+  });
   hosts.push(host);
   web.routes(host);
   await host.listen();
@@ -43,7 +48,10 @@ describe('web console: the transcript after a restart', () => {
     await settled(h1.store, `web:${DM.chatId}`);
     model.enqueue({ toolCalls: [transferCall(25, 'Bob')] });
     await first.post(DM, ALICE, 'send Bob 25 EUR');
-    await waitFor(async () => (await first.history(DM, ALICE.id)).some((e) => e.kind === 'message' && e.buttons.length > 0), 'the approval prompt');
+    await waitFor(
+      async () => (await first.history(DM, ALICE.id)).some((e) => e.kind === 'message' && e.buttons.length > 0),
+      'the approval prompt',
+    );
     await h1.stop();
     for (const host of hosts.splice(0)) await host.close();
 

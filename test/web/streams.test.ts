@@ -59,7 +59,7 @@ async function person(base: string): Promise<string> {
 }
 
 describe('web console event streams', () => {
-  it('refuses a browser\'s streams beyond its cap with 429, and beyond the total with 503, while the page loads', async () => {
+  it("refuses a browser's streams beyond its cap with 429, and beyond the total with 503, while the page loads", async () => {
     const web = await startConsole({ webEnv: { PARLEY_WEB_MAX_STREAMS_PER_USER: '3', PARLEY_WEB_MAX_STREAMS: '5' } });
     const [alice, bob, carol] = [await person(web.url), await person(web.url), await person(web.url)];
 
@@ -87,32 +87,44 @@ describe('web console event streams', () => {
 
     // Hanging up frees the slot (unsubscribe on abort): Carol gets in once one of Bob's is gone.
     bobs[0]!.close();
-    const carols = await waitFor(async () => {
-      const attempt = await openStream(web.url, carol);
-      if (attempt.status === 200) return attempt;
-      attempt.close();
-      return undefined;
-    }, 'a freed stream slot', 10_000);
+    const carols = await waitFor(
+      async () => {
+        const attempt = await openStream(web.url, carol);
+        if (attempt.status === 200) return attempt;
+        attempt.close();
+        return undefined;
+      },
+      'a freed stream slot',
+      10_000,
+    );
     expect(carols.status).toBe(200);
 
     // And Alice gets a fourth once one of hers is gone.
     alices[0]!.close();
-    const again = await waitFor(async () => {
-      const attempt = await openStream(web.url, alice);
-      if (attempt.status === 200) return attempt;
-      attempt.close();
-      return undefined;
-    }, 'a freed stream of Alice', 10_000);
+    const again = await waitFor(
+      async () => {
+        const attempt = await openStream(web.url, alice);
+        if (attempt.status === 200) return attempt;
+        attempt.close();
+        return undefined;
+      },
+      'a freed stream of Alice',
+      10_000,
+    );
     expect(again.status).toBe(200);
 
     // The open streams still carry the room's news; the closed ones were unsubscribed.
     bobs[1]!.close();
-    const roomStream = await waitFor(async () => {
-      const attempt = await openStream(web.url, bob, '/api/events?room=ops');
-      if (attempt.status === 200) return attempt;
-      attempt.close();
-      return undefined;
-    }, 'a stream of the room', 10_000);
+    const roomStream = await waitFor(
+      async () => {
+        const attempt = await openStream(web.url, bob, '/api/events?room=ops');
+        if (attempt.status === 200) return attempt;
+        attempt.close();
+        return undefined;
+      },
+      'a stream of the room',
+      10_000,
+    );
     const poster = new ConsoleClient(web.url);
     expect((await poster.post('/api/messages', { name: 'Dan', room: 'ops', text: 'anyone here?' })).status).toBe(202);
     await waitFor(() => roomStream.received().includes('anyone here?'), 'the message on the stream');

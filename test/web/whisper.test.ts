@@ -18,12 +18,20 @@ afterEach(async () => {
 async function startWeb(onAction: (action: Action) => Promise<void>) {
   const web = await webChannel.fromEnv({ env: {}, log: silentLogger, botName: 'Parley', dataDir: tempDir('parley-web-') });
   if (!(web instanceof WebAdapter)) throw new Error('the web channel did not start');
-  const host = new HttpHost({ host: '127.0.0.1', port: 0, log: silentLogger, readiness: { pingDatabase: async () => {}, channels: ['web'], phase: () => 'started' } });
+  const host = new HttpHost({
+    host: '127.0.0.1',
+    port: 0,
+    log: silentLogger,
+    readiness: { pingDatabase: async () => {}, channels: ['web'], phase: () => 'started' },
+  });
   web.routes(host);
   await host.listen();
   const sink: InboundSink = { onMessage: async () => {}, onAction };
   await web.start(sink);
-  cleanups.push(() => host.close(), () => web.stop());
+  cleanups.push(
+    () => host.close(),
+    () => web.stop(),
+  );
   return { web, base: web.url };
 }
 
@@ -61,8 +69,14 @@ describe('web console: answering one person', () => {
     await bob.id();
     const aliceStream = await openStream(base, alice.cookieHeader);
     const bobStream = await openStream(base, bob.cookieHeader);
-    const prompt = await web.send({ channel: 'web', chatId: 'room-ops', chatType: 'group' }, { text: 'Proceed?', buttons: [[{ label: 'Yes', payload: 'demo:yes' }]] });
-    await waitFor(() => aliceStream.received().includes('Proceed?') && bobStream.received().includes('Proceed?'), 'both streams to show the prompt');
+    const prompt = await web.send(
+      { channel: 'web', chatId: 'room-ops', chatType: 'group' },
+      { text: 'Proceed?', buttons: [[{ label: 'Yes', payload: 'demo:yes' }]] },
+    );
+    await waitFor(
+      () => aliceStream.received().includes('Proceed?') && bobStream.received().includes('Proceed?'),
+      'both streams to show the prompt',
+    );
 
     // The answer comes while the handler is still busy after its ack.
     const response = await alice.post('/api/actions', { name: 'Alice', room: 'ops', messageId: prompt.messageId, payload: 'demo:yes' });

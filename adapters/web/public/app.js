@@ -86,9 +86,10 @@ function connect() {
     document.body.dataset.ready = 'false';
     // The server refused the stream (or is gone): too many open tabs of the console is one reason.
     if (events.readyState === EventSource.CLOSED) {
-      void loadHistory().then((ok) => ok && showBanner('Lost the connection (too many open console tabs in this browser?). Reload the page to reconnect.'));
-    }
-    else showBanner('Connection lost; reconnecting…');
+      void loadHistory().then(
+        (ok) => ok && showBanner('Lost the connection (too many open console tabs in this browser?). Reload the page to reconnect.'),
+      );
+    } else showBanner('Connection lost; reconnecting…');
   });
 }
 
@@ -255,7 +256,10 @@ box.addEventListener('keydown', (event) => {
     void submit();
   }
 });
-for (const [id, command] of [['stop', '/stop'], ['reset', '/reset']]) {
+for (const [id, command] of [
+  ['stop', '/stop'],
+  ['reset', '/reset'],
+]) {
   byId(id).addEventListener('click', () => void sendText(command).catch((error) => showToast(error.message, true)));
 }
 

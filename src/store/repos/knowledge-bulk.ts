@@ -39,7 +39,8 @@ export function toPage(row: PageRow): KnowledgePageRecord {
   };
 }
 
-export const PAGE_COLUMNS = '"id", "slug", "title", "summary", "content", "tags", "references", "source", "revision", "hash", "createdAt", "updatedAt"';
+export const PAGE_COLUMNS =
+  '"id", "slug", "title", "summary", "content", "tags", "references", "source", "revision", "hash", "createdAt", "updatedAt"';
 
 export function sqliteSaveMany(
   file: string,
@@ -65,21 +66,71 @@ export function sqliteSaveMany(
         const hash = hashOf(fields);
         const current = rows.get(fields.slug);
         const expected = options.expectedRevision;
-        if (expected !== undefined && (current?.revision ?? 0) !== expected) return { status: 'conflict', page: current && toPage(current) };
+        if (expected !== undefined && (current?.revision ?? 0) !== expected)
+          return { status: 'conflict', page: current && toPage(current) };
         if (current && current.hash === hash) return { status: 'unchanged', page: toPage(current) };
         const tags = JSON.stringify(fields.tags);
         const references = JSON.stringify(fields.references);
         const next: PageRow = current
-          ? { ...current, title: fields.title, summary: fields.summary, content: fields.content, tags, references, source: options.source, revision: current.revision + 1, hash, updatedAt: now }
-          : { id: randomUUID(), slug: fields.slug, title: fields.title, summary: fields.summary, content: fields.content, tags, references, source: options.source, revision: 1, hash, createdAt: now, updatedAt: now };
+          ? {
+              ...current,
+              title: fields.title,
+              summary: fields.summary,
+              content: fields.content,
+              tags,
+              references,
+              source: options.source,
+              revision: current.revision + 1,
+              hash,
+              updatedAt: now,
+            }
+          : {
+              id: randomUUID(),
+              slug: fields.slug,
+              title: fields.title,
+              summary: fields.summary,
+              content: fields.content,
+              tags,
+              references,
+              source: options.source,
+              revision: 1,
+              hash,
+              createdAt: now,
+              updatedAt: now,
+            };
         if (!options.dryRun) {
           if (current) {
-            const { changes } = updatePage.run(next.title, next.summary, next.content, tags, references, next.source, next.revision, hash, now, current.id, current.revision);
+            const { changes } = updatePage.run(
+              next.title,
+              next.summary,
+              next.content,
+              tags,
+              references,
+              next.source,
+              next.revision,
+              hash,
+              now,
+              current.id,
+              current.revision,
+            );
             if (changes !== 1) return { status: 'conflict', page: toPage(current) };
           } else {
             insertPage.run(next.id, next.slug, next.title, next.summary, next.content, tags, references, next.source, 1, hash, now, now);
           }
-          insertRevision.run(next.id, next.revision, next.title, next.summary, next.content, tags, references, next.source, options.author ?? null, fields.note ?? options.note ?? null, hash, now);
+          insertRevision.run(
+            next.id,
+            next.revision,
+            next.title,
+            next.summary,
+            next.content,
+            tags,
+            references,
+            next.source,
+            options.author ?? null,
+            fields.note ?? options.note ?? null,
+            hash,
+            now,
+          );
         }
         rows.set(fields.slug, next);
         return { status: current ? 'updated' : 'created', page: toPage(next) };

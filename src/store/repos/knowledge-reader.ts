@@ -19,7 +19,10 @@ export function openKnowledgeReader(file: string): KnowledgeReader | undefined {
   } catch {
     return undefined;
   }
-  const tables = db.prepare(`SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('KnowledgePage', 'KnowledgeRevision')`).pluck().get() as number;
+  const tables = db
+    .prepare(`SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('KnowledgePage', 'KnowledgeRevision')`)
+    .pluck()
+    .get() as number;
   if (tables !== 2) {
     db.close();
     return undefined;

@@ -125,7 +125,16 @@ async function saveIn(tx: Tx, fields: KnowledgePageFields, options: KnowledgeSav
   const revisionData = { ...columns(fields), source: options.source, author: options.author ?? null, note: options.note ?? null, hash };
   if (!existing) {
     const now = new Date();
-    const draft: PageRow = { id: randomUUID(), slug: fields.slug, ...columns(fields), source: options.source, revision: 1, hash, createdAt: now, updatedAt: now };
+    const draft: PageRow = {
+      id: randomUUID(),
+      slug: fields.slug,
+      ...columns(fields),
+      source: options.source,
+      revision: 1,
+      hash,
+      createdAt: now,
+      updatedAt: now,
+    };
     if (options.dryRun) return { status: 'created', page: toPage(draft) };
     const { createdAt: _c, updatedAt: _u, ...data } = draft;
     const row = await tx.knowledgePage.create({ data });
@@ -134,7 +143,8 @@ async function saveIn(tx: Tx, fields: KnowledgePageFields, options: KnowledgeSav
   }
   if (existing.hash === hash) return { status: 'unchanged', page: toPage(existing) };
   const revision = existing.revision + 1;
-  if (options.dryRun) return { status: 'updated', page: toPage({ ...existing, ...columns(fields), source: options.source, revision, hash }) };
+  if (options.dryRun)
+    return { status: 'updated', page: toPage({ ...existing, ...columns(fields), source: options.source, revision, hash }) };
   // Conditional on the revision read above, so two concurrent writers cannot both win.
   const { count } = await tx.knowledgePage.updateMany({
     where: { id: existing.id, revision: existing.revision },
@@ -150,7 +160,11 @@ async function saveIn(tx: Tx, fields: KnowledgePageFields, options: KnowledgeSav
  * Saves many pages in one transaction, as saveIn would one by one (an import's batch): new pages
  * and their first revisions are inserted together, changed ones updated one by one.
  */
-async function saveManyIn(tx: Tx, pages: (KnowledgePageFields & { note?: string })[], options: KnowledgeSaveOptions): Promise<KnowledgeSaveResult[]> {
+async function saveManyIn(
+  tx: Tx,
+  pages: (KnowledgePageFields & { note?: string })[],
+  options: KnowledgeSaveOptions,
+): Promise<KnowledgeSaveResult[]> {
   if (options.expectedRevision !== undefined || pages.some((page) => page.note !== undefined)) {
     const results: KnowledgeSaveResult[] = [];
     for (const { note, ...page } of pages) results.push(await saveIn(tx, page, note === undefined ? options : { ...options, note }));
@@ -166,12 +180,23 @@ async function saveManyIn(tx: Tx, pages: (KnowledgePageFields & { note?: string 
     const row = existing.get(fields.slug);
     if (row) {
       // Rare in an import: changed pages go the careful way (conditional update).
-      const result = row.hash === knowledgeHash(fields) ? { status: 'unchanged' as const, page: toPage(row) } : await saveIn(tx, fields, options);
-      if (result.status !== 'unchanged' && result.status !== 'conflict') existing.set(fields.slug, { ...row, ...columns(fields), revision: result.page.revision, hash: result.page.hash });
+      const result =
+        row.hash === knowledgeHash(fields) ? { status: 'unchanged' as const, page: toPage(row) } : await saveIn(tx, fields, options);
+      if (result.status !== 'unchanged' && result.status !== 'conflict')
+        existing.set(fields.slug, { ...row, ...columns(fields), revision: result.page.revision, hash: result.page.hash });
       results.push(result);
       continue;
     }
-    const draft: PageRow = { id: randomUUID(), slug: fields.slug, ...columns(fields), source: options.source, revision: 1, hash: knowledgeHash(fields), createdAt: now, updatedAt: now };
+    const draft: PageRow = {
+      id: randomUUID(),
+      slug: fields.slug,
+      ...columns(fields),
+      source: options.source,
+      revision: 1,
+      hash: knowledgeHash(fields),
+      createdAt: now,
+      updatedAt: now,
+    };
     existing.set(fields.slug, draft);
     created.push(draft);
     results.push({ status: 'created', page: toPage(draft) });
@@ -214,7 +239,18 @@ export function knowledgeRepo(db: Db, target?: DatabaseTarget) {
           ...(options.tag ? { tags: { contains: JSON.stringify(options.tag) } } : {}),
           ...(options.prefix ? { slug: { startsWith: options.prefix } } : {}),
         },
-        select: { id: true, slug: true, title: true, summary: true, tags: true, source: true, revision: true, hash: true, createdAt: true, updatedAt: true },
+        select: {
+          id: true,
+          slug: true,
+          title: true,
+          summary: true,
+          tags: true,
+          source: true,
+          revision: true,
+          hash: true,
+          createdAt: true,
+          updatedAt: true,
+        },
         orderBy: { slug: 'asc' },
         take: options.limit ?? 100,
         skip: options.offset ?? 0,

@@ -98,17 +98,23 @@ export function sessionsRepo(db: Db) {
 
     /** Everyone holding a session lease right now (expired or not), once each. */
     async leaseOwners(): Promise<string[]> {
-      const rows = await db.session.findMany({ where: { leaseOwner: { not: null } }, select: { leaseOwner: true }, distinct: ['leaseOwner'] });
+      const rows = await db.session.findMany({
+        where: { leaseOwner: { not: null } },
+        select: { leaseOwner: true },
+        distinct: ['leaseOwner'],
+      });
       return rows.flatMap((row) => (row.leaseOwner ? [row.leaseOwner] : []));
     },
 
     /** Frees every lease held by these owners (processes known to be gone); returns how many. */
     async releaseLeasesOf(owners: readonly string[]): Promise<number> {
       if (owners.length === 0) return 0;
-      const { count } = await db.session.updateMany({ where: { leaseOwner: { in: [...owners] } }, data: { leaseOwner: null, leaseUntil: null } });
+      const { count } = await db.session.updateMany({
+        where: { leaseOwner: { in: [...owners] } },
+        data: { leaseOwner: null, leaseUntil: null },
+      });
       return count;
     },
-
   };
 }
 

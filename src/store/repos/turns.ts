@@ -70,7 +70,9 @@ export function turnsRepo(db: Db) {
     },
 
     async finish(id: string, status: Extract<TurnStatus, 'done' | 'failed' | 'cancelled'>, error?: string): Promise<TurnRecord> {
-      return toRecord(await db.turn.update({ where: { id }, data: { status, error: error ?? null, endedAt: new Date(), replyState: null } }));
+      return toRecord(
+        await db.turn.update({ where: { id }, data: { status, error: error ?? null, endedAt: new Date(), replyState: null } }),
+      );
     },
 
     /** What was streamed so far is final (it precedes the approval prompt), so its refs go too. */

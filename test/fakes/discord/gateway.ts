@@ -129,7 +129,7 @@ export class FakeGateway {
     for (const guild of guilds) this.dispatch('GUILD_CREATE', guild);
   }
 
-  #resume(socket: WebSocket, d: Record<string, unknown>): void {
+  #resume(_socket: WebSocket, d: Record<string, unknown>): void {
     this.resumes++;
     if (d.token !== this.#hooks.token() || d.session_id !== this.#sessionId) {
       this.#send({ op: 9, d: false, s: null, t: null });

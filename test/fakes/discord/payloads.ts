@@ -75,7 +75,14 @@ export function snowflake(): string {
 }
 
 export function user(username: string, bot = false): DUser {
-  return { id: snowflake(), username: username.toLowerCase(), global_name: bot ? null : username, discriminator: '0', avatar: null, ...(bot ? { bot } : {}) };
+  return {
+    id: snowflake(),
+    username: username.toLowerCase(),
+    global_name: bot ? null : username,
+    discriminator: '0',
+    avatar: null,
+    ...(bot ? { bot } : {}),
+  };
 }
 
 export function member(u: DUser) {
@@ -92,7 +99,19 @@ export function guildCreate(guild: DGuild, threads: DChannel[]) {
     member_count: 2,
     large: false,
     joined_at: new Date(0).toISOString(),
-    roles: [{ id: guild.id, name: '@everyone', permissions: '2248473465835073', position: 0, color: 0, hoist: false, managed: false, mentionable: false, flags: 0 }],
+    roles: [
+      {
+        id: guild.id,
+        name: '@everyone',
+        permissions: '2248473465835073',
+        position: 0,
+        color: 0,
+        hoist: false,
+        managed: false,
+        mentionable: false,
+        flags: 0,
+      },
+    ],
     emojis: [],
     stickers: [],
     features: [],
@@ -114,7 +133,13 @@ export function guildCreate(guild: DGuild, threads: DChannel[]) {
   };
 }
 
-export function threadChannel(id: string, guildId: string, parentId: string, name: string, ownerId: string): DChannel & Record<string, unknown> {
+export function threadChannel(
+  id: string,
+  guildId: string,
+  parentId: string,
+  name: string,
+  ownerId: string,
+): DChannel & Record<string, unknown> {
   return {
     id,
     type: ChannelKind.PublicThread,

@@ -7,7 +7,19 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { FakeGateway } from './gateway.ts';
-import { ChannelKind, guildCreate, member, snowflake, threadChannel, user, type DChannel, type DComponent, type DGuild, type DMessage, type DUser } from './payloads.ts';
+import {
+  ChannelKind,
+  guildCreate,
+  member,
+  snowflake,
+  threadChannel,
+  user,
+  type DChannel,
+  type DComponent,
+  type DGuild,
+  type DMessage,
+  type DUser,
+} from './payloads.ts';
 
 export interface RecordedCall {
   method: string;
@@ -112,7 +124,12 @@ export class FakeDiscord {
             user_settings: {},
             presences: [],
           },
-          guilds: this.guilds.map((g) => guildCreate(g, this.threads.filter((t) => t.guild_id === g.id))),
+          guilds: this.guilds.map((g) =>
+            guildCreate(
+              g,
+              this.threads.filter((t) => t.guild_id === g.id),
+            ),
+          ),
         }),
       },
       () => `ws://127.0.0.1:${this.#port}/gateway`,
@@ -182,12 +199,23 @@ export class FakeDiscord {
     message.attachments = (options.files ?? []).map((file) => {
       const id = snowflake();
       const url = `https://cdn.discordapp.com/attachments/${channel.id}/${id}/${file.filename}`;
-      return { id, filename: file.filename, size: file.size, url, proxy_url: url, ...(file.contentType ? { content_type: file.contentType } : {}) };
+      return {
+        id,
+        filename: file.filename,
+        size: file.size,
+        url,
+        proxy_url: url,
+        ...(file.contentType ? { content_type: file.contentType } : {}),
+      };
     });
     if (options.mention) message.mentions = [this.bot];
     if (options.replyTo) {
       message.type = 19;
-      message.message_reference = { message_id: options.replyTo.id, channel_id: channel.id, ...(channel.guild_id ? { guild_id: channel.guild_id } : {}) };
+      message.message_reference = {
+        message_id: options.replyTo.id,
+        channel_id: channel.id,
+        ...(channel.guild_id ? { guild_id: channel.guild_id } : {}),
+      };
       message.referenced_message = options.replyTo;
     }
     this.messages.set(message.id, { message, versions: [message.content], ephemeral: false });
@@ -231,7 +259,9 @@ export class FakeDiscord {
 
   /** Messages the bot posted in a channel (not ephemeral), oldest first. */
   botMessages(channel: DChannel): StoredMessage[] {
-    return [...this.messages.values()].filter((m) => m.message.channel_id === channel.id && m.message.author.id === this.bot.id && !m.ephemeral);
+    return [...this.messages.values()].filter(
+      (m) => m.message.channel_id === channel.id && m.message.author.id === this.bot.id && !m.ephemeral,
+    );
   }
 
   callsTo(method: string, pathPattern: RegExp): RecordedCall[] {
@@ -267,7 +297,11 @@ export class FakeDiscord {
     } catch (error) {
       if (!(error instanceof HttpError)) throw error;
       status = error.status;
-      payload = { message: error.message, code: error.code, ...(error.retryAfter !== undefined ? { retry_after: error.retryAfter, global: false } : {}) };
+      payload = {
+        message: error.message,
+        code: error.code,
+        ...(error.retryAfter !== undefined ? { retry_after: error.retryAfter, global: false } : {}),
+      };
       if (error.retryAfter !== undefined) {
         headers['retry-after'] = String(error.retryAfter);
         headers['x-ratelimit-scope'] = 'user';
@@ -283,7 +317,11 @@ export class FakeDiscord {
     const b = (body ?? {}) as Record<string, unknown>;
     let m: RegExpExecArray | null;
     if (method === 'GET' && path === '/gateway/bot') {
-      return { url: `ws://127.0.0.1:${this.#port}/gateway`, shards: 1, session_start_limit: { total: 1000, remaining: 999, reset_after: 0, max_concurrency: 1 } };
+      return {
+        url: `ws://127.0.0.1:${this.#port}/gateway`,
+        shards: 1,
+        session_start_limit: { total: 1000, remaining: 999, reset_after: 0, max_concurrency: 1 },
+      };
     }
     if (method === 'GET' && path === '/users/@me') return this.bot;
     if ((m = /^\/applications\/(\d+)(?:\/guilds\/(\d+))?\/commands$/.exec(path)) && method === 'PUT') {
@@ -400,7 +438,8 @@ export class FakeDiscord {
 
   #byToken(token: string): InteractionState {
     const interaction = [...this.interactions.values()].find((i) => i.token === token);
-    if (!interaction || Date.now() + this.clockOffsetMs - interaction.createdAt > TOKEN_TTL_MS) throw new HttpError(401, 50027, 'Invalid Webhook Token');
+    if (!interaction || Date.now() + this.clockOffsetMs - interaction.createdAt > TOKEN_TTL_MS)
+      throw new HttpError(401, 50027, 'Invalid Webhook Token');
     return interaction;
   }
 
@@ -443,12 +482,14 @@ export class FakeDiscord {
     if (rows.length > 5) throw new HttpError(400, 50035, 'Invalid Form Body (components: Must be 5 or fewer in length.)');
     const ids = new Set<string>();
     for (const row of rows) {
-      if (row.type !== 1 || !Array.isArray(row.components)) throw new HttpError(400, 50035, 'Invalid Form Body (components: action row expected)');
+      if (row.type !== 1 || !Array.isArray(row.components))
+        throw new HttpError(400, 50035, 'Invalid Form Body (components: action row expected)');
       if (row.components.length > 5) throw new HttpError(400, 50035, 'Invalid Form Body (components: Must be 5 or fewer in length.)');
       for (const button of row.components) {
         if ((button.label ?? '').length > 80) throw new HttpError(400, 50035, 'Invalid Form Body (label: Must be 80 or fewer in length.)');
         const customId = button.custom_id ?? '';
-        if (!customId || customId.length > 100) throw new HttpError(400, 50035, 'Invalid Form Body (custom_id: Must be between 1 and 100 in length.)');
+        if (!customId || customId.length > 100)
+          throw new HttpError(400, 50035, 'Invalid Form Body (custom_id: Must be between 1 and 100 in length.)');
         if (ids.has(customId)) throw new HttpError(400, 50035, 'Invalid Form Body (custom_id: Component custom id cannot be duplicated)');
         ids.add(customId);
       }

@@ -10,5 +10,7 @@ export function encrypt(plain: string, encryptKey: string): string {
 }
 
 export function sign(timestamp: string, nonce: string, encryptKey: string, body: string): string {
-  return createHash('sha256').update(timestamp + nonce + encryptKey + body).digest('hex');
+  return createHash('sha256')
+    .update(timestamp + nonce + encryptKey + body)
+    .digest('hex');
 }

@@ -32,7 +32,14 @@ export function encodeFrame(frame: Frame): Uint8Array {
 export function decodeFrame(data: Uint8Array): Frame {
   // No `defaults`/`longs` options: the SDK switches protobufjs's Long support off process-wide.
   const frame = FrameType.toObject(FrameType.decode(data)) as Partial<Frame>;
-  return { SeqID: Number(frame.SeqID ?? 0), LogID: Number(frame.LogID ?? 0), service: frame.service ?? 0, method: frame.method ?? 0, headers: frame.headers ?? [], ...(frame.payload ? { payload: frame.payload } : {}) };
+  return {
+    SeqID: Number(frame.SeqID ?? 0),
+    LogID: Number(frame.LogID ?? 0),
+    service: frame.service ?? 0,
+    method: frame.method ?? 0,
+    headers: frame.headers ?? [],
+    ...(frame.payload ? { payload: frame.payload } : {}),
+  };
 }
 
 export function headerOf(frame: Frame, key: string): string | undefined {

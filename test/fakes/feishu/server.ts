@@ -150,7 +150,10 @@ export class FakeFeishu {
   /** The markdown text of a bot card (all markdown elements). */
   static textOf(message: StoredMessage): string {
     const elements: any[] = message.content?.elements ?? [];
-    return elements.filter((e) => e.tag === 'markdown').map((e) => e.content).join('\n');
+    return elements
+      .filter((e) => e.tag === 'markdown')
+      .map((e) => e.content)
+      .join('\n');
   }
   static buttonsOf(message: StoredMessage): any[] {
     const elements: any[] = message.content?.elements ?? [];
@@ -160,13 +163,26 @@ export class FakeFeishu {
   // ---- events ------------------------------------------------------------------------------
 
   /** A person writes in a chat; `mention` adds @mentions (use `fake.bot` for the bot). */
-  messageEvent(from: FeishuUser, chat: FeishuChat, text: string, options: { mention?: FeishuUser[]; replyTo?: string; post?: boolean; inTopicOf?: string } = {}) {
+  messageEvent(
+    from: FeishuUser,
+    chat: FeishuChat,
+    text: string,
+    options: { mention?: FeishuUser[]; replyTo?: string; post?: boolean; inTopicOf?: string } = {},
+  ) {
     const messageId = id('om');
-    const mentions = (options.mention ?? []).map((user, i) => ({ key: `@_user_${i + 1}`, id: { open_id: user.openId }, name: user.name, tenant_key: 't' }));
+    const mentions = (options.mention ?? []).map((user, i) => ({
+      key: `@_user_${i + 1}`,
+      id: { open_id: user.openId },
+      name: user.name,
+      tenant_key: 't',
+    }));
     const prefix = mentions.map((m) => m.key).join(' ');
     const full = prefix ? `${prefix} ${text}` : text;
     const content = options.post
-      ? JSON.stringify({ title: '', content: [[...mentions.map((m) => ({ tag: 'at', user_id: m.key, user_name: m.name })), { tag: 'text', text: ` ${text}` }]] })
+      ? JSON.stringify({
+          title: '',
+          content: [[...mentions.map((m) => ({ tag: 'at', user_id: m.key, user_name: m.name })), { tag: 'text', text: ` ${text}` }]],
+        })
       : JSON.stringify({ text: full });
     // In a topic every message replies to the topic's root.
     const topic = options.inTopicOf ? this.#topicOf(options.inTopicOf) : undefined;
@@ -186,7 +202,14 @@ export class FakeFeishu {
       messageId,
       event: {
         schema: '2.0',
-        header: { event_id: randomUUID(), event_type: 'im.message.receive_v1', create_time: String(Date.now()), token: this.verificationToken, app_id: this.appId, tenant_key: 't' },
+        header: {
+          event_id: randomUUID(),
+          event_type: 'im.message.receive_v1',
+          create_time: String(Date.now()),
+          token: this.verificationToken,
+          app_id: this.appId,
+          tenant_key: 't',
+        },
         event: {
           sender: { sender_id: { open_id: from.openId, user_id: from.openId.slice(3, 11) }, sender_type: 'user', tenant_key: 't' },
           message: {
@@ -228,7 +251,14 @@ export class FakeFeishu {
     if (!message || !button) throw new Error(`no button "${label}" on ${messageId}`);
     return {
       schema: '2.0',
-      header: { event_id: randomUUID(), event_type: 'card.action.trigger', create_time: String(Date.now()), token: this.verificationToken, app_id: this.appId, tenant_key: 't' },
+      header: {
+        event_id: randomUUID(),
+        event_type: 'card.action.trigger',
+        create_time: String(Date.now()),
+        token: this.verificationToken,
+        app_id: this.appId,
+        tenant_key: 't',
+      },
       event: {
         operator: { open_id: user.openId, tenant_key: 't' },
         token: randomUUID(),
@@ -259,7 +289,12 @@ export class FakeFeishu {
 
   /** The raw webhook request, for tests that forge or tamper with one. */
   async postRaw(body: string, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {
-    const response = await fetch(this.webhookUrl!, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body, signal: AbortSignal.timeout(10_000) });
+    const response = await fetch(this.webhookUrl!, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body,
+      signal: AbortSignal.timeout(10_000),
+    });
     const text = await response.text();
     let parsed: any = text;
     try {
@@ -276,7 +311,14 @@ export class FakeFeishu {
     const body = JSON.stringify({ encrypt: encrypt(JSON.stringify(event), this.encryptKey) });
     const timestamp = String(Math.floor(Date.now() / 1000));
     const nonce = randomUUID();
-    return { body, headers: { 'x-lark-request-timestamp': timestamp, 'x-lark-request-nonce': nonce, 'x-lark-signature': sign(timestamp, nonce, this.encryptKey, body) } };
+    return {
+      body,
+      headers: {
+        'x-lark-request-timestamp': timestamp,
+        'x-lark-request-nonce': nonce,
+        'x-lark-signature': sign(timestamp, nonce, this.encryptKey, body),
+      },
+    };
   }
 
   async #postWebhook(event: any): Promise<{ status: number; body: any }> {
@@ -333,7 +375,13 @@ export class FakeFeishu {
     ws.on('message', (data: Buffer) => {
       const frame = decodeFrame(new Uint8Array(data));
       if (frame.method === 0 && headerOf(frame, 'type') === 'ping') {
-        const pong = { ...frame, headers: [{ key: 'type', value: 'pong' }], payload: new TextEncoder().encode(JSON.stringify({ PingInterval: 120, ReconnectCount: -1, ReconnectInterval: 1, ReconnectNonce: 0 })) };
+        const pong = {
+          ...frame,
+          headers: [{ key: 'type', value: 'pong' }],
+          payload: new TextEncoder().encode(
+            JSON.stringify({ PingInterval: 120, ReconnectCount: -1, ReconnectInterval: 1, ReconnectNonce: 0 }),
+          ),
+        };
         sendBinary(ws, encodeFrame(pong));
         return;
       }
@@ -352,7 +400,8 @@ export class FakeFeishu {
     if (event.header.event_type !== 'card.action.trigger' || typeof body !== 'object' || body === null) return;
     if (body.toast) this.toasts.push({ eventId: event.header.event_id, toast: body.toast });
     if (body.card) {
-      if (body.card.type !== 'raw' || typeof body.card.data !== 'object') throw new Error(`callback card refused (200340): ${JSON.stringify(body.card).slice(0, 200)}`);
+      if (body.card.type !== 'raw' || typeof body.card.data !== 'object')
+        throw new Error(`callback card refused (200340): ${JSON.stringify(body.card).slice(0, 200)}`);
       const message = this.messages.get(event.event.context.open_message_id);
       if (message) {
         message.versions.push(message.content);
@@ -381,18 +430,29 @@ export class FakeFeishu {
       return this.#answer(req, res, url, 200, { code: 0, msg: 'ok', tenant_access_token: token, expire: 7200 });
     }
     if (req.method === 'POST' && path === '/callback/ws/endpoint') {
-      if (!this.wsEnabled || body.AppID !== this.appId || body.AppSecret !== this.appSecret) return this.#answer(req, res, url, 200, { code: 514, msg: 'auth failed', data: {} });
+      if (!this.wsEnabled || body.AppID !== this.appId || body.AppSecret !== this.appSecret)
+        return this.#answer(req, res, url, 200, { code: 514, msg: 'auth failed', data: {} });
       const URL_ = `ws://127.0.0.1:${this.#port}/ws?device_id=d1&service_id=1`;
-      return this.#answer(req, res, url, 200, { code: 0, msg: 'ok', data: { URL: URL_, ClientConfig: { PingInterval: 120, ReconnectCount: -1, ReconnectInterval: 1, ReconnectNonce: 0 } } });
+      return this.#answer(req, res, url, 200, {
+        code: 0,
+        msg: 'ok',
+        data: { URL: URL_, ClientConfig: { PingInterval: 120, ReconnectCount: -1, ReconnectInterval: 1, ReconnectNonce: 0 } },
+      });
     }
     const auth = /^Bearer (.+)$/.exec(req.headers.authorization ?? '');
-    if (!auth || !this.#tokens.has(auth[1]!)) return this.#answer(req, res, url, 401, { code: 99991663, msg: 'Invalid access token for authorization' });
+    if (!auth || !this.#tokens.has(auth[1]!))
+      return this.#answer(req, res, url, 401, { code: 99991663, msg: 'Invalid access token for authorization' });
 
     if (req.method === 'GET' && path === '/open-apis/bot/v3/info') {
-      return this.#answer(req, res, url, 200, { code: 0, msg: 'ok', bot: { open_id: this.botOpenId, app_name: this.botName, activate_status: 2 } });
+      return this.#answer(req, res, url, 200, {
+        code: 0,
+        msg: 'ok',
+        bot: { open_id: this.botOpenId, app_name: this.botName, activate_status: 2 },
+      });
     }
     if (req.method === 'POST' && path === '/open-apis/im/v1/messages') {
-      if (url.searchParams.get('receive_id_type') !== 'chat_id') return this.#answer(req, res, url, 400, { code: 99992402, msg: 'receive_id_type required' });
+      if (url.searchParams.get('receive_id_type') !== 'chat_id')
+        return this.#answer(req, res, url, 400, { code: 99992402, msg: 'receive_id_type required' });
       return this.#create(req, res, url, body, String(body.receive_id ?? ''), undefined);
     }
     const reply = /^\/open-apis\/im\/v1\/messages\/([^/]+)\/reply$/.exec(path);
@@ -408,14 +468,17 @@ export class FakeFeishu {
       const message = this.messages.get(one[1]!);
       if (!message) return this.#answer(req, res, url, 400, { code: 230011, msg: 'message not found' });
       if (req.method === 'GET') {
-        const sender = message.fromBot ? { id: this.appId, id_type: 'app_id', sender_type: 'app' } : { id: message.senderId, id_type: 'open_id', sender_type: 'user' };
+        const sender = message.fromBot
+          ? { id: this.appId, id_type: 'app_id', sender_type: 'app' }
+          : { id: message.senderId, id_type: 'open_id', sender_type: 'user' };
         return this.#answer(req, res, url, 200, { code: 0, msg: 'ok', data: { items: [{ message_id: message.id, sender }] } });
       }
       if (req.method === 'PATCH') {
         if (this.slowUpdatesMs) await new Promise((r) => setTimeout(r, this.slowUpdatesMs));
         const card = this.#card(body.content);
         if (typeof card === 'string') return this.#answer(req, res, url, 400, { code: 230099, msg: card });
-        if (message.msgType !== 'interactive' || !message.content?.config?.update_multi) return this.#answer(req, res, url, 400, { code: 230099, msg: 'card is not shared (update_multi)' });
+        if (message.msgType !== 'interactive' || !message.content?.config?.update_multi)
+          return this.#answer(req, res, url, 400, { code: 230099, msg: 'card is not shared (update_multi)' });
         message.versions.push(message.content);
         message.content = card;
         return this.#answer(req, res, url, 200, { code: 0, msg: 'ok', data: {} });
@@ -437,14 +500,23 @@ export class FakeFeishu {
     }
   }
 
-  #create(req: IncomingMessage, res: ServerResponse, url: URL, body: any, chatId: string, parentId: string | undefined, threadId?: string): void {
+  #create(
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: URL,
+    body: any,
+    chatId: string,
+    parentId: string | undefined,
+    threadId?: string,
+  ): void {
     if (!chatId) return this.#answer(req, res, url, 400, { code: 230001, msg: 'invalid receive_id' });
     let content: any;
     if (body.msg_type === 'interactive') {
       content = this.#card(body.content);
       if (typeof content === 'string') return this.#answer(req, res, url, 400, { code: 230099, msg: content });
     } else if (body.msg_type === 'text') {
-      if (typeof body.content !== 'string' || Buffer.byteLength(body.content) > TEXT_LIMIT) return this.#answer(req, res, url, 400, { code: 230025, msg: 'bad text content' });
+      if (typeof body.content !== 'string' || Buffer.byteLength(body.content) > TEXT_LIMIT)
+        return this.#answer(req, res, url, 400, { code: 230025, msg: 'bad text content' });
       content = JSON.parse(body.content);
     } else {
       return this.#answer(req, res, url, 400, { code: 230001, msg: `msg_type ${String(body.msg_type)} not supported by the fake` });

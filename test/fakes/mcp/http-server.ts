@@ -28,7 +28,9 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
 }
 
 function reply(res: ServerResponse, status: number, message: string): void {
-  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
+  res
+    .writeHead(status, { 'content-type': 'application/json' })
+    .end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
 }
 
 async function handleStreamable(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -73,7 +75,11 @@ async function handleLegacy(req: IncomingMessage, res: ServerResponse, url: URL)
 
 const server = createServer((req, res) => {
   const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-  const handled = legacy ? handleLegacy(req, res, url) : url.pathname === '/mcp' ? handleStreamable(req, res) : Promise.resolve(void res.writeHead(404).end());
+  const handled = legacy
+    ? handleLegacy(req, res, url)
+    : url.pathname === '/mcp'
+      ? handleStreamable(req, res)
+      : Promise.resolve(void res.writeHead(404).end());
   handled.catch((error: unknown) => {
     if (!res.headersSent) reply(res, 500, String(error));
   });

@@ -20,11 +20,9 @@ export function record(entry: Record<string, unknown>): void {
 }
 
 function addEchoTool(server: McpServer, name: string): void {
-  server.registerTool(
-    name,
-    { description: `Says hello from ${name}`, inputSchema: {}, annotations: { readOnlyHint: true } },
-    async () => ({ content: [{ type: 'text', text: `hello from ${name}` }] }),
-  );
+  server.registerTool(name, { description: `Says hello from ${name}`, inputSchema: {}, annotations: { readOnlyHint: true } }, async () => ({
+    content: [{ type: 'text', text: `hello from ${name}` }],
+  }));
 }
 
 export function createNotesServer(name = 'notes'): McpServer {

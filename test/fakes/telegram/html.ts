@@ -120,7 +120,8 @@ export function parseTelegramHtml(html: string): { text: string; entities: Messa
       if (name === 'span' && attributes.class !== 'tg-spoiler') {
         throw new EntityParseError(`Tag "span" must have class "tg-spoiler" at byte offset ${byteOffset(html, index)}`);
       }
-      if (name === 'a' && !attributes.href) throw new EntityParseError(`Tag "a" must have attribute "href" at byte offset ${byteOffset(html, index)}`);
+      if (name === 'a' && !attributes.href)
+        throw new EntityParseError(`Tag "a" must have attribute "href" at byte offset ${byteOffset(html, index)}`);
       open.push({ name, start: text.length, attributes });
     }
     index = end + 1;

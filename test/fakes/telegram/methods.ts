@@ -175,14 +175,16 @@ export class MessageMethods {
 
   sendChatAction(p: Record<string, unknown>): true {
     const state = this.#chat(p);
-    if (typeof p.action !== 'string' || !CHAT_ACTIONS.has(p.action)) throw new ApiFailure(errors.badRequest('wrong parameter action in request'));
+    if (typeof p.action !== 'string' || !CHAT_ACTIONS.has(p.action))
+      throw new ApiFailure(errors.badRequest('wrong parameter action in request'));
     this.#thread(state, p.message_thread_id);
     return true;
   }
 
   setMyCommands(p: Record<string, unknown>): true {
     const commands = p.commands;
-    if (!Array.isArray(commands) || commands.length > 100) throw new ApiFailure(errors.badRequest('commands must be an array of at most 100 BotCommand'));
+    if (!Array.isArray(commands) || commands.length > 100)
+      throw new ApiFailure(errors.badRequest('commands must be an array of at most 100 BotCommand'));
     const checked = commands.map((entry: unknown) => {
       const { command, description } = (entry ?? {}) as { command?: unknown; description?: unknown };
       if (typeof command !== 'string' || !/^[a-z0-9_]{1,32}$/.test(command)) throw new ApiFailure(errors.badRequest('BOT_COMMAND_INVALID'));
@@ -199,4 +201,3 @@ export class MessageMethods {
 function same(a: unknown, b: unknown): boolean {
   return JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
 }
-

@@ -11,7 +11,16 @@ import type { AddressInfo } from 'node:net';
 import { EntityParseError } from './html.ts';
 import { ApiFailure, MessageMethods, num } from './methods.ts';
 import { FloodControl, type RateLimits } from './rate-limit.ts';
-import { errors, type RecordedCall, type StoredMessage, type TgChat, type TgError, type TgMessage, type TgUpdate, type TgUser } from './types.ts';
+import {
+  errors,
+  type RecordedCall,
+  type StoredMessage,
+  type TgChat,
+  type TgError,
+  type TgMessage,
+  type TgUpdate,
+  type TgUser,
+} from './types.ts';
 import { TelegramWorld, type Media, type SayOptions } from './world.ts';
 
 /** What happens to a faulted request: an error answer, no answer at all, or a late one. */
@@ -313,7 +322,10 @@ export class FakeTelegram {
 
   async #getUpdates(p: Record<string, unknown>, signal: AbortSignal): Promise<TgUpdate[]> {
     if (this.webhook) {
-      throw new ApiFailure({ error_code: 409, description: "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first" });
+      throw new ApiFailure({
+        error_code: 409,
+        description: "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first",
+      });
     }
     if (Array.isArray(p.allowed_updates)) this.#allowedUpdates = p.allowed_updates.map(String);
     const offset = num(p.offset) ?? 0;
@@ -321,7 +333,10 @@ export class FakeTelegram {
     this.world.redeliveries = this.world.redeliveries.filter((r) => !r.delivered);
     const limit = Math.min(100, Math.max(1, num(p.limit) ?? 100));
     const timeoutMs = Math.max(0, num(p.timeout) ?? 0) * 1000;
-    this.#poller?.fail({ error_code: 409, description: 'Conflict: terminated by other getUpdates request; make sure that only one bot instance is running' });
+    this.#poller?.fail({
+      error_code: 409,
+      description: 'Conflict: terminated by other getUpdates request; make sure that only one bot instance is running',
+    });
 
     const take = (): TgUpdate[] => {
       this.world.queue = this.world.queue.filter((u) => this.#deliverable(u));
@@ -370,7 +385,11 @@ export class FakeTelegram {
     }
     if (p.drop_pending_updates === true) this.world.queue = [];
     if (Array.isArray(p.allowed_updates)) this.#allowedUpdates = p.allowed_updates.map(String);
-    this.webhook = { url, ...(typeof secret === 'string' ? { secret_token: secret } : {}), ...(this.#allowedUpdates ? { allowed_updates: this.#allowedUpdates } : {}) };
+    this.webhook = {
+      url,
+      ...(typeof secret === 'string' ? { secret_token: secret } : {}),
+      ...(this.#allowedUpdates ? { allowed_updates: this.#allowedUpdates } : {}),
+    };
     this.#poller?.fail({ error_code: 409, description: 'Conflict: terminated by setWebhook request' });
     void this.#pumpWebhook();
     return true;
@@ -392,7 +411,10 @@ export class FakeTelegram {
         try {
           const response = await fetch(hook.url, {
             method: 'POST',
-            headers: { 'content-type': 'application/json', ...(hook.secret_token ? { 'x-telegram-bot-api-secret-token': hook.secret_token } : {}) },
+            headers: {
+              'content-type': 'application/json',
+              ...(hook.secret_token ? { 'x-telegram-bot-api-secret-token': hook.secret_token } : {}),
+            },
             body: JSON.stringify(update),
           });
           status = response.status;
@@ -441,5 +463,12 @@ function parseParams(url: URL, contentType: string, body: string): Record<string
 function send(res: ServerResponse, error: TgError): void {
   if (res.destroyed) return;
   res.writeHead(error.error_code >= 400 && error.error_code < 600 ? error.error_code : 400, { 'content-type': 'application/json' });
-  res.end(JSON.stringify({ ok: false, error_code: error.error_code, description: error.description, ...(error.parameters ? { parameters: error.parameters } : {}) }));
+  res.end(
+    JSON.stringify({
+      ok: false,
+      error_code: error.error_code,
+      description: error.description,
+      ...(error.parameters ? { parameters: error.parameters } : {}),
+    }),
+  );
 }

@@ -116,7 +116,7 @@ export const errors = {
   }),
   cantParseEntities: (): TgError => ({
     error_code: 400,
-    description: "Bad Request: can't parse entities: Can't find end tag corresponding to start tag \"b\"",
+    description: 'Bad Request: can\'t parse entities: Can\'t find end tag corresponding to start tag "b"',
   }),
   badRequest: (detail: string): TgError => ({ error_code: 400, description: `Bad Request: ${detail}` }),
 };

@@ -83,7 +83,12 @@ export class TelegramWorld {
   }
 
   privateChat(user: TgUser): TgChat {
-    return this.#addChat({ id: user.id, type: 'private', first_name: user.first_name, ...(user.username ? { username: user.username } : {}) });
+    return this.#addChat({
+      id: user.id,
+      type: 'private',
+      first_name: user.first_name,
+      ...(user.username ? { username: user.username } : {}),
+    });
   }
 
   group(title: string, options: { forum?: boolean; supergroup?: boolean } = {}): TgChat {
