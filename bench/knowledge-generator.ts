@@ -3,9 +3,10 @@
 // Markdown with a title, a summary, tags, sections with ## and ### headings, paragraphs, lists and
 // code blocks. English words are drawn from the grammY corpus's own frequencies, Chinese text from
 // its clauses (so the character bigrams are those of real text), so query terms have realistic
-// document frequencies; a long tail of made-up words and rare two-character words makes the
-// vocabulary grow with the page count about as fast as the corpus's own does. Sizes are log-normal:
-// median 3.5 KB, mean about 5 KB, one page in ten above 10 KB, clipped to 300 B-60 KB.
+// document frequencies; a long tail of made-up words and rare two-character words (8% of words,
+// log-uniform over 5 million) makes the vocabulary keep growing with the page count (Heaps' law,
+// exponent about 0.5; the corpus's own is about 0.6). Sizes are log-normal: median 3.5 KB, mean
+// about 5.5 KB, one page in ten above 10 KB, clipped to 300 B-60 KB (the corpus: median 6.5 KB).
 import type { KnowledgePageRecord } from '../src/store/repos/knowledge.ts';
 
 export function random(seed: number): () => number {
@@ -46,8 +47,7 @@ function draw(d: Distribution, u: number): string {
 
 const SYLLABLES = 'ba be bi bo bu da de di do du fa fe fi fo ka ke ki ko ku la le li lo lu ma me mi mo mu na ne ni no nu ra re ri ro ru sa se si so su ta te ti to tu va ve vi vo za ze zi zo'.split(' ');
 const RARE_CHARS = 20_000;
-// The long tail is Zipf-distributed with exponent 1.6 (Pareto draws), which gives the vocabulary
-// Heaps-law growth (distinct ≈ draws^0.6) as measured on the corpus.
+// The long tail: word number 5,000,000^u for uniform u.
 const TAIL_WORDS = 5_000_000;
 const RARE_SHARE = 0.08;
 

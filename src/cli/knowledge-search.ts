@@ -117,12 +117,12 @@ export function registerSearchCommands(knowledge: Command, ctx: CliContext): voi
       if (!query) throw new CliError('the query is empty');
       const limit = parsePositiveInt(options.limit, '--limit');
       await withSearcher(ctx, async (searcher) => {
-        const { progressBar } = await import('./progress.ts');
-        const bar = progressBar(ctx.io, 'Indexing');
+        // A progress bar only on a terminal (its library is loaded only then).
+        const bar = ctx.io.isTTY ? (await import('./progress.ts')).progressBar(ctx.io, 'Indexing') : undefined;
         try {
-          await searcher.sync(({ done, total }) => bar.update(done, total));
+          await searcher.sync(bar && (({ done, total }) => bar.update(done, total)));
         } finally {
-          bar.stop();
+          bar?.stop();
         }
         if (query === '-' && words.length === 1) return searchLines(ctx, searcher, options, limit);
         return searchOne(ctx, searcher, query, options, limit);
