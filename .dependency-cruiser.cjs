@@ -1,4 +1,8 @@
 // The import rules of docs/architecture.md, checked by `npm run lint` (dependency-cruiser).
+
+// Each platform's SDK, by the adapter folder allowed to import it.
+const PLATFORM_SDKS = { telegram: 'grammy|@grammyjs', discord: 'discord\\.js|@discordjs', feishu: '@larksuiteoapi' };
+
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
@@ -23,6 +27,13 @@ module.exports = {
       from: { path: '^adapters/([^/]+)/' },
       to: { path: '^adapters/', pathNot: '^adapters/$1/' },
     },
+    ...Object.entries(PLATFORM_SDKS).map(([kind, sdk]) => ({
+      name: `only-${kind}-adapter-imports-its-sdk`,
+      severity: 'error',
+      comment: 'An adapter imports its own platform SDK, no other.',
+      from: { path: '^adapters/', pathNot: `^adapters/${kind}/` },
+      to: { dependencyTypes: ['npm'], path: `node_modules/(${sdk})/` },
+    })),
     {
       name: 'core-imports-no-adapter',
       severity: 'error',
@@ -35,7 +46,7 @@ module.exports = {
       severity: 'error',
       comment: 'The agent core does not know what Telegram, Discord or Feishu is.',
       from: { path: '^src/' },
-      to: { dependencyTypes: ['npm'], path: 'node_modules/(grammy|@grammyjs|discord\\.js|@discordjs|@larksuiteoapi)/' },
+      to: { dependencyTypes: ['npm'], path: `node_modules/(${Object.values(PLATFORM_SDKS).join('|')})/` },
     },
     {
       name: 'only-store-imports-prisma',
@@ -55,9 +66,13 @@ module.exports = {
   options: {
     doNotFollow: { path: 'node_modules' },
     exclude: { path: '^src/store/generated/' },
+    // swc keeps type-only imports as dependencies; tsPreCompilationDeps would ask for tsc, and TypeScript 7 has no API yet.
     parser: 'swc',
-    tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
-    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default'], extensions: ['.ts', '.js', '.mjs', '.json'] },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default'],
+      extensions: ['.ts', '.js', '.mjs', '.json'],
+    },
   },
 };
