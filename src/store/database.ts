@@ -6,6 +6,7 @@ import type { DatabaseTarget } from '../config/config.ts';
 import { PrismaClient as SqliteClient } from './generated/sqlite/client.ts';
 import { PrismaClient as PostgresClient } from './generated/postgresql/client.ts';
 import { StoreError } from './errors.ts';
+import { countingAdapter } from './statement-count.ts';
 
 export type Db = SqliteClient;
 export type Tx = Omit<Db, '$connect' | '$disconnect' | '$on' | '$transaction' | '$extends'>;
@@ -14,7 +15,7 @@ export async function openDatabase(target: DatabaseTarget): Promise<Db> {
   try {
     if (target.provider === 'sqlite') {
       // `timeout` is SQLite's busy timeout: writers from other processes wait instead of failing.
-      const adapter = new PrismaBetterSQLite3({ url: target.file, timeout: 15_000 });
+      const adapter = countingAdapter(new PrismaBetterSQLite3({ url: target.file, timeout: 15_000 }));
       const db = new SqliteClient({ adapter });
       await db.$connect();
       // WAL (set by the migrator, persistent) + NORMAL: no fsync per commit, still crash-safe
@@ -22,7 +23,7 @@ export async function openDatabase(target: DatabaseTarget): Promise<Db> {
       await db.$queryRawUnsafe('PRAGMA synchronous = NORMAL');
       return db;
     }
-    const adapter = new PrismaPg({ connectionString: target.url, max: 10 });
+    const adapter = countingAdapter(new PrismaPg({ connectionString: target.url, max: 10 }));
     const db = new PostgresClient({ adapter }) as unknown as Db;
     await db.$connect();
     return db;

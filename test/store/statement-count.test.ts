@@ -1,0 +1,81 @@
+// Pins how many SQL statements one 1-round turn sends to the database (counted through the driver
+// adapter with PARLEY_COUNT_SQL), so the hot path cannot silently grow. Counts, no timings.
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../../src/app.ts';
+import { silentLogger } from '../../src/log.ts';
+import { countingAdapter, statementCounter } from '../../src/store/statement-count.ts';
+import { openStore } from '../../src/store/store.ts';
+import { MemoryAdapter } from '../fakes/memory-adapter.ts';
+import { FakeModelServer } from '../fakes/model-server.ts';
+import { tempDir, testConfig, waitFor } from '../helpers/harness.ts';
+
+// The hot-path issue ("within 2× of a bot that stores nothing") aims at ≤ 10 statements for a
+// 1-round turn (≤ 20 for a 3-round one). Lower this number as the store gets there; never raise it.
+const ONE_ROUND_TURN_STATEMENTS = 32;
+
+let dir: string;
+let model: FakeModelServer;
+
+beforeAll(async () => {
+  process.env.PARLEY_COUNT_SQL = 'log';
+  dir = tempDir('parley-sqlcount-');
+  model = await FakeModelServer.start();
+  model.setFallback((request) => ({ text: `answer ${request.body.messages.filter((m) => m.role === 'user').length}` }));
+});
+
+afterAll(async () => {
+  delete process.env.PARLEY_COUNT_SQL;
+  await model.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/**
+ * One process's life: start, say `text` in Alice's direct chat, wait for the answer, stop. Returns
+ * the statements sent from after start-up until the stop (nothing runs in the background: no
+ * sweeps, no heartbeats within the turn's span).
+ */
+async function oneTurn(text: string, expectAnswer: string): Promise<string[]> {
+  const config = testConfig(`file:${join(dir, 'parley.db')}`, model.url);
+  const store = await openStore(config.database);
+  const adapter = new MemoryAdapter();
+  const app = createApp({
+    config,
+    store,
+    adapters: [adapter],
+    log: silentLogger,
+    sweepIntervalMs: 3_600_000,
+    scheduler: { cancelPollMs: 3_600_000, leaseMs: 3 * 3_600_000 },
+  });
+  await app.start();
+  await app.knowledge.sync();
+  const counter = statementCounter()!;
+  const from = counter.log!.length;
+  await adapter.say(text);
+  await waitFor(() => adapter.lastBotMessage()?.text === expectAnswer, 'the answer');
+  // stop() waits for the session's work (turn end, lease release) to finish.
+  await app.stop(5_000);
+  const statements = counter.log!.slice(from);
+  await store.close();
+  return statements;
+}
+
+describe('SQL statements per turn', () => {
+  it('leaves the driver adapter untouched when counting is off', () => {
+    const factory = { connect: async () => ({}) };
+    expect(countingAdapter(factory, {})).toBe(factory);
+    expect(countingAdapter(factory, { PARLEY_COUNT_SQL: '0' })).toBe(factory);
+  });
+
+  it('counts every statement when PARLEY_COUNT_SQL is set', async () => {
+    const first = await oneTurn('hello', 'answer 1');
+    expect(first.length).toBeGreaterThan(0);
+    expect(statementCounter()!.total).toBe(statementCounter()!.log!.length);
+  });
+
+  it(`a 1-round turn in an existing chat sends exactly ${ONE_ROUND_TURN_STATEMENTS} statements`, async () => {
+    const statements = await oneTurn('and again', 'answer 2');
+    expect(statements, statements.join('\n')).toHaveLength(ONE_ROUND_TURN_STATEMENTS);
+  });
+});
