@@ -16,7 +16,7 @@ export function nodeVersionProblem(version) {
   var need = parts(REQUIRED_NODE);
   var wanted = `${need[0]}.${need[1]}`;
   if (!have) return `parley: cannot tell which Node.js this is ("${version}"); Parley needs Node.js ${wanted} or newer.`;
-  for (var i = 0; i < 3; i++) {
+  for (let i = 0; i < 3; i++) {
     if (have[i] > need[i]) return undefined;
     if (have[i] < need[i]) {
       return (

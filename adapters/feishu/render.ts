@@ -14,6 +14,7 @@ export interface FeishuCard {
 
 /** Headings become bold lines (card markdown has none); `<` is escaped (it starts card tags). */
 function markdownToCardMarkdown(text: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters (not tab, newline, CR) are dropped on purpose
   const lines = text.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '').split('\n');
   let inCode = false;
   const out = lines.map((line) => {

@@ -2,7 +2,7 @@
 // refuses the HTML; replies, forum topics, inline keyboards; edits that would change nothing are
 // skipped. Rate limits (429) are waited out by the auto-retry transformer installed on the Api.
 import type { Api } from 'grammy';
-import type { InlineKeyboardButton, InlineKeyboardMarkup } from 'grammy/types';
+import type { InlineKeyboardButton, InlineKeyboardMarkup, Message } from 'grammy/types';
 import { z } from 'zod';
 import type { Button, ChatRef, CoreLogger, OutboundMessage, SentRef } from '../../src/core/types.ts';
 import { isEntityParseError, isMessageTooLong, isNotModified, safeErrorMessage, toSafeError } from './api-errors.ts';
@@ -73,7 +73,7 @@ export class TelegramOutbound {
     };
     const chatId = chatIdOf(chat.chatId);
     const html = markdownToTelegramHtml(message.text);
-    let sent;
+    let sent: Message.TextMessage;
     try {
       sent = await this.#o.api.sendMessage(chatId, html, { ...common, parse_mode: 'HTML' });
     } catch (error) {

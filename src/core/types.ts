@@ -13,7 +13,7 @@ export type ChatType = z.infer<typeof ChatTypeSchema>;
 export const PersonTextSchema = z
   .string()
   .transform((text) =>
-    text.replace(/\u0000/g, '').replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd'),
+    text.replaceAll('\0', '').replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd'),
   );
 
 export const SenderSchema = z.object({

@@ -241,11 +241,16 @@ export class ReplyRenderer {
   ): Promise<SentRef | undefined> {
     const { adapter, chat, log } = this.#o;
     let ref: SentRef | undefined;
-    const result = await persist(async () => void (ref = await adapter.send(chat, message)), {
-      budgetMs,
-      onRetry: (error, waitMs) =>
-        log.warn({ err: error, chat, waitMs }, `sending ${what} to ${adapter.id} failed; retrying in ${waitMs} ms: ${errorText(error)}`),
-    });
+    const result = await persist(
+      async () => {
+        ref = await adapter.send(chat, message);
+      },
+      {
+        budgetMs,
+        onRetry: (error, waitMs) =>
+          log.warn({ err: error, chat, waitMs }, `sending ${what} to ${adapter.id} failed; retrying in ${waitMs} ms: ${errorText(error)}`),
+      },
+    );
     if (!result.ok) log.error({ err: result.error, chat }, `could not send ${what} to ${adapter.id}: ${errorText(result.error)}`);
     return ref;
   }

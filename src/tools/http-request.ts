@@ -2,7 +2,7 @@
 // Requests to loopback, private, link-local and other non-public addresses are refused (unless
 // configured otherwise) by the dispatcher itself, on the address actually connected to, for every
 // redirect hop (guarded-agent.ts).
-import { Agent, fetch } from 'undici';
+import { Agent, fetch, type Response } from 'undici';
 import { z } from 'zod';
 import { defineTool, type AnyTool } from '../agent/tools.ts';
 import { BlockedAddressError, createGuardedAgent, type GuardedAgentOptions } from './guarded-agent.ts';
@@ -58,7 +58,7 @@ export function createHttpRequestTool(options: HttpRequestToolOptions): AnyTool 
       let body = args.body;
       let headers = args.headers;
       for (let hop = 0; ; hop++) {
-        let response;
+        let response: Response;
         try {
           response = await fetch(url, {
             method,
