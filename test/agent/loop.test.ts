@@ -134,7 +134,12 @@ describe('the agent loop on an in-memory journal', () => {
     let secondStarted!: () => void;
     const second = new Promise<void>((resolve) => (secondStarted = resolve));
     // The first call finishes only once the second has started: run one after the other, it would time out.
-    const slow = counter('slow', runs, { execute: async () => (await second, 'slow done') });
+    const slow = counter('slow', runs, {
+      execute: async () => {
+        await second;
+        return 'slow done';
+      },
+    });
     const fast = counter('fast', runs, {
       execute: async () => {
         secondStarted();

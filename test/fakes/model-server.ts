@@ -168,7 +168,10 @@ export class FakeModelServer {
     const body = JSON.parse(raw.toString('utf8')) as { model: string; input: string | string[] };
     const input = typeof body.input === 'string' ? [body.input] : body.input;
     this.embeddingRequests.push({ model: body.model, input, receivedAt: Date.now() });
-    if (this.#embeddingStatus !== undefined) return this.#error(res, { status: this.#embeddingStatus });
+    if (this.#embeddingStatus !== undefined) {
+      this.#error(res, { status: this.#embeddingStatus });
+      return;
+    }
     const data = input.map((text, index) => ({ object: 'embedding', index, embedding: this.#embed!(text) }));
     res
       .writeHead(200, { 'content-type': 'application/json' })

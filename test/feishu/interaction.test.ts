@@ -70,7 +70,7 @@ describe('feishu: the reply handle of a card click', () => {
     const click = fs.clickEvent(alice, prompt.messageId, 'Approve');
     const answer = await fs.push(click, { attempts: 1 });
     expect(answer.status).toBe(200);
-    expect(answer.body.toast.content).toBe('Only Bob (who asked) or an admin can decide this.');
+    expect(answer.body?.toast?.content).toBe('Only Bob (who asked) or an admin can decide this.');
     const whisper = await waitFor(() => fs.botMessages(group).find((m) => m.parentId === prompt.messageId), 'the whisper');
     expect(FakeFeishu.textOf(whisper)).toBe(`<at id=${alice.openId}></at> Ask Bob to click it.`);
     expect(actions).toHaveLength(1);
@@ -78,7 +78,7 @@ describe('feishu: the reply handle of a card click', () => {
 
     // Pushed again (Feishu thought the answer was lost): the same answer, the core not asked twice.
     const again = await fs.push(click, { attempts: 1 });
-    expect(again.body.toast.content).toBe('Only Bob (who asked) or an admin can decide this.');
+    expect(again.body?.toast?.content).toBe('Only Bob (who asked) or an admin can decide this.');
     expect(actions).toHaveLength(1);
   });
 

@@ -62,7 +62,7 @@ describe.each<Mode>(['webhook', 'ws'])('feishu (%s): a crash between the approva
     const click = await fs.push(fs.clickEvent(alice, card.id, 'Approve'), { attempts: 1 });
     expect(click.status).toBe(200);
     expect(click.ms).toBeLessThan(3_000);
-    expect(click.body.toast?.content).toBe('Approved.');
+    expect(click.body?.toast?.content).toBe('Approved.');
     await waitFor(
       () => fs.botMessages(dm).some((m) => FakeFeishu.textOf(m) === 'The deploy hook answered 201 created.'),
       'the resumed answer',

@@ -33,7 +33,7 @@ describe('feishu: topics', () => {
     expect(card.threadId).toBe(topicId);
 
     const click = await fs.push(fs.clickEvent(alice, card.id, 'Approve'));
-    expect(click.body.toast.content).toBe('Approved.');
+    expect(click.body?.toast?.content).toBe('Approved.');
     await waitFor(() => fs.botMessages(group).some((m) => text(m) === 'Deployed, in the topic.'), 'the answer after the click', 20_000);
     await settled(h.store, `feishu:${group.id}:${root.messageId}`, 20_000);
     expect(deployed).toEqual(['api']);

@@ -18,9 +18,23 @@ describe('shutdown steps', () => {
     const reported: string[] = [];
     const clean = await runSteps(
       [
-        { what: 'app', ms: 50, run: () => (ran.push('app'), never()) },
+        {
+          what: 'app',
+          ms: 50,
+          run: () => {
+            ran.push('app');
+            return never();
+          },
+        },
         { what: 'db', ms: 1_000, run: async () => void ran.push('db') },
-        { what: 'lock', ms: 1_000, run: async () => (ran.push('lock'), Promise.reject(new Error('gone'))) },
+        {
+          what: 'lock',
+          ms: 1_000,
+          run: async () => {
+            ran.push('lock');
+            throw new Error('gone');
+          },
+        },
       ],
       (error, step) => reported.push(`${step.what}: ${(error as Error).message}`),
     );

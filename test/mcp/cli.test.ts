@@ -46,6 +46,7 @@ describe('parley mcp list', () => {
       [
         'mcpServers:',
         stdioEntry('notes', join(dir, 'stdio.log'), '    tools: { deny: [crash, wait] }'),
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: ${VAR} is the config file's own syntax, written literally
         httpEntry('tickets', `http://127.0.0.1:${http.port}/mcp`, '    headers: { X-Test-Header: "${TEST_HEADER}" }'),
         '',
       ].join('\n'),
@@ -137,6 +138,7 @@ describe('parley mcp list', () => {
         '  tickets:',
         '    url: https://example.com/mcp',
         '    approval: { delete_ticket: sometimes }',
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: ${VAR} is the config file's own syntax, written literally
         '    headers: { Authorization: "Bearer ${UNSET_TOKEN_FOR_TEST}" }',
         '',
       ].join('\n'),

@@ -43,7 +43,9 @@ describe('configuration file', () => {
             env: { DEBUG: 1 },
             cwd: 'sub',
           },
+          // biome-ignore lint/suspicious/noTemplateCurlyInString: ${VAR} is the config file's own syntax, written literally
           github: { type: 'http', url: 'https://api.example.com/mcp', headers: { Authorization: 'Bearer ${GH_TOKEN}' } },
+          // biome-ignore lint/suspicious/noTemplateCurlyInString: ${VAR} is the config file's own syntax, written literally
           legacy: { type: 'sse', url: 'http://127.0.0.1:9000/sse?user=${USER_NAME:-guest}' },
           off: { command: 'x', disabled: true },
         },

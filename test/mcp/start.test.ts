@@ -67,10 +67,13 @@ describe('MCP servers with npm start', () => {
         'mcpServers:',
         '  broken:',
         `    command: ${JSON.stringify(join(dir, 'no-such-server'))}`,
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: ${VAR} is the config file's own syntax, written literally
         '    args: ["--token=${MCP_TEST_SECRET}"]',
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: ${VAR} is the config file's own syntax, written literally
         '    env: { API_KEY: "${MCP_TEST_SECRET}" }',
         '  remote:',
         '    url: http://127.0.0.1:9/mcp',
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: ${VAR} is the config file's own syntax, written literally
         '    headers: { Authorization: "Bearer ${MCP_TEST_SECRET}" }',
         '',
       ].join('\n'),

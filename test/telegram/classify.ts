@@ -9,7 +9,14 @@ const api = new Api('1:test');
 
 export async function classifyUpdate(raw: unknown, bot: BotIdentity, access: AccessPolicy, channel: string): Promise<ClassifiedUpdate> {
   let result: ClassifiedUpdate | undefined;
-  const router = updateRouter({ identity: () => bot, access, channel, handle: async (update) => void (result = update) });
+  const router = updateRouter({
+    identity: () => bot,
+    access,
+    channel,
+    handle: async (update) => {
+      result = update;
+    },
+  });
   const me = { id: bot.id, is_bot: true, first_name: 'Bot', username: bot.username } as UserFromGetMe;
   await router.middleware()(new Context(raw as Update, api, me), async () => {});
   if (!result) throw new Error('the router handed nothing on');

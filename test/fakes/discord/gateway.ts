@@ -101,9 +101,11 @@ export class FakeGateway {
         this.#send({ op: 11, d: null, s: null, t: null });
         return;
       case 2:
-        return this.#identify(socket, d);
+        this.#identify(socket, d);
+        return;
       case 6:
-        return this.#resume(socket, d);
+        this.#resume(socket, d);
+        return;
       default:
         return;
     }

@@ -315,6 +315,7 @@ export class FakeDiscord {
 
   async #route(method: string, path: string, body: unknown): Promise<unknown> {
     const b = (body ?? {}) as Record<string, unknown>;
+    const on = (verb: string, pattern: RegExp): RegExpExecArray | null => (method === verb ? pattern.exec(path) : null);
     let m: RegExpExecArray | null;
     if (method === 'GET' && path === '/gateway/bot') {
       return {
@@ -324,16 +325,19 @@ export class FakeDiscord {
       };
     }
     if (method === 'GET' && path === '/users/@me') return this.bot;
-    if ((m = /^\/applications\/(\d+)(?:\/guilds\/(\d+))?\/commands$/.exec(path)) && method === 'PUT') {
+    m = on('PUT', /^\/applications\/(\d+)(?:\/guilds\/(\d+))?\/commands$/);
+    if (m) {
       const list = Array.isArray(body) ? body : [];
       this.commands.set(m[2] ?? 'global', list);
       return list.map((c: object) => ({ ...c, id: snowflake(), application_id: m![1], version: snowflake() }));
     }
-    if ((m = /^\/channels\/(\d+)\/typing$/.exec(path)) && method === 'POST') {
+    m = on('POST', /^\/channels\/(\d+)\/typing$/);
+    if (m) {
       this.#channel(m[1]!);
       return undefined;
     }
-    if ((m = /^\/channels\/(\d+)\/messages$/.exec(path)) && method === 'POST') {
+    m = on('POST', /^\/channels\/(\d+)\/messages$/);
+    if (m) {
       const channel = this.#channel(m[1]!);
       const message = this.#message(this.bot, channel, this.#content(b, true), this.#components(b));
       const reference = b.message_reference as { message_id?: string } | undefined;
@@ -346,7 +350,8 @@ export class FakeDiscord {
       this.messages.set(message.id, { message, versions: [message.content], ephemeral: false });
       return message;
     }
-    if ((m = /^\/channels\/(\d+)\/messages\/(\d+)$/.exec(path)) && method === 'PATCH') {
+    m = on('PATCH', /^\/channels\/(\d+)\/messages\/(\d+)$/);
+    if (m) {
       this.#channel(m[1]!);
       const stored = this.messages.get(m[2]!);
       if (!stored || stored.message.channel_id !== m[1]) throw new HttpError(404, 10008, 'Unknown Message');
@@ -355,22 +360,26 @@ export class FakeDiscord {
       if (this.editDelayMs > 0) await new Promise((r) => setTimeout(r, this.editDelayMs));
       return this.#edit(stored, b);
     }
-    if ((m = /^\/interactions\/(\d+)\/([^/]+)\/callback$/.exec(path)) && method === 'POST') {
+    m = on('POST', /^\/interactions\/(\d+)\/([^/]+)\/callback$/);
+    if (m) {
       return this.#callback(m[1]!, m[2]!, b);
     }
-    if ((m = /^\/webhooks\/(\d+)\/([^/]+)\/messages\/@original$/.exec(path)) && method === 'PATCH') {
+    m = on('PATCH', /^\/webhooks\/(\d+)\/([^/]+)\/messages\/@original$/);
+    if (m) {
       const interaction = this.#byToken(m[2]!);
       if (!interaction.original) throw new HttpError(404, 10008, 'Unknown Message');
       return this.#edit(interaction.original, b);
     }
-    if ((m = /^\/webhooks\/(\d+)\/([^/]+)\/messages\/@original$/.exec(path)) && method === 'DELETE') {
+    m = on('DELETE', /^\/webhooks\/(\d+)\/([^/]+)\/messages\/@original$/);
+    if (m) {
       const interaction = this.#byToken(m[2]!);
       if (!interaction.original || interaction.original.deleted) throw new HttpError(404, 10008, 'Unknown Message');
       interaction.original.deleted = true;
       this.messages.delete(interaction.original.message.id);
       return undefined;
     }
-    if ((m = /^\/webhooks\/(\d+)\/([^/]+)$/.exec(path)) && method === 'POST') {
+    m = on('POST', /^\/webhooks\/(\d+)\/([^/]+)$/);
+    if (m) {
       const interaction = this.#byToken(m[2]!);
       if (!interaction.ack) throw new HttpError(400, 40060, 'Interaction has not been acknowledged.');
       const flags = typeof b.flags === 'number' ? b.flags : 0;

@@ -7,8 +7,22 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
+import { z } from 'zod';
 import { encrypt, sign } from './crypto.ts';
 import { decodeFrame, encodeFrame, headerOf, type Frame } from './frames.ts';
+import {
+  type Card,
+  type CardButton,
+  CardSchema,
+  ClickContextSchema,
+  type EventAnswer,
+  EventAnswerSchema,
+  FrameAckSchema,
+  isCard,
+  type MessageContent,
+  parseJson,
+  TextContentSchema,
+} from './wire.ts';
 
 export interface FeishuUser {
   openId: string;
@@ -23,8 +37,8 @@ export interface StoredMessage {
   chatId: string;
   msgType: string;
   /** Parsed content (a card for interactive messages). */
-  content: any;
-  versions: any[];
+  content: MessageContent;
+  versions: MessageContent[];
   parentId?: string;
   /** The topic (thread) the message is in, e.g. a reply with reply_in_thread. */
   threadId?: string;
@@ -37,11 +51,17 @@ export interface ApiCall {
   status: number;
   code: number;
 }
+/** A schema 2.0 event or card callback as pushed (the fields the fake itself reads). */
+export interface PushedEvent {
+  header: { event_id: string; event_type: string };
+  event: unknown;
+}
 export interface Delivery {
   eventId: string;
   attempt: number;
   status: number;
-  body: any;
+  /** The bot's answer, when it was one (a JSON object with a well-formed toast and card, if any). */
+  body: EventAnswer | undefined;
   ms: number;
 }
 
@@ -59,11 +79,13 @@ function sendBinary(socket: WebSocket, data: Uint8Array): void {
 
 function readBody(req: IncomingMessage): Promise<string> {
   return new Promise((resolve) => {
-    let data = '';
-    req.on('data', (c: Buffer) => (data += c.toString()));
-    req.on('end', () => resolve(data));
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
   });
 }
+
+const RequestBodySchema = z.record(z.string(), z.unknown());
 
 export interface FakeFeishuOptions {
   appId?: string;
@@ -79,7 +101,7 @@ export class FakeFeishu {
   readonly messages = new Map<string, StoredMessage>();
   readonly calls: ApiCall[] = [];
   readonly deliveries: Delivery[] = [];
-  readonly toasts: { eventId: string; toast: any }[] = [];
+  readonly toasts: { eventId: string; toast: NonNullable<EventAnswer['toast']> }[] = [];
   /** Delay for answers to message updates (PATCH/PUT), to play a slow platform. */
   slowUpdatesMs = 0;
   /** Where events go in webhook mode. */
@@ -96,7 +118,7 @@ export class FakeFeishu {
   readonly #wss: WebSocketServer;
   readonly #tokens = new Set<string>();
   #socket: WebSocket | undefined;
-  readonly #acks = new Map<string, (payload: any) => void>();
+  readonly #acks = new Map<string, (payload: unknown) => void>();
   readonly #waitingForSocket: (() => void)[] = [];
   #port = 0;
 
@@ -149,15 +171,15 @@ export class FakeFeishu {
 
   /** The markdown text of a bot card (all markdown elements). */
   static textOf(message: StoredMessage): string {
-    const elements: any[] = message.content?.elements ?? [];
+    const elements = isCard(message.content) ? message.content.elements : [];
     return elements
       .filter((e) => e.tag === 'markdown')
-      .map((e) => e.content)
+      .map((e) => e.content ?? '')
       .join('\n');
   }
-  static buttonsOf(message: StoredMessage): any[] {
-    const elements: any[] = message.content?.elements ?? [];
-    return elements.filter((e) => e.tag === 'action').flatMap((e) => e.actions);
+  static buttonsOf(message: StoredMessage): CardButton[] {
+    const elements = isCard(message.content) ? message.content.elements : [];
+    return elements.filter((e) => e.tag === 'action').flatMap((e) => e.actions ?? []);
   }
 
   // ---- events ------------------------------------------------------------------------------
@@ -178,12 +200,13 @@ export class FakeFeishu {
     }));
     const prefix = mentions.map((m) => m.key).join(' ');
     const full = prefix ? `${prefix} ${text}` : text;
-    const content = options.post
-      ? JSON.stringify({
+    const parsed: MessageContent = options.post
+      ? {
           title: '',
           content: [[...mentions.map((m) => ({ tag: 'at', user_id: m.key, user_name: m.name })), { tag: 'text', text: ` ${text}` }]],
-        })
-      : JSON.stringify({ text: full });
+        }
+      : { text: full };
+    const content = JSON.stringify(parsed);
     // In a topic every message replies to the topic's root.
     const topic = options.inTopicOf ? this.#topicOf(options.inTopicOf) : undefined;
     const parentId = topic ? topic.rootId : options.replyTo;
@@ -191,7 +214,7 @@ export class FakeFeishu {
       id: messageId,
       chatId: chat.id,
       msgType: options.post ? 'post' : 'text',
-      content: JSON.parse(content),
+      content: parsed,
       versions: [],
       fromBot: false,
       senderId: from.openId,
@@ -247,7 +270,7 @@ export class FakeFeishu {
   /** A click on a card button (by its label), as a card.action.trigger callback. */
   clickEvent(user: FeishuUser, messageId: string, label: string) {
     const message = this.messages.get(messageId);
-    const button = message && FakeFeishu.buttonsOf(message).find((b) => b.text?.content === label);
+    const button = message && FakeFeishu.buttonsOf(message).find((b) => b.text.content === label);
     if (!message || !button) throw new Error(`no button "${label}" on ${messageId}`);
     return {
       schema: '2.0',
@@ -270,17 +293,19 @@ export class FakeFeishu {
   }
 
   /** Delivers an event (webhook or long connection) and pushes it again while the answer is late or not 200. */
-  async push(event: any, options: { attempts?: number; mode?: 'webhook' | 'ws' } = {}): Promise<Delivery> {
+  async push(event: PushedEvent, options: { attempts?: number; mode?: 'webhook' | 'ws' } = {}): Promise<Delivery> {
     const attempts = options.attempts ?? 3;
     const mode = options.mode ?? (this.webhookUrl ? 'webhook' : 'ws');
     let last: Delivery | undefined;
     for (let attempt = 1; attempt <= attempts; attempt++) {
       const started = Date.now();
       const answer = mode === 'webhook' ? await this.#postWebhook(event) : await this.#sendFrame(event);
-      last = { eventId: event.header.event_id, attempt, status: answer.status, body: answer.body, ms: Date.now() - started };
+      const body = EventAnswerSchema.safeParse(answer.body);
+      last = { eventId: event.header.event_id, attempt, status: answer.status, body: body.data, ms: Date.now() - started };
       this.deliveries.push(last);
       if (answer.status === 200 && last.ms <= PUSH_TIMEOUT_MS) {
-        this.#applyCallbackAnswer(event, answer.body);
+        if (!body.success) throw new Error(`the answer to ${event.header.event_type} is refused: ${body.error.message}`);
+        this.#applyCallbackAnswer(event, body.data);
         return last;
       }
     }
@@ -288,7 +313,7 @@ export class FakeFeishu {
   }
 
   /** The raw webhook request, for tests that forge or tamper with one. */
-  async postRaw(body: string, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {
+  async postRaw(body: string, headers: Record<string, string> = {}): Promise<{ status: number; body: unknown }> {
     const response = await fetch(this.webhookUrl!, {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...headers },
@@ -296,17 +321,11 @@ export class FakeFeishu {
       signal: AbortSignal.timeout(10_000),
     });
     const text = await response.text();
-    let parsed: any = text;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      /* not JSON */
-    }
-    return { status: response.status, body: parsed };
+    return { status: response.status, body: parseJson(text) ?? text };
   }
 
   /** The body and headers Feishu would send for `event` (encrypted and signed with an encrypt key). */
-  envelope(event: any): { body: string; headers: Record<string, string> } {
+  envelope(event: unknown): { body: string; headers: Record<string, string> } {
     if (!this.encryptKey) return { body: JSON.stringify(event), headers: {} };
     const body = JSON.stringify({ encrypt: encrypt(JSON.stringify(event), this.encryptKey) });
     const timestamp = String(Math.floor(Date.now() / 1000));
@@ -321,7 +340,7 @@ export class FakeFeishu {
     };
   }
 
-  async #postWebhook(event: any): Promise<{ status: number; body: any }> {
+  async #postWebhook(event: unknown): Promise<{ status: number; body: unknown }> {
     const { body, headers } = this.envelope(event);
     try {
       return await this.postRaw(body, headers);
@@ -336,7 +355,7 @@ export class FakeFeishu {
     this.#socket = undefined;
   }
 
-  async #sendFrame(event: any): Promise<{ status: number; body: any }> {
+  async #sendFrame(event: unknown): Promise<{ status: number; body: unknown }> {
     while (!this.#socket) await new Promise<void>((resolve) => this.#waitingForSocket.push(resolve));
     const socket = this.#socket;
     const frameId = randomUUID();
@@ -354,7 +373,7 @@ export class FakeFeishu {
       ],
       payload: new TextEncoder().encode(JSON.stringify(event)),
     };
-    const answer = new Promise<any>((resolve) => this.#acks.set(frameId, resolve));
+    const answer = new Promise<unknown>((resolve) => this.#acks.set(frameId, resolve));
     sendBinary(socket, encodeFrame(frame));
     if (this.cutAfterNextFrame) {
       this.cutAfterNextFrame = false;
@@ -364,8 +383,8 @@ export class FakeFeishu {
     const ack = await Promise.race([answer, timeout]);
     this.#acks.delete(frameId);
     if (!ack) return { status: 0, body: undefined };
-    const data = ack.data ? JSON.parse(Buffer.from(ack.data, 'base64').toString('utf8')) : {};
-    return { status: ack.code, body: data };
+    const { code, data } = FrameAckSchema.parse(ack);
+    return { status: code, body: data ? parseJson(Buffer.from(data, 'base64').toString('utf8')) : {} };
   }
 
   #onSocket(ws: WebSocket): void {
@@ -387,7 +406,7 @@ export class FakeFeishu {
       }
       if (frame.method === 1) {
         const resolve = this.#acks.get(headerOf(frame, 'message_id') ?? '');
-        if (resolve && frame.payload) resolve(JSON.parse(new TextDecoder().decode(frame.payload)));
+        if (resolve && frame.payload) resolve(parseJson(new TextDecoder().decode(frame.payload)));
       }
     });
     ws.on('close', () => {
@@ -396,16 +415,17 @@ export class FakeFeishu {
   }
 
   /** A callback answer may carry a toast and a replacement card. */
-  #applyCallbackAnswer(event: any, body: any): void {
-    if (event.header.event_type !== 'card.action.trigger' || typeof body !== 'object' || body === null) return;
+  #applyCallbackAnswer(event: PushedEvent, body: EventAnswer): void {
+    if (event.header.event_type !== 'card.action.trigger') return;
     if (body.toast) this.toasts.push({ eventId: event.header.event_id, toast: body.toast });
     if (body.card) {
-      if (body.card.type !== 'raw' || typeof body.card.data !== 'object')
+      const card = CardSchema.safeParse(body.card.data);
+      if (body.card.type !== 'raw' || !card.success)
         throw new Error(`callback card refused (200340): ${JSON.stringify(body.card).slice(0, 200)}`);
-      const message = this.messages.get(event.event.context.open_message_id);
+      const message = this.messages.get(ClickContextSchema.parse(event.event).context.open_message_id);
       if (message) {
         message.versions.push(message.content);
-        message.content = body.card.data;
+        message.content = card.data;
       }
     }
   }
@@ -415,12 +435,9 @@ export class FakeFeishu {
   async #route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', this.baseUrl);
     const raw = await readBody(req);
-    let body: any = {};
-    try {
-      body = raw ? JSON.parse(raw) : {};
-    } catch {
-      return this.#answer(req, res, url, 400, { code: 9499, msg: 'bad json' });
-    }
+    const parsed = RequestBodySchema.safeParse(raw ? parseJson(raw) : {});
+    if (!parsed.success) return this.#answer(req, res, url, 400, { code: 9499, msg: 'bad json' });
+    const body = parsed.data;
     const path = url.pathname;
     if (req.method === 'POST' && path === '/open-apis/auth/v3/tenant_access_token/internal') {
       if (body.app_id !== this.appId) return this.#answer(req, res, url, 200, { code: 10003, msg: 'invalid param: app_id' });
@@ -477,7 +494,7 @@ export class FakeFeishu {
         if (this.slowUpdatesMs) await new Promise((r) => setTimeout(r, this.slowUpdatesMs));
         const card = this.#card(body.content);
         if (typeof card === 'string') return this.#answer(req, res, url, 400, { code: 230099, msg: card });
-        if (message.msgType !== 'interactive' || !message.content?.config?.update_multi)
+        if (message.msgType !== 'interactive' || !isCard(message.content) || !message.content.config?.update_multi)
           return this.#answer(req, res, url, 400, { code: 230099, msg: 'card is not shared (update_multi)' });
         message.versions.push(message.content);
         message.content = card;
@@ -488,44 +505,51 @@ export class FakeFeishu {
   }
 
   /** A card in a `content` string, or why it is refused. */
-  #card(content: unknown): any {
+  #card(content: unknown): Card | string {
     if (typeof content !== 'string') return 'content must be a JSON string';
     if (Buffer.byteLength(content) > CARD_LIMIT) return 'card over 30 KB';
-    try {
-      const card = JSON.parse(content);
-      if (!Array.isArray(card.elements)) return 'card without elements';
-      return card;
-    } catch {
-      return 'content is not JSON';
+    const json = parseJson(content);
+    if (json === undefined) return 'content is not JSON';
+    const card = CardSchema.safeParse(json);
+    return card.success ? card.data : `not a card: ${card.error.message}`;
+  }
+
+  /** The content of a message the bot sends, or the error Feishu answers. */
+  #botContent(body: Record<string, unknown>): { msgType: string; content: MessageContent } | { code: number; msg: string } {
+    if (body.msg_type === 'interactive') {
+      const card = this.#card(body.content);
+      return typeof card === 'string' ? { code: 230099, msg: card } : { msgType: body.msg_type, content: card };
     }
+    if (body.msg_type === 'text') {
+      const text =
+        typeof body.content === 'string' && Buffer.byteLength(body.content) <= TEXT_LIMIT
+          ? TextContentSchema.safeParse(parseJson(body.content))
+          : undefined;
+      return text?.success ? { msgType: body.msg_type, content: text.data } : { code: 230025, msg: 'bad text content' };
+    }
+    return { code: 230001, msg: `msg_type ${String(body.msg_type)} not supported by the fake` };
   }
 
   #create(
     req: IncomingMessage,
     res: ServerResponse,
     url: URL,
-    body: any,
+    body: Record<string, unknown>,
     chatId: string,
     parentId: string | undefined,
     threadId?: string,
   ): void {
-    if (!chatId) return this.#answer(req, res, url, 400, { code: 230001, msg: 'invalid receive_id' });
-    let content: any;
-    if (body.msg_type === 'interactive') {
-      content = this.#card(body.content);
-      if (typeof content === 'string') return this.#answer(req, res, url, 400, { code: 230099, msg: content });
-    } else if (body.msg_type === 'text') {
-      if (typeof body.content !== 'string' || Buffer.byteLength(body.content) > TEXT_LIMIT)
-        return this.#answer(req, res, url, 400, { code: 230025, msg: 'bad text content' });
-      content = JSON.parse(body.content);
-    } else {
-      return this.#answer(req, res, url, 400, { code: 230001, msg: `msg_type ${String(body.msg_type)} not supported by the fake` });
+    const made = chatId ? this.#botContent(body) : { code: 230001, msg: 'invalid receive_id' };
+    if ('code' in made) {
+      this.#answer(req, res, url, 400, made);
+      return;
     }
+    const { msgType, content } = made;
     const messageId = id('om');
     this.messages.set(messageId, {
       id: messageId,
       chatId,
-      msgType: body.msg_type,
+      msgType,
       content,
       versions: [],
       fromBot: true,
@@ -533,10 +557,16 @@ export class FakeFeishu {
       ...(parentId ? { parentId } : {}),
       ...(threadId ? { threadId } : {}),
     });
-    this.#answer(req, res, url, 200, { code: 0, msg: 'ok', data: { message_id: messageId, chat_id: chatId, msg_type: body.msg_type } });
+    this.#answer(req, res, url, 200, { code: 0, msg: 'ok', data: { message_id: messageId, chat_id: chatId, msg_type: msgType } });
   }
 
-  #answer(req: IncomingMessage, res: ServerResponse, url: URL, status: number, body: any): void {
+  #answer(
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: URL,
+    status: number,
+    body: { code: number; msg: string; [field: string]: unknown },
+  ): void {
     this.calls.push({ method: req.method ?? '', path: url.pathname, status, code: body.code });
     res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
   }
