@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { ConfigError, duration, httpUrl, list, optionalString, parseEnv } from '../../src/core/env.ts';
 
-export const DEFAULT_API_ROOT = 'https://discord.com/api';
+const DEFAULT_API_ROOT = 'https://discord.com/api';
 
 export interface DiscordConfig {
   token: string;

@@ -3,9 +3,6 @@ import type { ChannelFactory } from '../../src/core/types.ts';
 import { DiscordAdapter } from './adapter.ts';
 import { loadDiscordConfig } from './config.ts';
 
-export { DiscordAdapter, type DiscordAdapterOptions } from './adapter.ts';
-export { loadDiscordConfig, type DiscordConfig } from './config.ts';
-
 export const discordChannel: ChannelFactory = {
   kind: 'discord',
   fromEnv({ env, log }) {

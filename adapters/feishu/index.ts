@@ -3,9 +3,6 @@ import type { ChannelFactory } from '../../src/core/types.ts';
 import { FeishuAdapter } from './adapter.ts';
 import { loadFeishuConfig } from './config.ts';
 
-export { FeishuAdapter, type FeishuAdapterOptions } from './adapter.ts';
-export { loadFeishuConfig, type FeishuConfig } from './config.ts';
-
 export const feishuChannel: ChannelFactory = {
   kind: 'feishu',
   fromEnv({ env, log }) {

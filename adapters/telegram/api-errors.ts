@@ -6,7 +6,7 @@ import { GrammyError, HttpError } from 'grammy';
 import { DeliveryError, type DeliveryFailureKind } from '../../src/core/delivery.ts';
 
 /** What a Bot API failure means for a message being sent or edited. */
-export function deliveryKind(code: number | undefined, description: string): DeliveryFailureKind {
+function deliveryKind(code: number | undefined, description: string): DeliveryFailureKind {
   if (code === undefined || code >= 500) return 'transient';
   if (code === 429) return 'rate_limited';
   if (code === 403 || /chat not found|not enough rights|have no rights/i.test(description)) return 'forbidden';
@@ -43,7 +43,7 @@ export function isNotModified(error: unknown): boolean {
   return /message is not modified/i.test(description(error));
 }
 
-export function redact(text: string, token: string): string {
+function redact(text: string, token: string): string {
   return token ? text.split(token).join('<token>') : text;
 }
 

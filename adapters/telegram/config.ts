@@ -4,9 +4,9 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { ConfigError, duration, httpUrl, list, optionalString, parseEnv } from '../../src/core/env.ts';
 
-export const DEFAULT_API_ROOT = 'https://api.telegram.org';
+const DEFAULT_API_ROOT = 'https://api.telegram.org';
 
-export type TelegramMode =
+type TelegramMode =
   | { kind: 'polling' }
   | {
       kind: 'webhook';

@@ -3,9 +3,6 @@ import type { ChannelFactory } from '../../src/core/types.ts';
 import { TelegramAdapter } from './adapter.ts';
 import { loadTelegramConfig } from './config.ts';
 
-export { TelegramAdapter, type TelegramAdapterOptions } from './adapter.ts';
-export { loadTelegramConfig, type TelegramConfig } from './config.ts';
-
 export const telegramChannel: ChannelFactory = {
   kind: 'telegram',
   fromEnv({ env, log }) {

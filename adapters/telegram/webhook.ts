@@ -22,7 +22,7 @@ export interface WebhookOptions {
   running(): boolean;
 }
 
-export const SECRET_HEADER = 'x-telegram-bot-api-secret-token';
+const SECRET_HEADER = 'x-telegram-bot-api-secret-token';
 const MAX_BODY_BYTES = 1024 * 1024;
 /** Telegram waits for the answer before it sends more; answer by then even if still working. */
 const ANSWER_WITHIN_MS = 10_000;

@@ -10,7 +10,7 @@ import { HttpError, jsonError, MAX_BODY_BYTES, validate } from './http.ts';
 import { chatFor, DisplayNameSchema, RoomSchema, type WebChat, type WebPerson } from './identity.ts';
 import type { EntryView } from './transcript.ts';
 
-export const MAX_MESSAGE_CHARS = 8_000;
+const MAX_MESSAGE_CHARS = 8_000;
 /** Bytes a button payload may take (the channel's capabilities.maxButtonPayload). */
 export const MAX_BUTTON_PAYLOAD_BYTES = 256;
 

@@ -5,8 +5,8 @@ import { isIP } from 'node:net';
 import { z } from 'zod';
 import { boolean, ConfigError, integer, optionalString, parseEnv, stringWithDefault } from '../../src/core/env.ts';
 
-export const MIN_TOKEN_LENGTH = 16;
-export const MIN_SECRET_LENGTH = 32;
+const MIN_TOKEN_LENGTH = 16;
+const MIN_SECRET_LENGTH = 32;
 
 const WebEnvSchema = z.object({
   PARLEY_WEB: boolean(true),

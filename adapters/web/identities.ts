@@ -6,7 +6,7 @@ import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypt
 import type { Context } from 'hono';
 import { getSignedCookie, setSignedCookie } from 'hono/cookie';
 
-export const IDENTITY_COOKIE = 'parley_web_id';
+const IDENTITY_COOKIE = 'parley_web_id';
 const ID_PATTERN = /^(u|op)-[A-Za-z0-9_-]{22}$/;
 // Browsers cap cookie lifetimes at 400 days.
 const MAX_AGE_SECONDS = 400 * 24 * 60 * 60;

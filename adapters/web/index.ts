@@ -6,7 +6,7 @@ import { WebAdapter } from './adapter.ts';
 import { webConfigFromEnv } from './config.ts';
 
 export { WebAdapter } from './adapter.ts';
-export { webConfigFromEnv, type WebConfig } from './config.ts';
+export { webConfigFromEnv } from './config.ts';
 
 export const webChannel: ChannelFactory = {
   kind: 'web',

@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Button } from '../../src/core/types.ts';
 
-export interface Author {
+interface Author {
   id: string;
   name: string;
   isBot: boolean;
@@ -46,14 +46,14 @@ export interface ActivityEntry {
 export type TranscriptEntry = MessageEntry | ActivityEntry;
 
 /** An author as one viewer sees it: a name, never an id (ids are server-side only). */
-export interface AuthorView {
+interface AuthorView {
   name: string;
   isBot: boolean;
   /** Written by the viewer's own browser. */
   you: boolean;
 }
 
-export type MessageView = Omit<MessageEntry, 'author'> & { author: AuthorView };
+type MessageView = Omit<MessageEntry, 'author'> & { author: AuthorView };
 export type EntryView = MessageView | ActivityEntry;
 
 /** What `viewer` (a browser identity) is shown of an entry. */

@@ -21,7 +21,7 @@ export interface ToolContext {
  * Whether a call needs a person's approval before it runs: `never`, `always`, or decided from
  * the (validated) arguments. Tools that do not say default to `always`.
  */
-export type ApprovalPolicy<A = unknown> = 'never' | 'always' | ((args: A, ctx: ToolContext) => boolean);
+type ApprovalPolicy<A = unknown> = 'never' | 'always' | ((args: A, ctx: ToolContext) => boolean);
 
 export interface ToolOutput {
   content: string;

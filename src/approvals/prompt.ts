@@ -9,7 +9,7 @@ export type ApprovalChoice = 'approve' | 'deny' | 'always';
 const CHOICE_CODES: Record<ApprovalChoice, string> = { approve: 'a', deny: 'd', always: 's' };
 const CODE_CHOICES: Record<string, ApprovalChoice> = { a: 'approve', d: 'deny', s: 'always' };
 
-export function buttonPayload(token: string, choice: ApprovalChoice): string {
+function buttonPayload(token: string, choice: ApprovalChoice): string {
   return `ap:${token}:${CHOICE_CODES[choice]}`;
 }
 
@@ -22,7 +22,7 @@ export function parseButtonPayload(payload: string): { token: string; choice: Ap
 
 const MAX_ARGS_CHARS = 1_200;
 
-export function prettyArguments(raw: string): string {
+function prettyArguments(raw: string): string {
   let text: string;
   try {
     text = JSON.stringify(JSON.parse(raw), null, 2);

@@ -14,7 +14,7 @@ const GROUPS: { names: string[]; load: () => Promise<Register> }[] = [
   { names: ['mcp'], load: async () => (await import('./mcp.ts')).registerMcpCommands },
 ];
 
-export async function buildProgram(ctx: CliContext, argv: string[] = []): Promise<Command> {
+async function buildProgram(ctx: CliContext, argv: string[] = []): Promise<Command> {
   const program = new Command('parley')
     .description('Parley admin CLI: knowledge pages, sessions, approvals, database')
     .showHelpAfterError('(run with --help for usage)')

@@ -18,7 +18,7 @@ import {
   stringWithDefault,
 } from '../core/env.ts';
 
-export const DEFAULT_DATABASE_URL = 'file:./data/parley.db';
+const DEFAULT_DATABASE_URL = 'file:./data/parley.db';
 
 export type DatabaseTarget = { provider: 'sqlite'; url: string; file: string } | { provider: 'postgresql'; url: string };
 

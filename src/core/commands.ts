@@ -2,7 +2,7 @@
 // menu (setMyCommands) and Discord's slash commands, and tells the core which commands it answers
 // itself (control) and whose answers concern only the caller (ephemeral where the platform can).
 
-export interface CommandArgument {
+interface CommandArgument {
   name: string;
   required: boolean;
   description: string;

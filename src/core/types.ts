@@ -2,7 +2,7 @@
 // (and their own SDK); the core never learns what Telegram or Discord is.
 import { z } from 'zod';
 
-export const ChatTypeSchema = z.enum(['direct', 'group']);
+const ChatTypeSchema = z.enum(['direct', 'group']);
 export type ChatType = z.infer<typeof ChatTypeSchema>;
 
 /**
@@ -16,15 +16,14 @@ export const PersonTextSchema = z
     text.replaceAll('\0', '').replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd'),
   );
 
-export const SenderSchema = z.object({
+const SenderSchema = z.object({
   id: z.string().min(1),
   displayName: PersonTextSchema,
   isBot: z.boolean(),
 });
-export type Sender = z.infer<typeof SenderSchema>;
 
 /** Something attached to a message. The core cannot read attachments yet; it tells the model and the person so. */
-export const AttachmentSchema = z.object({
+const AttachmentSchema = z.object({
   kind: z.enum(['image', 'file', 'audio', 'video', 'sticker', 'other']),
   /** File name as the sender gave it. */
   name: PersonTextSchema.optional(),
@@ -74,7 +73,7 @@ export const InboundSchema = z.object({
 export type Inbound = z.infer<typeof InboundSchema>;
 
 /** Where a message goes. Serialisable, so a turn can reply from any process. */
-export const ChatRefSchema = z.object({
+const ChatRefSchema = z.object({
   channel: z.string().min(1),
   chatId: z.string().min(1),
   chatType: ChatTypeSchema,
@@ -82,7 +81,7 @@ export const ChatRefSchema = z.object({
 });
 export type ChatRef = z.infer<typeof ChatRefSchema>;
 
-export const ButtonSchema = z.object({
+const ButtonSchema = z.object({
   label: z.string().min(1),
   /** Opaque token; at most the channel's `capabilities.maxButtonPayload` bytes. */
   payload: z.string().min(1),
@@ -269,7 +268,7 @@ export interface CoreLogger {
   error(obj: object, msg?: string): void;
 }
 
-export interface ChannelFactoryContext {
+interface ChannelFactoryContext {
   env: Record<string, string | undefined>;
   log: CoreLogger;
   botName: string;

@@ -32,7 +32,7 @@ export interface StreamDelta {
   text: string;
 }
 
-export interface TokenUsage {
+interface TokenUsage {
   promptTokens: number;
   completionTokens: number;
   totalTokens: number;

@@ -12,9 +12,9 @@ import pg from 'pg';
 import type { DatabaseTarget } from '../config/config.ts';
 import { StoreError } from './errors.ts';
 
-export const MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'prisma', 'migrations');
+const MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'prisma', 'migrations');
 
-export interface Migration {
+interface Migration {
   name: string;
   sql: string;
   checksum: string;
@@ -25,7 +25,7 @@ export interface MigrationReport {
   alreadyApplied: string[];
 }
 
-export function readMigrations(provider: DatabaseTarget['provider'], dir = MIGRATIONS_DIR): Migration[] {
+function readMigrations(provider: DatabaseTarget['provider'], dir = MIGRATIONS_DIR): Migration[] {
   return readdirSync(dir)
     .filter((name) => /^\d{4}_[a-z0-9_]+$/.test(name))
     .sort()

@@ -19,7 +19,7 @@ export interface RuntimeLock {
 /** Referenced for the process's lifetime: a collected connection would drop its lock. */
 const held = new Set<Database.Database>();
 
-export function lockFileOf(databaseFile: string): string {
+function lockFileOf(databaseFile: string): string {
   return `${databaseFile}.lock`;
 }
 

@@ -157,14 +157,3 @@ export interface MemoryFactRecord {
   value: string;
   updatedAt: Date;
 }
-
-export interface InboundRecord {
-  id: number;
-  channel: string;
-  eventId: string;
-  sessionId?: string;
-  status: 'ignored' | 'queued' | 'done';
-  payload?: string;
-  turnId?: string;
-  receivedAt: Date;
-}

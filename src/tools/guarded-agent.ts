@@ -7,7 +7,7 @@ import { isIP, type LookupFunction } from 'node:net';
 import { Agent, buildConnector } from 'undici';
 import { classifyAddress, describeVerdict, type AddressVerdict } from './address-policy.ts';
 
-export interface ResolvedAddress {
+interface ResolvedAddress {
   address: string;
   family: number;
 }

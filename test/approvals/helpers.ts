@@ -42,7 +42,7 @@ export async function promptsIn(adapter: MemoryAdapter, count = 1, chatId?: stri
   }, `${count} approval prompt(s)`);
 }
 
-export async function turnStatus(h: Harness, sessionKey: string): Promise<string | undefined> {
+async function turnStatus(h: Harness, sessionKey: string): Promise<string | undefined> {
   const session = await h.store.sessions.getByKey(sessionKey);
   if (!session) return undefined;
   const [latest] = await h.store.turns.list({ sessionId: session.id, limit: 1 });

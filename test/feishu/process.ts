@@ -28,7 +28,7 @@ export function feishuEnv(
 }
 
 /** The URL of the one HTTP listener, from the ready block. */
-export function httpUrlOf(output: string): string {
+function httpUrlOf(output: string): string {
   const match = /HTTP\s+(http:\/\/\S+)/.exec(output);
   if (!match) throw new Error(`no HTTP line in the ready block:\n${output}`);
   return match[1]!;

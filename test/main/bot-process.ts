@@ -8,7 +8,7 @@ import { waitFor } from '../helpers/harness.ts';
 export const ROOT = process.cwd();
 /** What `npm start` runs (package.json "start"). */
 export const START_ENTRY = join(ROOT, 'bin', 'start.mjs');
-export const CLI_ENTRY = join(ROOT, 'bin', 'parley.mjs');
+const CLI_ENTRY = join(ROOT, 'bin', 'parley.mjs');
 
 export interface Exit {
   code: number | null;
@@ -30,7 +30,7 @@ export interface BotProcess {
 }
 
 /** The parent's environment without any Parley, model or channel settings of its own. */
-export function cleanEnv(): Record<string, string> {
+function cleanEnv(): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(process.env)) {
     if (value !== undefined && !/^(TELEGRAM_|OPENAI_|PARLEY_|DATABASE_URL$|DISCORD_|FEISHU_|LARK_)/.test(key)) env[key] = value;

@@ -117,7 +117,7 @@ const chatMember = fc.record({
 });
 
 /** A well-formed update of one of the kinds Telegram sends (update_id filled in later). */
-export const realUpdate: fc.Arbitrary<Record<string, Json>> = fc.oneof(
+const realUpdate: fc.Arbitrary<Record<string, Json>> = fc.oneof(
   { weight: 4, arbitrary: message.map((m) => ({ message: m })) },
   { weight: 1, arbitrary: message.map((m) => ({ edited_message: m })) },
   { weight: 3, arbitrary: callbackQuery.map((q) => ({ callback_query: q })) },
@@ -173,7 +173,7 @@ const mutation: fc.Arbitrary<Mutation> = fc.record({
 });
 
 /** A real update with one to four mutations. */
-export const mutatedUpdate: fc.Arbitrary<Record<string, Json>> = fc
+const mutatedUpdate: fc.Arbitrary<Record<string, Json>> = fc
   .tuple(realUpdate, fc.array(mutation, { minLength: 1, maxLength: 4 }))
   .map(([u, m]) => mutate(u, m));
 

@@ -46,7 +46,7 @@ function inRange([network, prefix]: [string, number]): fc.Arbitrary<number> {
 }
 
 /** An IPv4 address (as an unsigned integer) in a loopback/private/otherwise internal range. */
-export const internalV4 = fc.oneof(...INTERNAL_V4.map(inRange), fc.constant(0xffffffff));
+const internalV4 = fc.oneof(...INTERNAL_V4.map(inRange), fc.constant(0xffffffff));
 
 /** A public unicast IPv4 address. */
 export const publicV4 = fc.integer({ min: 0, max: 0xffffffff }).filter((n) => ipaddr.parse(dotted(n)).range() === 'unicast');
@@ -109,7 +109,7 @@ export function v6Carrying(n: number): fc.Arbitrary<string> {
 }
 
 /** An IPv6 address internal by itself (loopback, link-local, unique local, multicast...). */
-export const internalV6 = fc.oneof(
+const internalV6 = fc.oneof(
   ...INTERNAL_V6.map(([network, prefix]) =>
     fc.array(hex16, { minLength: 8, maxLength: 8 }).map((random) => {
       const base = ipaddr.IPv6.parse(network).parts;

@@ -8,7 +8,7 @@ import { silentLogger } from '../../src/log.ts';
 import { WebAdapter, webChannel } from '../../adapters/web/index.ts';
 import { closeAll, createHarness, tempDir, type Harness } from '../helpers/harness.ts';
 
-export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 export function launchBrowser(): Promise<Browser> {
   if (!existsSync(CHROMIUM_PATH)) {

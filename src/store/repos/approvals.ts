@@ -8,7 +8,7 @@ type Row = Awaited<ReturnType<Db['approval']['findUniqueOrThrow']>>;
 
 const CODE_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
 
-export function newApprovalToken(): string {
+function newApprovalToken(): string {
   return randomBytes(12).toString('base64url');
 }
 
@@ -18,7 +18,7 @@ function newCode(): string {
   return code;
 }
 
-export function hashArguments(args: string): string {
+function hashArguments(args: string): string {
   return createHash('sha256').update(args).digest('hex').slice(0, 16);
 }
 

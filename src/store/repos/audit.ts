@@ -40,5 +40,3 @@ export function auditRepo(db: Db) {
     },
   };
 }
-
-export type AuditRepo = ReturnType<typeof auditRepo>;

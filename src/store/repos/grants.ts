@@ -30,5 +30,3 @@ export function grantsRepo(db: Db) {
     },
   };
 }
-
-export type GrantsRepo = ReturnType<typeof grantsRepo>;

@@ -91,5 +91,3 @@ export function inboundRepo(db: Db) {
     },
   };
 }
-
-export type InboundRepo = ReturnType<typeof inboundRepo>;

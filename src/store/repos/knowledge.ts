@@ -99,7 +99,7 @@ function toRevision(row: RevisionRow): KnowledgeRevisionRecord {
 }
 
 /** Hash of what makes a page's content (not its slug or where it came from), for idempotent imports. */
-export function knowledgeHash(fields: Omit<KnowledgePageFields, 'slug'>): string {
+function knowledgeHash(fields: Omit<KnowledgePageFields, 'slug'>): string {
   return createHash('sha256')
     .update(JSON.stringify([fields.title, fields.summary, fields.content, fields.tags, fields.references]))
     .digest('hex');

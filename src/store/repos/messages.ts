@@ -76,5 +76,3 @@ export function messagesRepo(db: Db) {
     },
   };
 }
-
-export type MessagesRepo = ReturnType<typeof messagesRepo>;

@@ -117,5 +117,3 @@ export function sessionsRepo(db: Db) {
     },
   };
 }
-
-export type SessionsRepo = ReturnType<typeof sessionsRepo>;

@@ -17,5 +17,3 @@ export function toolStartsRepo(db: Db) {
     },
   };
 }
-
-export type ToolStartsRepo = ReturnType<typeof toolStartsRepo>;

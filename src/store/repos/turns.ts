@@ -162,5 +162,3 @@ export function turnsRepo(db: Db) {
     },
   };
 }
-
-export type TurnsRepo = ReturnType<typeof turnsRepo>;

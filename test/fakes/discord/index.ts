@@ -1,2 +1,2 @@
-export { FakeDiscord, type FakeDiscordOptions, type InteractionState, type RecordedCall, type StoredMessage } from './server.ts';
-export type { DChannel, DMessage, DUser } from './payloads.ts';
+export { FakeDiscord, type InteractionState, type StoredMessage } from './server.ts';
+export type { DChannel } from './payloads.ts';

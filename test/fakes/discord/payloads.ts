@@ -34,7 +34,7 @@ export interface DComponent {
   components?: DComponent[];
 }
 
-export interface DAttachment {
+interface DAttachment {
   id: string;
   filename: string;
   size: number;

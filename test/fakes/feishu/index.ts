@@ -1,2 +1,1 @@
-export { FakeFeishu, type FeishuChat, type FeishuUser, type StoredMessage, type Delivery } from './server.ts';
-export { encrypt, sign } from './crypto.ts';
+export { FakeFeishu, type FeishuChat, type StoredMessage } from './server.ts';

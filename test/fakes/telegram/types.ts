@@ -20,7 +20,7 @@ export interface TgChat {
   is_forum?: boolean;
 }
 
-export interface TgInlineButton {
+interface TgInlineButton {
   text: string;
   callback_data?: string;
   url?: string;
@@ -56,7 +56,7 @@ export interface TgMessage {
 }
 
 /** A file as messages carry it (PhotoSize, Document, Voice...; only the fields Parley reads). */
-export interface TgFile {
+interface TgFile {
   file_id: string;
   file_unique_id: string;
   file_size?: number;

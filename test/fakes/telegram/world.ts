@@ -29,7 +29,7 @@ export interface SayOptions {
 }
 
 /** What Telegram's server detects in a typed message: @mentions and /commands. */
-export function detectEntities(text: string): MessageEntity[] {
+function detectEntities(text: string): MessageEntity[] {
   const entities: MessageEntity[] = [];
   for (const match of text.matchAll(/(^|\s)(\/[A-Za-z0-9_]{1,32}(?:@[A-Za-z0-9_]{3,32})?)(?=\s|$)/g)) {
     entities.push({ type: 'bot_command', offset: match.index + match[1]!.length, length: match[2]!.length });

@@ -1,2 +1,0 @@
-export * from './config.ts';
-export { ConfigError, parseEnv } from '../core/env.ts';
