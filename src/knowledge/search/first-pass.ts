@@ -130,17 +130,22 @@ export function firstPass(terms: ResolvedTerm[], m: number, deleted: Set<number>
   const skip = deleted.size > 0 ? deleted : undefined;
   try {
     let i = 0;
+    let best = 0;
     for (; i < terms.length; i++) {
       // Could a page not seen yet still enter the top m? If not, only the current pages matter.
-      if (i > 0 && touched.length >= m && threshold(touched, touched.length, m) > remaining[i]!) break;
+      // Finding the m-th best score costs a pass over the pages seen: worth it only when this
+      // term's lists are longer, and only when the best page alone is already out of reach.
       const { scale, lists } = terms[i]!;
+      const length = lists.reduce((n, list) => n + list.docs.length, 0);
+      if (i > 0 && touched.length >= m && best > remaining[i]! && touched.length <= 2 * length && threshold(touched, touched.length, m) > remaining[i]!) break;
       for (const { docs, impacts } of lists) {
         stats.scanned += docs.length;
         for (let p = 0; p < docs.length; p++) {
           const doc = docs[p]!;
           if (skip?.has(doc)) continue;
           if (scores[doc] === 0) touched.push(doc);
-          scores[doc]! += scale * impacts[p]!;
+          const score = (scores[doc]! += scale * impacts[p]!);
+          if (score > best) best = score;
         }
       }
     }

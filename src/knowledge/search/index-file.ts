@@ -39,10 +39,13 @@ export class StaleSegmentError extends Error {
   }
 }
 
+/** How much of the index file is read through a memory map (the OS page cache, not SQLite's). */
+const MMAP_BYTES = 1 << 30;
 /** At most this many postings are kept decoded in memory (about 5 bytes each). */
-const CACHED_POSTINGS = 2_000_000;
+const CACHED_POSTINGS = 4_000_000;
 /** Page records kept in memory (a few KB each). */
 const CACHED_PAGES = 4_096;
+const CACHED_FREQUENCIES = 50_000;
 
 const ZERO_TOTALS: IndexTotals = { pages: 0, sections: 0, sectionTokens: 0, title: 0, heading: 0, summary: 0, tags: 0, content: 0 };
 
@@ -127,6 +130,8 @@ export class SearchIndexFile {
   // Decoded posting lists of recent query terms (null: unknown term), dropped when the index changes.
   readonly #postings = new Map<string, TermPostings | null>();
   #cachedPostings = 0;
+  // Document frequencies of recent query terms and candidate corrections.
+  readonly #frequencies = new Map<string, number>();
   // Page records recently read by the second pass (kept until the index changes).
   readonly #pageRows = new Map<number, PageRow>();
   readonly #statements = new Map<string, Database.Statement>();
@@ -142,6 +147,8 @@ export class SearchIndexFile {
     const db = new Database(file, { timeout: 15_000 });
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
+    // Long posting lists are blobs of many pages: read through a memory map, they cost a fraction.
+    db.pragma(`mmap_size = ${MMAP_BYTES}`);
     const index = new SearchIndexFile(file, db);
     db.exec('CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)');
     if (index.meta('format') !== INDEX_FORMAT) index.clear();
@@ -229,6 +236,7 @@ export class SearchIndexFile {
     // Document numbers start again after the index is emptied (by any process): no cache survives a change.
     this.#postings.clear();
     this.#cachedPostings = 0;
+    this.#frequencies.clear();
     this.#pageRows.clear();
     this.#version = version;
   }
@@ -331,9 +339,20 @@ export class SearchIndexFile {
     return { termId, df, maxImpact, lists };
   }
 
-  /** In how many pages each term occurs (deleted ones included until their segment is merged). */
+  /** In how many pages each term occurs (deleted ones included until their segment is merged); no list is decoded. */
   documentFrequency(term: string): number {
-    return this.postings(term)?.df ?? 0;
+    this.#fresh();
+    const cached = this.#postings.get(term);
+    if (cached !== undefined) return cached?.df ?? 0;
+    let df = this.#frequencies.get(term);
+    if (df === undefined) {
+      const termId = this.termId(term);
+      df = 0;
+      if (termId !== undefined) for (const segment of this.segments()) df += this.#entry(segment, termId)?.entry.n ?? 0;
+      if (this.#frequencies.size >= CACHED_FREQUENCIES) this.#frequencies.delete(this.#frequencies.keys().next().value!);
+      this.#frequencies.set(term, df);
+    }
+    return df;
   }
 
   /** Vocabulary terms starting with `prefix` whose length is within [min, max] characters. */
