@@ -5,6 +5,7 @@ type Section = { name: string; load: () => Promise<{ run(): Promise<void> }> };
 const SECTIONS: Section[] = [
   { name: 'agent', load: () => import('./agent.ts') },
   { name: 'knowledge', load: () => import('./knowledge.ts') },
+  { name: 'hotpath', load: () => import('./hotpath.ts') },
 ];
 
 const wanted = process.argv.slice(2);

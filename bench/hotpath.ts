@@ -1,0 +1,141 @@
+// `npm run bench -- hotpath`: Parley (SQLite, and PostgreSQL when reachable) side by side with a
+// bot that stores nothing (bench/minimal-bot.ts), each a child process driven over real sockets
+// through the fake Bot API, against the fake model answering at once. Prints the hot-path issue's
+// figures with their ratio to the minimal bot, and the SQL statements per turn (counted).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Table from 'cli-table3';
+import OpenAI from 'openai';
+import { FakeModelServer } from '../test/fakes/model-server.ts';
+import { startChild } from './hotpath/child.ts';
+import { modelResponder, TelegramDriver } from './hotpath/driver.ts';
+import { LONG_HISTORY, measure, type Figures } from './hotpath/measure.ts';
+import { tempPostgres } from './hotpath/postgres.ts';
+
+const ROOT = join(import.meta.dirname, '..');
+
+/** Three bare streamed openai calls in a row: the model's own share of a 3-round turn (ms). */
+function bareThreeCalls(modelUrl: string): () => Promise<number> {
+  const openai = new OpenAI({ baseURL: modelUrl, apiKey: 'bench', maxRetries: 0 });
+  let n = 0;
+  const one = async () => {
+    const stream = await openai.chat.completions.create({
+      model: 'fake',
+      messages: [{ role: 'user', content: `ask b${++n}` }],
+      stream: true,
+    });
+    for await (const _ of stream);
+  };
+  return async () => {
+    const started = performance.now();
+    for (let c = 0; c < 3; c++) await one();
+    return performance.now() - started;
+  };
+}
+
+type Target = { name: string; kind: 'minimal' } | { name: string; kind: 'parley'; databaseUrl: string };
+
+async function run1(target: Target, model: FakeModelServer, dir: string, bareThree: () => Promise<number>): Promise<Figures> {
+  const driver = await TelegramDriver.start();
+  const env = {
+    TELEGRAM_BOT_TOKEN: driver.telegram.token,
+    TELEGRAM_API_ROOT: driver.telegram.apiRoot,
+    OPENAI_BASE_URL: model.url,
+    OPENAI_MODEL: 'fake',
+    OPENAI_API_KEY: 'bench',
+  };
+  const bot =
+    target.kind === 'minimal'
+      ? await startChild({
+          name: target.name,
+          args: ['--import', 'tsx', join(ROOT, 'bench', 'minimal-bot.ts')],
+          cwd: ROOT,
+          env,
+          readyLine: 'minimal bot ready',
+        })
+      : await startChild({
+          name: target.name,
+          args: ['--import', join(ROOT, 'bench', 'hotpath', 'probe.mjs'), join(ROOT, 'bin', 'start.mjs')],
+          cwd: dir,
+          env: {
+            ...env,
+            DATABASE_URL: target.databaseUrl,
+            PARLEY_WEB: 'off',
+            PARLEY_HTTP_PORT: '0',
+            PARLEY_LOG_LEVEL: 'warn',
+            PARLEY_COUNT_SQL: '1',
+          },
+          readyLine: 'Press Ctrl-C to stop.',
+        });
+  try {
+    return await measure(bot, driver, target.kind === 'parley', bareThree);
+  } finally {
+    await bot.stop();
+    await driver.close();
+    model.requests.length = 0;
+  }
+}
+
+const fmt = (n: number, digits = 1) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+
+function print(results: { name: string; figures: Figures }[]): void {
+  const base = results[0]!.figures;
+  const table = new Table({ head: ['figure', ...results.map((r) => r.name), 'goal'], style: { head: [], border: [] } });
+  // Beside each Parley figure: its ratio to the minimal bot's, or for times that are close to
+  // zero on the minimal bot, the difference in ms.
+  const row = (label: string, value: (f: Figures) => number, unit: string, goal: string, compare: 'ratio' | 'diff' = 'ratio') =>
+    table.push([
+      label,
+      ...results.map((r, i) => {
+        const v = value(r.figures);
+        const beside = compare === 'ratio' ? `${fmt(v / value(base), 2)}×` : `${v >= value(base) ? '+' : ''}${fmt(v - value(base))} ms`;
+        return `${fmt(v)} ${unit}${i ? `  (${beside})` : ''}`;
+      }),
+      goal,
+    ]);
+  row('1-round turns, 200 chats, closed loop', (f) => f.msgsPerSecond, 'msgs/s', '≥ 0.5× (PostgreSQL ≥ 0.35×)');
+  row('one chat, latency p50', (f) => f.latencyP50, 'ms', '≤ 2× minimal + 3 ms');
+  row('3-round turn beyond 3 bare calls, p50, fresh chat', (f) => f.beyondShortP50, 'ms', '≤ 2 ms, flat', 'diff');
+  row(`  same, after ${LONG_HISTORY} earlier messages`, (f) => f.beyondLongP50, 'ms', '≤ 2 ms, flat', 'diff');
+  row('  three bare openai calls, p50 (subtracted)', (f) => f.bareThreeP50, 'ms', '', 'diff');
+  row('CPU per message (under load)', (f) => f.cpuPerMessage, 'ms', '≤ 3×');
+  row('RSS idle (started, no message yet)', (f) => f.rssIdle, 'MB', '≤ 100 MB');
+  row('RSS idle after the warm-up', (f) => f.rssAfterWarmUp, 'MB', '');
+  row('RSS after the run', (f) => f.rssAfterLoad, 'MB', '');
+  console.log(table.toString());
+  for (const { name, figures } of results) {
+    if (!figures.sql) continue;
+    const { oneRound, threeRound, underLoad } = figures.sql;
+    console.log(
+      `${name}: SQL statements per 1-round turn ${oneRound}, per 3-round turn ${threeRound}, per message under load ${fmt(underLoad)} (goal ≤ 10 / ≤ 20)`,
+    );
+  }
+}
+
+export async function run(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'parley-hotpath-'));
+  const model = await FakeModelServer.start();
+  model.setFallback(modelResponder);
+  const postgres = await tempPostgres();
+  const targets: Target[] = [
+    { name: 'minimal bot', kind: 'minimal' },
+    { name: 'Parley (SQLite)', kind: 'parley', databaseUrl: `file:${join(dir, 'parley.db')}` },
+    ...(postgres ? [{ name: 'Parley (PostgreSQL)', kind: 'parley' as const, databaseUrl: postgres.url }] : []),
+  ];
+  if (!postgres) console.log('PostgreSQL: not reachable (PARLEY_TEST_POSTGRES_URL or 127.0.0.1:5432), measured on SQLite only');
+  try {
+    const bareThree = bareThreeCalls(model.url);
+    const results: { name: string; figures: Figures }[] = [];
+    for (const target of targets) {
+      const started = performance.now();
+      results.push({ name: target.name, figures: await run1(target, model, dir, bareThree) });
+      console.log(`  measured ${target.name} in ${fmt((performance.now() - started) / 1000)} s`);
+    }
+    print(results);
+  } finally {
+    await model.close();
+    await postgres?.drop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,137 @@
+// The figures of the hot-path issue, measured on one running bot. Every phase is bounded.
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { BotChild } from './child.ts';
+import type { TelegramDriver } from './driver.ts';
+
+export interface Figures {
+  msgsPerSecond: number;
+  latencyP50: number;
+  /** p50 of (3-round turn − three bare model calls timed just before it), in a fresh chat. */
+  beyondShortP50: number;
+  /** The same in a chat with a long history. */
+  beyondLongP50: number;
+  /** p50 of the three bare calls themselves. */
+  bareThreeP50: number;
+  cpuPerMessage: number;
+  /** Started and idle for a second, before any message. */
+  rssIdle: number;
+  rssAfterWarmUp: number;
+  rssAfterLoad: number;
+  /** Statements per 1-round and 3-round turn (Parley only), and per message under load. */
+  sql?: { oneRound: number; threeRound: number; underLoad: number };
+}
+
+const CHATS = 200;
+const LOAD_MS = 4_000;
+const LATENCY_MS = 2_000;
+const THREE_ROUND_TURNS = 30;
+export const LONG_HISTORY = 150;
+
+function p50(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+/** Person `index` asks `count` times in a row (or until `untilMs` passes); returns each time. */
+async function sequential(
+  driver: TelegramDriver,
+  index: number,
+  kind: 'ask' | 'tools',
+  count: number,
+  untilMs = Infinity,
+): Promise<number[]> {
+  const times: number[] = [];
+  const end = performance.now() + untilMs;
+  while (times.length < count && performance.now() < end) times.push(await driver.ask(index, kind));
+  return times;
+}
+
+/**
+ * 3-round turns, each paired with three bare model calls timed just before it, so both see the
+ * same load on the machine: returns each turn's time beyond its bare calls, and the bare times.
+ */
+async function beyondModel(driver: TelegramDriver, index: number, bareThree: () => Promise<number>) {
+  const beyond: number[] = [];
+  const bare: number[] = [];
+  for (let i = 0; i < THREE_ROUND_TURNS; i++) {
+    // The previous turn's last writes (after its answer) must not slow the bare calls down.
+    await sleep(50);
+    const model = await bareThree();
+    beyond.push((await driver.ask(index, 'tools')) - model);
+    bare.push(model);
+  }
+  return { beyond, bare };
+}
+
+/** Statements one turn sends: the fewest over three tries (a sweep may land inside one). */
+async function statementsPerTurn(bot: BotChild, driver: TelegramDriver, index: number, kind: 'ask' | 'tools'): Promise<number> {
+  const counts: number[] = [];
+  for (let i = 0; i < 3; i++) {
+    const before = (await bot.sqlStatements()) ?? Number.NaN;
+    await driver.ask(index, kind);
+    await sleep(300); // the turn's last writes (turn end, lease release) follow the answer
+    counts.push(((await bot.sqlStatements()) ?? Number.NaN) - before);
+  }
+  return Math.min(...counts);
+}
+
+export async function measure(
+  bot: BotChild,
+  driver: TelegramDriver,
+  countsSql: boolean,
+  bareThree: () => Promise<number>,
+): Promise<Figures> {
+  await sleep(1_000);
+  const rssIdle = bot.rssMb();
+  // Warm-up: every chat once (sessions exist), then a little more.
+  await Promise.all(Array.from({ length: CHATS }, (_, i) => driver.ask(i)));
+  await sequential(driver, 0, 'ask', 50);
+  await sequential(driver, 0, 'tools', 10);
+  await sleep(1_000);
+  const rssAfterWarmUp = bot.rssMb();
+
+  // Closed loop: each of 200 chats asks again as soon as it has its answer.
+  const sqlBefore = countsSql ? await bot.sqlStatements() : undefined;
+  const cpuBefore = bot.cpuMs();
+  const started = performance.now();
+  const deadline = started + LOAD_MS;
+  let messages = 0;
+  await Promise.all(
+    Array.from({ length: CHATS }, async (_, i) => {
+      while (performance.now() < deadline) {
+        await driver.ask(i);
+        messages++;
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  const cpuPerMessage = (bot.cpuMs() - cpuBefore) / messages;
+  const sqlUnderLoad = countsSql ? ((await bot.sqlStatements())! - sqlBefore!) / messages : undefined;
+
+  const latencyP50 = p50(await sequential(driver, 0, 'ask', 1_000, LATENCY_MS));
+  // 3-round turns in a fresh chat, then in one with a long history.
+  const short = await beyondModel(driver, CHATS, bareThree);
+  await sequential(driver, CHATS + 1, 'ask', LONG_HISTORY);
+  const long = await beyondModel(driver, CHATS + 1, bareThree);
+
+  const sql = countsSql
+    ? {
+        oneRound: await statementsPerTurn(bot, driver, 1, 'ask'),
+        threeRound: await statementsPerTurn(bot, driver, 1, 'tools'),
+        underLoad: sqlUnderLoad!,
+      }
+    : undefined;
+  await sleep(1_000);
+  return {
+    msgsPerSecond: messages / seconds,
+    latencyP50,
+    beyondShortP50: p50(short.beyond),
+    beyondLongP50: p50(long.beyond),
+    bareThreeP50: p50([...short.bare, ...long.bare]),
+    cpuPerMessage,
+    rssIdle,
+    rssAfterWarmUp,
+    rssAfterLoad: bot.rssMb(),
+    ...(sql ? { sql } : {}),
+  };
+}
