@@ -30,7 +30,11 @@ function enabledCounter(env: NodeJS.ProcessEnv): StatementCounter | undefined {
 type Query = { sql: string };
 type Queryable = { queryRaw(q: Query): Promise<unknown>; executeRaw(q: Query): Promise<unknown> };
 
-function countQueries<T extends object>(target: T, counter: StatementCounter, extra: (prop: string | symbol, value: unknown) => unknown = () => undefined): T {
+function countQueries<T extends object>(
+  target: T,
+  counter: StatementCounter,
+  extra: (prop: string | symbol, value: unknown) => unknown = () => undefined,
+): T {
   return new Proxy(target, {
     get(obj, prop) {
       const value: unknown = Reflect.get(obj, prop, obj);
