@@ -76,7 +76,9 @@ export async function run(): Promise<void> {
   model.setFallback((request) => {
     const rounds = request.body.messages.filter((m) => m.role === 'tool').length;
     const user = request.body.messages.findLast((m) => m.role === 'user')!.content!;
-    return rounds < 2 ? { toolCalls: [{ name: 'noop', arguments: { step: rounds + 1 } }], chunkSize: 64 } : { text: `answer to ${user}`, chunkSize: 64 };
+    return rounds < 2
+      ? { toolCalls: [{ name: 'noop', arguments: { step: rounds + 1 } }], chunkSize: 64 }
+      : { text: `answer to ${user}`, chunkSize: 64 };
   });
   const config = loadConfig({
     DATABASE_URL: `file:${join(dir, 'bench.db')}`,
@@ -88,7 +90,10 @@ export async function run(): Promise<void> {
   const store = await openStore(config.database);
   const adapter = new BenchAdapter();
   const modelTime = { ms: 0 };
-  const llm = timedClient(createLlmClient({ baseUrl: model.url, apiKey: 'bench', model: 'fake', timeoutMs: 30_000, maxRetries: 0 }), modelTime);
+  const llm = timedClient(
+    createLlmClient({ baseUrl: model.url, apiKey: 'bench', model: 'fake', timeoutMs: 30_000, maxRetries: 0 }),
+    modelTime,
+  );
   const app = createApp({ config, store, adapters: [adapter], log: silentLogger, llm, tools: [noop], sweepIntervalMs: 60_000 });
   await app.start();
 
@@ -116,7 +121,9 @@ export async function run(): Promise<void> {
   overhead.sort((a, b) => a - b);
   console.log('three-round tool turn (2 tool rounds + answer), 200 turns, one at a time');
   console.log(`  turn latency           p50 ${percentile(total, 50).toFixed(1)} ms   p99 ${percentile(total, 99).toFixed(1)} ms`);
-  console.log(`  framework overhead     p50 ${percentile(overhead, 50).toFixed(1)} ms   p99 ${percentile(overhead, 99).toFixed(1)} ms   (turn minus time inside model calls)`);
+  console.log(
+    `  framework overhead     p50 ${percentile(overhead, 50).toFixed(1)} ms   p99 ${percentile(overhead, 99).toFixed(1)} ms   (turn minus time inside model calls)`,
+  );
   console.log(`  overhead share of turn p50 ${((percentile(overhead, 50) / percentile(total, 50)) * 100).toFixed(0)} %`);
 
   // 100 sessions at once, 5 turns each.
@@ -131,7 +138,9 @@ export async function run(): Promise<void> {
   const seconds = (performance.now() - started) / 1000;
   const turns = sessions * perSession;
   console.log(`concurrency: ${sessions} sessions × ${perSession} three-round turns on SQLite`);
-  console.log(`  ${turns} turns in ${seconds.toFixed(2)} s = ${(turns / seconds).toFixed(1)} turns/s (${((turns * 3) / seconds).toFixed(1)} model calls/s)`);
+  console.log(
+    `  ${turns} turns in ${seconds.toFixed(2)} s = ${(turns / seconds).toFixed(1)} turns/s (${((turns * 3) / seconds).toFixed(1)} model calls/s)`,
+  );
   console.log(`  vs one at a time: ${(turns / seconds / (1000 / percentile(total, 50))).toFixed(2)}× the sequential rate`);
 
   await app.stop(1_000);

@@ -29,7 +29,10 @@ function distribution(counts: Map<string, number>, minCount = 1): Distribution {
   const entries = [...counts].filter(([, c]) => c >= minCount).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
   const cumulative = new Float64Array(entries.length);
   let sum = 0;
-  entries.forEach(([, c], i) => (cumulative[i] = sum += c));
+  for (const [i, [, c]] of entries.entries()) {
+    sum += c;
+    cumulative[i] = sum;
+  }
   for (let i = 0; i < cumulative.length; i++) cumulative[i]! /= sum;
   return { items: entries.map(([w]) => w), cumulative };
 }
@@ -45,7 +48,10 @@ function draw(d: Distribution, u: number): string {
   return d.items[lo]!;
 }
 
-const SYLLABLES = 'ba be bi bo bu da de di do du fa fe fi fo ka ke ki ko ku la le li lo lu ma me mi mo mu na ne ni no nu ra re ri ro ru sa se si so su ta te ti to tu va ve vi vo za ze zi zo'.split(' ');
+const SYLLABLES =
+  'ba be bi bo bu da de di do du fa fe fi fo ka ke ki ko ku la le li lo lu ma me mi mo mu na ne ni no nu ra re ri ro ru sa se si so su ta te ti to tu va ve vi vo za ze zi zo'.split(
+    ' ',
+  );
 const RARE_CHARS = 20_000;
 // The long tail: word number 5,000,000^u for uniform u.
 const TAIL_WORDS = 5_000_000;
@@ -77,9 +83,12 @@ export function generatorBase(corpus: KnowledgePageRecord[]): GeneratorBase {
   const tags = new Set<string>();
   for (const page of corpus) {
     const text = `${page.title}\n${page.summary}\n${page.content}`;
-    for (const [word] of text.matchAll(/\b[A-Za-z][a-z]{1,14}\b/g)) english.set(word.toLowerCase(), (english.get(word.toLowerCase()) ?? 0) + 1);
-    for (const [id] of text.matchAll(/\b[a-z]+(?:[A-Z][a-z]+)+\b|\b[a-z]+(?:\.[a-z][A-Za-z]+)+\b|\b[a-z]+_[a-z_]+\b/g)) identifiers.set(id, (identifiers.get(id) ?? 0) + 1);
-    for (const [clause] of text.matchAll(/[\u4e00-\u9fff][^，。；：！？、\n`*#|()（）\[\]]*/g)) chinese.set(clause.trim(), (chinese.get(clause.trim()) ?? 0) + 1);
+    for (const [word] of text.matchAll(/\b[A-Za-z][a-z]{1,14}\b/g))
+      english.set(word.toLowerCase(), (english.get(word.toLowerCase()) ?? 0) + 1);
+    for (const [id] of text.matchAll(/\b[a-z]+(?:[A-Z][a-z]+)+\b|\b[a-z]+(?:\.[a-z][A-Za-z]+)+\b|\b[a-z]+_[a-z_]+\b/g))
+      identifiers.set(id, (identifiers.get(id) ?? 0) + 1);
+    for (const [clause] of text.matchAll(/[\u4e00-\u9fff][^，。；：！？、\n`*#|()（）[\]]*/g))
+      chinese.set(clause.trim(), (chinese.get(clause.trim()) ?? 0) + 1);
     for (const part of page.slug.split('/').slice(1)) tags.add(part);
   }
   return { english: distribution(english), identifiers: distribution(identifiers), chinese: distribution(chinese), tags: [...tags].sort() };
@@ -129,7 +138,12 @@ export function generatedPage(base: GeneratorBase, n: number, id = `g${String(n)
   const paragraph = () => Array.from({ length: 1 + Math.floor(next() * 5) }, sentence).join(chinese ? '' : ' ');
   const block = () => {
     const kind = next();
-    if (kind < 0.12) return ['```ts', ...Array.from({ length: 2 + Math.floor(next() * 8) }, () => `${draw(base.identifiers, next())}(${JSON.stringify(phrase(2))});`), '```'].join('\n');
+    if (kind < 0.12)
+      return [
+        '```ts',
+        ...Array.from({ length: 2 + Math.floor(next() * 8) }, () => `${draw(base.identifiers, next())}(${JSON.stringify(phrase(2))});`),
+        '```',
+      ].join('\n');
     if (kind < 0.25) return Array.from({ length: 2 + Math.floor(next() * 5) }, () => `- ${sentence()}`).join('\n');
     return paragraph();
   };

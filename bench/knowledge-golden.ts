@@ -12,7 +12,11 @@ export const GOLDEN_QUESTIONS: GoldenQuestion[] = [
   { en: 'send a message with buttons under it', zh: '如何在消息下面添加可以点击的按钮', answers: ['plugins/keyboard'] },
   { en: "replace the phone's keyboard with my own reply buttons", zh: '用自己的按钮替换用户的手机键盘', answers: ['plugins/keyboard'] },
   { en: 'store data for each user between messages', zh: '怎么在不同消息之间保存每个用户的数据', answers: ['plugins/session'] },
-  { en: 'ask the user several questions in a row and wait for the answers', zh: '连续问用户几个问题并等待回答', answers: ['plugins/conversations'] },
+  {
+    en: 'ask the user several questions in a row and wait for the answers',
+    zh: '连续问用户几个问题并等待回答',
+    answers: ['plugins/conversations'],
+  },
   {
     en: 'my bot keeps getting 429 too many requests errors',
     zh: '机器人总是收到 429 请求过多的错误',
@@ -24,13 +28,25 @@ export const GOLDEN_QUESTIONS: GoldenQuestion[] = [
   { en: 'handle errors thrown inside my middleware', zh: '处理中间件里抛出的错误', answers: ['guide/errors'] },
   { en: 'download a photo that a user sent to the bot', zh: '下载用户发送给 bot 的图片', answers: ['guide/files', 'plugins/files'] },
   { en: 'only react to messages that contain a photo', zh: '只处理包含照片的消息', answers: ['guide/filter-queries'] },
-  { en: 'process updates concurrently for a busy bot', zh: '高流量的 bot 如何并发处理更新', answers: ['plugins/runner', 'advanced/scaling'] },
+  {
+    en: 'process updates concurrently for a busy bot',
+    zh: '高流量的 bot 如何并发处理更新',
+    answers: ['plugins/runner', 'advanced/scaling'],
+  },
   { en: 'register the /start and /help commands', zh: '注册 /start 和 /help 命令', answers: ['guide/commands', 'plugins/commands'] },
   { en: 'stop a user from spamming the bot too often', zh: '限制用户向 bot 刷屏的频率', answers: ['plugins/ratelimiter'] },
   { en: 'connect to Telegram through a proxy', zh: '通过代理连接 Telegram', answers: ['advanced/proxy'] },
   { en: 'make text bold with HTML or Markdown formatting', zh: '用 HTML 或 Markdown 把文字设置为粗体', answers: ['plugins/parse-mode'] },
-  { en: 'answer queries people type after @botname in any chat', zh: '回答用户在任意聊天中输入 @bot 名字后的查询', answers: ['plugins/inline-query'] },
-  { en: 'deploy the bot to Cloudflare Workers', zh: '把 bot 部署到 Cloudflare Workers', answers: ['hosting/cloudflare-workers', 'hosting/cloudflare-workers-nodejs'] },
+  {
+    en: 'answer queries people type after @botname in any chat',
+    zh: '回答用户在任意聊天中输入 @bot 名字后的查询',
+    answers: ['plugins/inline-query'],
+  },
+  {
+    en: 'deploy the bot to Cloudflare Workers',
+    zh: '把 bot 部署到 Cloudflare Workers',
+    answers: ['hosting/cloudflare-workers', 'hosting/cloudflare-workers-nodejs'],
+  },
   { en: 'what is the ctx object my handlers receive', zh: '处理函数收到的 ctx 对象是什么', answers: ['guide/context'] },
   { en: 'split a big bot into several files', zh: '把一个很大的 bot 拆分成多个文件', answers: ['advanced/structuring'] },
   { en: 'what should I check before going to production', zh: '上线生产环境之前应该检查什么', answers: ['advanced/deployment'] },
@@ -46,10 +62,18 @@ export const GOLDEN_QUESTIONS: GoldenQuestion[] = [
   { en: 'check whether a user is a member of my channel', zh: '检查用户是否是某个频道的成员', answers: ['plugins/chat-members'] },
   { en: "always reply quoting the user's message", zh: '总是引用用户的消息进行回复', answers: ['plugins/autoquote'] },
   { en: "stream an LLM's answer as a draft message", zh: '把大模型的回答以草稿消息的形式流式输出', answers: ['plugins/stream'] },
-  { en: 'call methods like delete() directly on the message object', zh: '直接在消息对象上调用 delete() 之类的方法', answers: ['plugins/hydrate'] },
+  {
+    en: 'call methods like delete() directly on the message object',
+    zh: '直接在消息对象上调用 delete() 之类的方法',
+    answers: ['plugins/hydrate'],
+  },
   { en: 'manage messages on behalf of a business account', zh: '代表企业账号管理消息', answers: ['advanced/business'] },
   { en: 'HTML5 games inside Telegram', zh: 'Telegram 里的 HTML5 游戏', answers: ['guide/games'] },
-  { en: 'send updates to different handlers depending on a condition', zh: '根据条件把更新分发到不同的处理函数', answers: ['plugins/router'] },
+  {
+    en: 'send updates to different handlers depending on a condition',
+    zh: '根据条件把更新分发到不同的处理函数',
+    answers: ['plugins/router'],
+  },
   { en: 'how does next() work in middleware', zh: '中间件里的 next() 是怎么工作的', answers: ['guide/middleware', 'advanced/middleware'] },
 ];
 

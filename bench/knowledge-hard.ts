@@ -18,16 +18,43 @@ const zh = (kind: HardKind, q: string, ...answers: string[]): HardQuestion => ({
 
 export const HARD_QUESTIONS: HardQuestion[] = [
   // Pasted error messages.
-  en('error', "GrammyError: Call to 'getUpdates' failed! (409: Conflict: terminated by other getUpdates request; make sure that only one bot instance is running)", 'resources/faq', 'guide/deployment-types'),
+  en(
+    'error',
+    "GrammyError: Call to 'getUpdates' failed! (409: Conflict: terminated by other getUpdates request; make sure that only one bot instance is running)",
+    'resources/faq',
+    'guide/deployment-types',
+  ),
   en('error', 'Error: 403: Forbidden: bot was blocked by the user', 'resources/faq'),
-  en('error', "400: Bad Request: can't parse entities: Can't find end of the entity starting at byte offset 41", 'resources/faq', 'plugins/parse-mode'),
-  en('error', "GrammyError: Call to 'sendMessage' failed! (429: Too Many Requests: retry after 35)", 'advanced/flood', 'plugins/auto-retry', 'resources/faq', 'plugins/transformer-throttler'),
+  en(
+    'error',
+    "400: Bad Request: can't parse entities: Can't find end of the entity starting at byte offset 41",
+    'resources/faq',
+    'plugins/parse-mode',
+  ),
+  en(
+    'error',
+    "GrammyError: Call to 'sendMessage' failed! (429: Too Many Requests: retry after 35)",
+    'advanced/flood',
+    'plugins/auto-retry',
+    'resources/faq',
+    'plugins/transformer-throttler',
+  ),
   en('error', "error TS2688: Cannot find type definition file for 'node-fetch'.", 'resources/faq'),
   en('error', "HttpError: Network request for 'getMe' failed!", 'guide/errors'),
-  en('error', 'Error: Bot not initialized! Either call `await bot.init()`, or directly set the `botInfo` option in the `Bot` constructor', 'hosting/cloudflare-workers', 'guide/deployment-types', 'advanced/deployment'),
-  en('error', "Request timed out after 10000 ms (webhookCallback) and then Telegram sends the same update again and again", 'guide/deployment-types'),
-  zh('error', "报错 401: Unauthorized 是什么意思", 'resources/faq'),
-  zh('error', "bot 报错 BotError: Error in middleware while handling update 怎么捕获", 'guide/errors'),
+  en(
+    'error',
+    'Error: Bot not initialized! Either call `await bot.init()`, or directly set the `botInfo` option in the `Bot` constructor',
+    'hosting/cloudflare-workers',
+    'guide/deployment-types',
+    'advanced/deployment',
+  ),
+  en(
+    'error',
+    'Request timed out after 10000 ms (webhookCallback) and then Telegram sends the same update again and again',
+    'guide/deployment-types',
+  ),
+  zh('error', '报错 401: Unauthorized 是什么意思', 'resources/faq'),
+  zh('error', 'bot 报错 BotError: Error in middleware while handling update 怎么捕获', 'guide/errors'),
 
   // Code identifiers.
   en('identifier', 'ctx.answerCallbackQuery', 'plugins/keyboard', 'plugins/menu'),
@@ -128,7 +155,13 @@ export const HARD_QUESTIONS: HardQuestion[] = [
   en('paraphrase', 'big tappable answer options instead of typing', 'plugins/keyboard'),
   en('paraphrase', 'remember things about each person who talks to the bot', 'plugins/session'),
   en('paraphrase', 'make the bot talk French to French people and German to Germans', 'plugins/i18n', 'plugins/fluent'),
-  en('paraphrase', "slow down so Telegram doesn't get angry when I message lots of people", 'advanced/flood', 'plugins/transformer-throttler', 'plugins/auto-retry'),
+  en(
+    'paraphrase',
+    "slow down so Telegram doesn't get angry when I message lots of people",
+    'advanced/flood',
+    'plugins/transformer-throttler',
+    'plugins/auto-retry',
+  ),
   en('paraphrase', 'a questionnaire that collects answers step by step', 'plugins/conversations'),
   en('paraphrase', 'thick letters, slanted letters and links in what the bot writes', 'plugins/parse-mode', 'guide/basics'),
   en('paraphrase', 'save the picture someone sent me onto my disk', 'guide/files', 'plugins/files'),

@@ -76,22 +76,31 @@ export async function measureScale(corpus: KnowledgePageRecord[], size: number):
   try {
     let markdown = 0;
     let importMs = 0;
-    const input = (page: KnowledgePageRecord) => ({ slug: page.slug, title: page.title, summary: page.summary, content: page.content, tags: page.tags, references: page.references });
+    const input = (page: KnowledgePageRecord) => ({
+      slug: page.slug,
+      title: page.title,
+      summary: page.summary,
+      content: page.content,
+      tags: page.tags,
+      references: page.references,
+    });
     // As `parley knowledge import` does: batches of 200 pages, each one transaction, indexed in bulk.
-    await kb.bulk(async () => {
-      for (let n = 0; n < size; n += BATCH) {
-        const pages = Array.from({ length: Math.min(BATCH, size - n) }, (_, i) => {
-          const k = n + i;
-          return k < corpus.length ? corpus[k]! : generatedPage(base, k);
-        });
-        for (const page of pages) markdown += markdownBytes(page);
+    await kb
+      .bulk(async () => {
+        for (let n = 0; n < size; n += BATCH) {
+          const pages = Array.from({ length: Math.min(BATCH, size - n) }, (_, i) => {
+            const k = n + i;
+            return k < corpus.length ? corpus[k]! : generatedPage(base, k);
+          });
+          for (const page of pages) markdown += markdownBytes(page);
+          const started = performance.now();
+          await kb.saveMany(pages.map(input), { source: 'import' });
+          importMs += performance.now() - started;
+        }
         const started = performance.now();
-        await kb.saveMany(pages.map(input), { source: 'import' });
-        importMs += performance.now() - started;
-      }
-      const started = performance.now();
-      return () => (importMs += performance.now() - started);
-    }).then((stop) => stop());
+        return () => (importMs += performance.now() - started);
+      })
+      .then((stop) => stop());
     const rebuildStarted = performance.now();
     await kb.rebuild();
     const rebuildMs = performance.now() - rebuildStarted;
@@ -119,7 +128,18 @@ export async function measureScale(corpus: KnowledgePageRecord[], size: number):
     const hard = (await hardQuality(slugs)).get('all')!.recall5;
     await kb.close();
     const cliMs = process.env.PARLEY_BENCH_NO_CLI ? undefined : cliOverhead(target.provider === 'sqlite' ? target.file : '', dir);
-    return { pages: size, markdownBytes: markdown, importMs, rebuildMs, indexBytes, rank: latency(rank), search: latency(search), golden, hard, cliMs };
+    return {
+      pages: size,
+      markdownBytes: markdown,
+      importMs,
+      rebuildMs,
+      indexBytes,
+      rank: latency(rank),
+      search: latency(search),
+      golden,
+      hard,
+      cliMs,
+    };
   } finally {
     await kb.close();
     await store.close();

@@ -29,7 +29,10 @@ function row(label: string, q: Quality, width = 34): string {
   return `${label.padEnd(width)} ${f3(q.recall5)}      ${f3(q.mrr10)}   (${q.questions} questions)`;
 }
 
-const slugsOf = (kb: KnowledgeBase): Rank => async (query, limit) => (await kb.search(query, { limit })).hits.map((h) => h.slug);
+const slugsOf =
+  (kb: KnowledgeBase): Rank =>
+  async (query, limit) =>
+    (await kb.search(query, { limit })).hits.map((h) => h.slug);
 
 async function qualitySection(kb: KnowledgeBase, icuWords: KnowledgeBase, corpus: KnowledgePageRecord[]): Promise<void> {
   const baseline = buildBaseline(corpus);
@@ -47,7 +50,8 @@ async function qualitySection(kb: KnowledgeBase, icuWords: KnowledgeBase, corpus
     console.log(row(`hard ${kind}: FTS5 defaults`, hardPlain.get(kind)!));
     console.log(row(`hard ${kind}: Parley`, hard.get(kind)!));
   }
-  if (process.env.PARLEY_BENCH_MISSES) for (const [kind, q] of hard) if (kind !== 'all') for (const miss of q.misses) console.log(`  missed (${kind}): ${miss}`);
+  if (process.env.PARLEY_BENCH_MISSES)
+    for (const [kind, q] of hard) if (kind !== 'all') for (const miss of q.misses) console.log(`  missed (${kind}): ${miss}`);
   baseline.close();
 }
 
@@ -64,13 +68,17 @@ async function thresholdSection(kb: KnowledgeBase): Promise<void> {
   const share = (scores: number[]) => `${scores.filter((s) => s >= minScore).length}/${scores.length}`;
   relevant.sort((a, b) => a - b);
   console.log(`\nAutomatic context threshold (PARLEY_KNOWLEDGE_MIN_SCORE default ${minScore}), top page score:`);
-  console.log(`  right page first: min ${relevant[0]?.toFixed(1)}, p10 ${percentile(relevant, 0.1).toFixed(1)}, median ${percentile(relevant, 0.5).toFixed(1)}; at or above the threshold: ${share(relevant)}`);
+  console.log(
+    `  right page first: min ${relevant[0]?.toFixed(1)}, p10 ${percentile(relevant, 0.1).toFixed(1)}, median ${percentile(relevant, 0.5).toFixed(1)}; at or above the threshold: ${share(relevant)}`,
+  );
   console.log(`  off-topic messages: ${offTopic.map((s) => s.toFixed(1)).join(', ')}; at or above the threshold: ${share(offTopic)}`);
 }
 
 function scaleTable(figures: ScaleFigures[]): void {
   const mb = (bytes: number) => `${(bytes / 1024 ** 2).toFixed(1)} MB`;
-  console.log('\npages     Markdown   import (DB+index)     rebuild   index on disk        search p50/p95/p99 ms   with snippets p50/p95   golden r@5 en/zh   hard r@5   CLI search');
+  console.log(
+    '\npages     Markdown   import (DB+index)     rebuild   index on disk        search p50/p95/p99 ms   with snippets p50/p95   golden r@5 en/zh   hard r@5   CLI search',
+  );
   for (const f of figures) {
     console.log(
       [
@@ -87,9 +95,15 @@ function scaleTable(figures: ScaleFigures[]): void {
       ].join(' '),
     );
   }
-  console.log('  import: generated pages saved through KnowledgeBase.saveMany in batches of 200 (the CLI import path minus reading files), page generation not counted;');
-  console.log('  rebuild: `parley knowledge reindex` from that database; search: query planning + ranking (as the issue measured); with snippets: KnowledgeBase.search incl. reading the pages;');
-  console.log('  latency over the golden and hard questions (138) × 3 rounds; quality: the same questions answered among all pages of that size.');
+  console.log(
+    '  import: generated pages saved through KnowledgeBase.saveMany in batches of 200 (the CLI import path minus reading files), page generation not counted;',
+  );
+  console.log(
+    '  rebuild: `parley knowledge reindex` from that database; search: query planning + ranking (as the issue measured); with snippets: KnowledgeBase.search incl. reading the pages;',
+  );
+  console.log(
+    '  latency over the golden and hard questions (138) × 3 rounds; quality: the same questions answered among all pages of that size.',
+  );
 }
 
 export async function run(): Promise<void> {
@@ -101,12 +115,21 @@ export async function run(): Promise<void> {
     const corpus = await loadCorpus();
     const started = performance.now();
     const report = await importPages(kb, CORPUS_DIR);
-    console.log(`Imported ${report.counts.created} corpus pages into a fresh database in ${((performance.now() - started) / 1000).toFixed(1)} s (failed: ${report.counts.failed})`);
-    const icuWords = new KnowledgeBase({ repo: store.knowledge, indexFile: join(dir, 'icu-words-index.db'), tokenizer: createTokenizer({ cjk: 'words' }) });
+    console.log(
+      `Imported ${report.counts.created} corpus pages into a fresh database in ${((performance.now() - started) / 1000).toFixed(1)} s (failed: ${report.counts.failed})`,
+    );
+    const icuWords = new KnowledgeBase({
+      repo: store.knowledge,
+      indexFile: join(dir, 'icu-words-index.db'),
+      tokenizer: createTokenizer({ cjk: 'words' }),
+    });
     await qualitySection(kb, icuWords, corpus);
     await icuWords.close();
     await thresholdSection(kb);
-    const sizes = (process.env.PARLEY_BENCH_KNOWLEDGE_PAGES ?? '1000,10000,100000').split(',').map(Number).filter((n) => n > 0);
+    const sizes = (process.env.PARLEY_BENCH_KNOWLEDGE_PAGES ?? '1000,10000,100000')
+      .split(',')
+      .map(Number)
+      .filter((n) => n > 0);
     const figures: ScaleFigures[] = [];
     console.log(`\nAt scale: the ${corpus.length} corpus pages plus generated ones (sizes ${sizes.join(', ')})`);
     for (const size of sizes) {

@@ -56,7 +56,10 @@ function nonNegativeInt(value: string, name: string): number {
 
 function saved(ctx: CliContext, result: KnowledgeSaveResult, json: boolean | undefined): void {
   if (result.status === 'conflict') throw new CliError(`${result.page?.slug ?? 'the page'} changed meanwhile; nothing was written`, 1);
-  if (json) return ctx.json({ status: result.status, slug: result.page.slug, revision: result.page.revision });
+  if (json) {
+    ctx.json({ status: result.status, slug: result.page.slug, revision: result.page.revision });
+    return;
+  }
   const { slug, revision } = result.page;
   ctx.line(
     result.status === 'created'
@@ -113,7 +116,7 @@ export function registerKnowledgeCommands(program: Command, ctx: CliContext): vo
       const { importPages, printImportReport, progressBar } = await deps();
       const report = await withKnowledge(ctx, async (kb) => {
         const bar = progressBar(ctx.io, options.dryRun ? 'Checking' : 'Importing');
-        let imported;
+        let imported: Awaited<ReturnType<typeof importPages>>;
         try {
           imported = await importPages(kb, root, {
             dryRun: options.dryRun,

@@ -30,7 +30,10 @@ export function splitFrontMatter(text: string): SplitFile {
   const source = rest.slice(0, closing.index);
   if (source.length > MAX_FRONT_MATTER_CHARS) throw new PageFileError('invalid front matter: it is longer than 100,000 characters');
   const afterClosing = rest.slice(closing.index + closing[0].length);
-  return { data: source.trim() === '' ? {} : (parse(source) ?? {}), body: afterClosing.startsWith('\n') ? afterClosing.slice(1) : afterClosing };
+  return {
+    data: source.trim() === '' ? {} : (parse(source) ?? {}),
+    body: afterClosing.startsWith('\n') ? afterClosing.slice(1) : afterClosing,
+  };
 }
 
 function parserFor(language: string): (source: string) => unknown {
@@ -47,7 +50,8 @@ function parseYaml(source: string): unknown {
   const error = doc.errors[0];
   if (error) throw new PageFileError(`invalid front matter: ${yamlMessage(error)}`);
   const duplicate = duplicateKey(doc.contents);
-  if (duplicate !== undefined) throw new PageFileError(`invalid front matter: the key ${JSON.stringify(duplicate.slice(0, 40))} appears twice`);
+  if (duplicate !== undefined)
+    throw new PageFileError(`invalid front matter: the key ${JSON.stringify(duplicate.slice(0, 40))} appears twice`);
   const tag = doc.warnings.find((warning) => warning.code === 'TAG_RESOLVE_FAILED');
   if (tag) {
     const name = /Unresolved tag: (\S+)/.exec(tag.message)?.[1]?.replace('tag:yaml.org,2002:', '!!') ?? 'an unknown tag';

@@ -145,7 +145,11 @@ async function readOne(
     const page = pageFromFile(await readPageText(path, realRoot), file);
     const owner = slugOwners.get(page.slug);
     // Two files with one slug would overwrite each other on every import, so the second one fails.
-    if (owner) return { outcome: { file, status: 'failed', slug: page.slug, reason: `slug ${page.slug} is already used by ${owner}` }, isInvalid: true };
+    if (owner)
+      return {
+        outcome: { file, status: 'failed', slug: page.slug, reason: `slug ${page.slug} is already used by ${owner}` },
+        isInvalid: true,
+      };
     slugOwners.set(page.slug, file);
     return { page };
   } catch (error) {
@@ -162,7 +166,8 @@ async function saveBatch(kb: KnowledgeBase, batch: Pending[], options: ImportOpt
     );
     return results.map((result, k) => {
       const { file, page } = batch[k]!;
-      if (result.status === 'conflict') return { file, status: 'failed', slug: page.slug, reason: 'the page changed while importing; run the import again' };
+      if (result.status === 'conflict')
+        return { file, status: 'failed', slug: page.slug, reason: 'the page changed while importing; run the import again' };
       return { file, status: result.status, slug: page.slug, revision: result.page.revision };
     });
   } catch (error) {

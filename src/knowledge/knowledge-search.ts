@@ -97,7 +97,12 @@ async function rank(context: SearchContext, query: string, limit: number, explai
     return row ? [{ doc, pageId: row.id, slug: row.slug, title: row.title, score: 0, pageScore: 0, best: { position: 0, score: 0 } }] : [];
   });
   const similarity = new Map(near.map((hit) => [hit.doc, hit.similarity]));
-  return { plan: keyword.plan, pages, semantic: new Map(pages.filter((p) => similarity.has(p.doc)).map((p) => [p.pageId, similarity.get(p.doc)!])), fused: true };
+  return {
+    plan: keyword.plan,
+    pages,
+    semantic: new Map(pages.filter((p) => similarity.has(p.doc)).map((p) => [p.pageId, similarity.get(p.doc)!])),
+    fused: true,
+  };
 }
 
 export async function searchPages(context: SearchContext, query: string, limit: number): Promise<SearchResult> {
@@ -127,7 +132,11 @@ export async function explainPages(context: SearchContext, query: string, limit:
  * pages scoring at least `minScore`, in page order, each page's best section first, then
  * second-best ones while `limit` allows.
  */
-export async function relevantSections(context: SearchContext, query: string, options: { limit: number; minScore: number }): Promise<SectionHit[]> {
+export async function relevantSections(
+  context: SearchContext,
+  query: string,
+  options: { limit: number; minScore: number },
+): Promise<SectionHit[]> {
   if (options.limit <= 0) return [];
   const { pages: ranked } = keywordRanking(context, query, options.limit, false);
   const chosen = ranked.filter((page) => page.score >= options.minScore);
@@ -135,12 +144,23 @@ export async function relevantSections(context: SearchContext, query: string, op
     ...chosen.map((page) => ({ pageId: page.pageId, section: page.best })),
     ...chosen.flatMap((page) => (page.second ? [{ pageId: page.pageId, section: page.second }] : [])),
   ].slice(0, options.limit);
-  const pages = await pagesById(context, chosen.map((page) => page.pageId));
+  const pages = await pagesById(
+    context,
+    chosen.map((page) => page.pageId),
+  );
   return matches.flatMap((match) => {
     const page = pages.get(match.pageId);
     const section = page && pageSections(page.content)[match.section.position];
     if (!page || !section) return [];
-    return [{ slug: page.slug, title: page.title, section: sectionLabel(section.path), score: round(match.section.score), markdown: section.markdown }];
+    return [
+      {
+        slug: page.slug,
+        title: page.title,
+        section: sectionLabel(section.path),
+        score: round(match.section.score),
+        markdown: section.markdown,
+      },
+    ];
   });
 }
 
@@ -150,7 +170,10 @@ async function pagesById(context: SearchContext, ids: string[]): Promise<Map<str
 
 /** Hits with the snippet of their best section; a page deleted since it was ranked is left out. */
 async function withSnippets(context: SearchContext, ranked: Ranked, query: string): Promise<(PageHit & { ranked: RankedPage })[]> {
-  const pages = await pagesById(context, ranked.pages.map((r) => r.pageId));
+  const pages = await pagesById(
+    context,
+    ranked.pages.map((r) => r.pageId),
+  );
   return ranked.pages.flatMap((entry) => {
     const page = pages.get(entry.pageId);
     if (!page) return [];

@@ -33,7 +33,10 @@ const ReferencesSchema = z
 
 /** Markdown as stored: LF line ends, no leading blank lines, no trailing whitespace. */
 export function normaliseContent(content: string): string {
-  return content.replace(/\r\n?/g, '\n').replace(/^(?:[ \t]*\n)+/, '').trimEnd();
+  return content
+    .replace(/\r\n?/g, '\n')
+    .replace(/^(?:[ \t]*\n)+/, '')
+    .trimEnd();
 }
 
 export const PageInputSchema = z.object({

@@ -56,7 +56,8 @@ async function realFolder(root: string, parts: string[]): Promise<string> {
 /** Writes `text` to `relativePath` ("a/b/c.md") below the real folder `root`. */
 export async function writeInside(root: string, relativePath: string, text: string): Promise<void> {
   const parts = relativePath.split('/');
-  if (parts.some((part) => part === '' || part === '.' || part === '..')) throw new UnsafePathError(relativePath, 'is not a plain relative path');
+  if (parts.some((part) => part === '' || part === '.' || part === '..'))
+    throw new UnsafePathError(relativePath, 'is not a plain relative path');
   const name = parts.pop()!;
   const dir = await realFolder(root, parts);
   const path = join(dir, name);

@@ -114,7 +114,10 @@ export function createTokenizer(options: TokenizerOptions = {}): Tokenizer {
   let pairs = new Map<number, Term>();
   const intern = (text: string): Term => {
     let found = byText.get(text);
-    if (!found) byText.set(text, (found = { text, page: 0, slot: 0, idOwner: 0, id: 0 }));
+    if (!found) {
+      found = { text, page: 0, slot: 0, idOwner: 0, id: 0 };
+      byText.set(text, found);
+    }
     return found;
   };
   const termOf = (word: string): Term | null => {
@@ -125,7 +128,10 @@ export function createTokenizer(options: TokenizerOptions = {}): Tokenizer {
   };
   const term = (word: string, sink: TermSink): void => {
     let found = byWord.get(word);
-    if (found === undefined) byWord.set(word, (found = termOf(word)));
+    if (found === undefined) {
+      found = termOf(word);
+      byWord.set(word, found);
+    }
     if (found) sink(found);
   };
   const plainWord = (text: string, start: number, end: number, sink: TermSink): void => {
@@ -133,14 +139,18 @@ export function createTokenizer(options: TokenizerOptions = {}): Tokenizer {
     let found = plainWords.get(text, start, end, hash);
     if (found === undefined) {
       const word = text.slice(start, end);
-      plainWords.set(word, hash, (found = termOf(word)));
+      found = termOf(word);
+      plainWords.set(word, hash, found);
     }
     if (found) sink(found);
   };
   const pair = (text: string, at: number, sink: TermSink): void => {
     const key = text.charCodeAt(at) * 65_536 + text.charCodeAt(at + 1);
     let found = pairs.get(key);
-    if (!found) pairs.set(key, (found = intern(text.slice(at, at + 2))));
+    if (!found) {
+      found = intern(text.slice(at, at + 2));
+      pairs.set(key, found);
+    }
     sink(found);
   };
   const trim = (): void => {

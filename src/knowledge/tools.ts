@@ -78,16 +78,21 @@ export function createKnowledgeTools(kb: KnowledgeBase): AnyTool[] {
     activity: 'writing knowledge',
     describe: (args) => `create or update the knowledge page "${args.slug}" (${args.title})`,
     async execute(args, ctx) {
-      let input;
+      let input: ReturnType<typeof parsePageInput>;
       try {
         input = parsePageInput(args);
       } catch (error) {
         if (error instanceof PageFileError) return { content: `Invalid page: ${error.message}`, isError: true };
         throw error;
       }
-      const result = await kb.save(input, { source: 'bot', author: `${ctx.requester.displayName} (${ctx.chat.channel}:${ctx.requester.id})` });
-      if (result.status === 'conflict') return { content: `Page ${input.slug} changed while writing; read it again and retry.`, isError: true };
-      if (result.status === 'unchanged') return `Page ${input.slug} already has this content (revision ${result.page.revision}); nothing changed.`;
+      const result = await kb.save(input, {
+        source: 'bot',
+        author: `${ctx.requester.displayName} (${ctx.chat.channel}:${ctx.requester.id})`,
+      });
+      if (result.status === 'conflict')
+        return { content: `Page ${input.slug} changed while writing; read it again and retry.`, isError: true };
+      if (result.status === 'unchanged')
+        return `Page ${input.slug} already has this content (revision ${result.page.revision}); nothing changed.`;
       return `${result.status === 'created' ? 'Created' : 'Updated'} page ${input.slug} (revision ${result.page.revision}).`;
     },
   });

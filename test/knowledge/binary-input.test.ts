@@ -104,20 +104,36 @@ describe('text that is not valid Unicode, from flags, JSON or front matter', () 
 
   it('refuses unpaired surrogates and NUL characters in every field, naming the field', () => {
     // What write_knowledge_page receives from the model (JSON.parse keeps "\ud800" as a lone surrogate).
-    const fromJson = JSON.parse('{"slug":"a","title":"T\\ud800","summary":"S","content":"x\\u0000y","tags":["ok","b\\udc00"],"references":["\\ud83d"]}') as unknown;
+    const fromJson = JSON.parse(
+      '{"slug":"a","title":"T\\ud800","summary":"S","content":"x\\u0000y","tags":["ok","b\\udc00"],"references":["\\ud83d"]}',
+    ) as unknown;
     expect(refusal(() => parsePageInput(fromJson))).toBe(
       'title is not valid Unicode (it contains an unpaired surrogate); content contains a NUL character (binary data is not text); a tag is not valid Unicode (it contains an unpaired surrogate); a reference is not valid Unicode (it contains an unpaired surrogate)',
     );
-    expect(refusal(() => pageFromFile('---\ntitle: "Bad \\uD800 title"\n---\nText\n', 'a.md'))).toBe('title is not valid Unicode (it contains an unpaired surrogate)');
-    expect(refusal(() => pageFromFile('---json\n{"title": "ok", "summary": "\\u0000"}\n---\nText\n', 'a.md'))).toBe('summary contains a NUL character (binary data is not text)');
-    expect(refusal(() => pageFromFile('# Title\n\nIntro.\n\n## Part\n\nlone \uDC00 low surrogate\n', 'a.md'))).toBe('content is not valid Unicode (it contains an unpaired surrogate)');
+    expect(refusal(() => pageFromFile('---\ntitle: "Bad \\uD800 title"\n---\nText\n', 'a.md'))).toBe(
+      'title is not valid Unicode (it contains an unpaired surrogate)',
+    );
+    expect(refusal(() => pageFromFile('---json\n{"title": "ok", "summary": "\\u0000"}\n---\nText\n', 'a.md'))).toBe(
+      'summary contains a NUL character (binary data is not text)',
+    );
+    expect(refusal(() => pageFromFile('# Title\n\nIntro.\n\n## Part\n\nlone \uDC00 low surrogate\n', 'a.md'))).toBe(
+      'content is not valid Unicode (it contains an unpaired surrogate)',
+    );
     // A correctly paired surrogate (an emoji) is fine.
     expect(parsePageInput({ slug: 'e', title: 'Smile 😀', content: '😀' }).title).toBe('Smile 😀');
   });
 
   it('refuses such command-line arguments (possible in-process) before doing anything', async () => {
     const cli = cliFor(dbFile, dir);
-    expect(await cli(['knowledge', 'add', '--slug', 's', '--title', 'T\uD800'])).toEqual({ code: 2, out: '', err: 'parley: argument 6 is not valid text (it contains an unpaired surrogate)\n' });
-    expect(await cli(['knowledge', 'show', 'a\0b'])).toEqual({ code: 2, out: '', err: 'parley: argument 3 is not valid text (it contains a NUL character)\n' });
+    expect(await cli(['knowledge', 'add', '--slug', 's', '--title', 'T\uD800'])).toEqual({
+      code: 2,
+      out: '',
+      err: 'parley: argument 6 is not valid text (it contains an unpaired surrogate)\n',
+    });
+    expect(await cli(['knowledge', 'show', 'a\0b'])).toEqual({
+      code: 2,
+      out: '',
+      err: 'parley: argument 3 is not valid text (it contains a NUL character)\n',
+    });
   });
 });

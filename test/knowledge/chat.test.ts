@@ -49,16 +49,22 @@ async function app(env: Record<string, string> = {}): Promise<Harness> {
 describe('knowledge in a chat turn', () => {
   it('search_knowledge returns the right page and the answer cites its slug', async () => {
     const h = await app({ PARLEY_KNOWLEDGE_AUTO_CONTEXT: 'false' });
-    h.model.enqueue({ toolCalls: [{ name: 'search_knowledge', arguments: { query: 'send a message with buttons under it', limit: 3 } }] }, (request) => {
-      const { results } = JSON.parse(toolResult(request)) as { results: { slug: string; section: string }[] };
-      return { text: `Use an inline keyboard; see [${results[0]!.slug}] (${results[0]!.section}).` };
-    });
+    h.model.enqueue(
+      { toolCalls: [{ name: 'search_knowledge', arguments: { query: 'send a message with buttons under it', limit: 3 } }] },
+      (request) => {
+        const { results } = JSON.parse(toolResult(request)) as { results: { slug: string; section: string }[] };
+        return { text: `Use an inline keyboard; see [${results[0]!.slug}] (${results[0]!.section}).` };
+      },
+    );
     const bea = person('Bea');
     await h.adapter.say(QUESTION, { from: bea });
     const [turn] = await settled(h.store, dm(bea));
     expect(turn!.status).toBe('done');
 
-    const result = JSON.parse(toolResult(h.model.requests[1]!)) as { results: { slug: string; title: string; section: string; snippet: string; score: number }[]; note: string };
+    const result = JSON.parse(toolResult(h.model.requests[1]!)) as {
+      results: { slug: string; title: string; section: string; snippet: string; score: number }[];
+      note: string;
+    };
     expect(result.results[0]).toMatchObject({ slug: 'en/plugins/keyboard', title: 'Inline and Custom Keyboards (built-in)' });
     expect(Object.keys(result.results[0]!).sort()).toEqual(['score', 'section', 'slug', 'snippet', 'title']);
     expect(result.note).toMatch(/Cite the slug/);
@@ -101,7 +107,11 @@ describe('knowledge in a chat turn', () => {
     const heading = /### \[en\/plugins\/keyboard\] Inline and Custom Keyboards \(built-in\) › (.+)\n/.exec(block);
     expect(heading, block).not.toBeNull();
     const keyboard = (await h.store.knowledge.get('en/plugins/keyboard'))!;
-    const body = block.slice(heading!.index + heading![0].length).split('\n### ')[0]!.replace(/\n…\s*$/, '').trim();
+    const body = block
+      .slice(heading!.index + heading![0].length)
+      .split('\n### ')[0]!
+      .replace(/\n…\s*$/, '')
+      .trim();
     expect(body.length).toBeGreaterThan(100);
     expect(keyboard.content).toContain(body);
   });
@@ -119,8 +129,16 @@ describe('knowledge in a chat turn', () => {
 describe('write_knowledge_page', () => {
   it('suspends the turn for approval; once approved the page exists with a revision that history shows', async () => {
     const h = await app({ PARLEY_KNOWLEDGE_AUTO_CONTEXT: 'false' });
-    const page = { slug: 'faq/refunds', title: 'Refunds', summary: 'How refunds work.', content: 'Refunds take five working days.', tags: ['billing'] };
-    h.model.enqueue({ toolCalls: [{ name: 'write_knowledge_page', arguments: page }] }, (request) => ({ text: `Saved: ${toolResult(request)} See [faq/refunds].` }));
+    const page = {
+      slug: 'faq/refunds',
+      title: 'Refunds',
+      summary: 'How refunds work.',
+      content: 'Refunds take five working days.',
+      tags: ['billing'],
+    };
+    h.model.enqueue({ toolCalls: [{ name: 'write_knowledge_page', arguments: page }] }, (request) => ({
+      text: `Saved: ${toolResult(request)} See [faq/refunds].`,
+    }));
     await h.adapter.say('please write down our refund policy', { from: ALICE });
 
     const prompt = await waitFor(() => h.adapter.prompts()[0], 'the approval prompt');

@@ -15,11 +15,17 @@ let cli: (argv: string[], stdin?: string) => Promise<CliRun>;
 beforeAll(async () => {
   const dir = knowledgeTempDir('parley-cli-props-');
   mkdirSync(join(dir, 'docs'));
-  writeFiles(dir, { 'docs/a.md': '# Alpha\n\nFirst.\n', 'docs/b.md': '---\ntitle: Beta\ntags: [x]\n---\nSecond.\n', 'page.md': '# Page\n' });
+  writeFiles(dir, {
+    'docs/a.md': '# Alpha\n\nFirst.\n',
+    'docs/b.md': '---\ntitle: Beta\ntags: [x]\n---\nSecond.\n',
+    'page.md': '# Page\n',
+  });
   // $EDITOR `true` leaves the draft as it is, so `edit <slug>` without flags ends at once.
   cli = cliFor(join(dir, 'parley.db'), dir, { EDITOR: 'true', VISUAL: '' });
   for (const slug of ['a', 'billing/refunds']) {
-    expect((await cli(['knowledge', 'add', '--slug', slug, '--title', `Page ${slug}`, '--content', 'Refunds take five days.'])).code).toBe(0);
+    expect((await cli(['knowledge', 'add', '--slug', slug, '--title', `Page ${slug}`, '--content', 'Refunds take five days.'])).code).toBe(
+      0,
+    );
   }
 });
 
@@ -29,7 +35,28 @@ const char = fc.oneof(
 );
 // Free text never names a place outside the test folder (`import /` would read the whole disk).
 const freeText = fc.string({ unit: char, maxLength: 24 }).map((value) => value.replace(/^[/~]+/, '').replace(/\.\./g, '_'));
-const special = fc.constantFrom('', ' ', '-', '0', '-1', '1', '2', '1e3', 'NaN', '99999999999999999999', '0x10', 'a', 'billing/refunds', 'docs', 'page.md', 'out', 'missing.md', 'Bad Slug!', 'a/../b', 'the and of');
+const special = fc.constantFrom(
+  '',
+  ' ',
+  '-',
+  '0',
+  '-1',
+  '1',
+  '2',
+  '1e3',
+  'NaN',
+  '99999999999999999999',
+  '0x10',
+  'a',
+  'billing/refunds',
+  'docs',
+  'page.md',
+  'out',
+  'missing.md',
+  'Bad Slug!',
+  'a/../b',
+  'the and of',
+);
 const value = fc.oneof({ weight: 2, arbitrary: special }, { weight: 3, arbitrary: freeText });
 const slug = fc.oneof({ weight: 3, arbitrary: fc.constantFrom('a', 'billing/refunds', 'new/page', 'b') }, value);
 const number = fc.oneof(fc.integer({ min: -2, max: 5 }).map(String), value);
@@ -37,7 +64,14 @@ const path = fc.oneof({ weight: 3, arbitrary: fc.constantFrom('docs', 'page.md',
 
 /** Each command with arguments of the right shape (and junk mixed in below). */
 const flag = (name: string, arb?: fc.Arbitrary<string>): fc.Arbitrary<string[]> => (arb ? arb.map((v) => [name, v]) : fc.constant([name]));
-const pageFlags = [flag('--slug', slug), flag('--title', value), flag('--summary', value), flag('--tags', value), flag('--ref', value), flag('--content', value)];
+const pageFlags = [
+  flag('--slug', slug),
+  flag('--title', value),
+  flag('--summary', value),
+  flag('--tags', value),
+  flag('--ref', value),
+  flag('--content', value),
+];
 const json = flag('--json');
 const COMMANDS: Record<string, { positional: fc.Arbitrary<string>[]; flags: fc.Arbitrary<string[]>[] }> = {
   add: { positional: [fc.oneof(path, fc.constant('-'))], flags: [...pageFlags, flag('--replace'), json] },
@@ -56,16 +90,31 @@ const COMMANDS: Record<string, { positional: fc.Arbitrary<string>[]; flags: fc.A
 const wellFormed = fc.constantFrom(...Object.keys(COMMANDS)).chain((name) => {
   const { positional, flags } = COMMANDS[name]!;
   return fc
-    .tuple(fc.tuple(...positional.map((arb) => fc.option(arb, { nil: undefined, freq: 8 }))), fc.subarray(flags).chain((chosen) => fc.tuple(...chosen)))
+    .tuple(
+      fc.tuple(...positional.map((arb) => fc.option(arb, { nil: undefined, freq: 8 }))),
+      fc.subarray(flags).chain((chosen) => fc.tuple(...chosen)),
+    )
     .map(([args, options]) => ['knowledge', name, ...args.filter((a): a is string => a !== undefined), ...options.flat()]);
 });
 const junk = fc.oneof(value, fc.constantFrom('--help', '-h', '--nope', '-x', '--', '--slug=a', '--json', 'nope'));
 // Mostly well-formed command lines, some with a junk token spliced in somewhere.
 const argv = fc.oneof(
   { weight: 3, arbitrary: wellFormed },
-  { weight: 1, arbitrary: fc.tuple(wellFormed, junk, fc.nat()).map(([args, extra, at]) => [...args.slice(0, 1 + (at % args.length)), extra, ...args.slice(1 + (at % args.length))]) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(wellFormed, junk, fc.nat())
+      .map(([args, extra, at]) => [...args.slice(0, 1 + (at % args.length)), extra, ...args.slice(1 + (at % args.length))]),
+  },
 );
-const stdin = fc.option(fc.oneof(fc.constant('---\ntitle: From stdin\n---\nText.\n'), fc.constant('---js\n{ title: "x" }\n---\n'), fc.string({ unit: char, maxLength: 60 })), { nil: undefined });
+const stdin = fc.option(
+  fc.oneof(
+    fc.constant('---\ntitle: From stdin\n---\nText.\n'),
+    fc.constant('---js\n{ title: "x" }\n---\n'),
+    fc.string({ unit: char, maxLength: 60 }),
+  ),
+  { nil: undefined },
+);
 
 describe('arbitrary `parley knowledge` command lines', () => {
   it('end with exit code 0, 1 or 2, explain a failure on stderr, and never hit an unexpected error', async () => {

@@ -42,7 +42,10 @@ describe('tokenizer', () => {
 
 describe('page files', () => {
   it('reads the fields from front matter, ignoring keys it does not know', () => {
-    const page = pageFromFile('---\ntitle: Refunds\nsummary: How refunds work.\ntags: billing, Support\nprev: false\n---\n\n# Something else\n\nBody.\n', 'x/y.md');
+    const page = pageFromFile(
+      '---\ntitle: Refunds\nsummary: How refunds work.\ntags: billing, Support\nprev: false\n---\n\n# Something else\n\nBody.\n',
+      'x/y.md',
+    );
     expect(page).toEqual({
       slug: 'x/y',
       title: 'Refunds',
@@ -54,7 +57,10 @@ describe('page files', () => {
   });
 
   it('derives title, summary and slug when there is no front matter', () => {
-    const page = pageFromFile('# Getting Started\n\nInstall it **first**, then [run](./run.md) it.\nSecond line.\n\n## Next\n\nMore.\n', 'Guides/Getting Started.md');
+    const page = pageFromFile(
+      '# Getting Started\n\nInstall it **first**, then [run](./run.md) it.\nSecond line.\n\n## Next\n\nMore.\n',
+      'Guides/Getting Started.md',
+    );
     expect(page.title).toBe('Getting Started');
     expect(page.summary).toBe('Install it first, then run it. Second line.');
     expect(page.slug).toBe('guides/getting-started');
@@ -90,25 +96,46 @@ describe('page files', () => {
       }
       throw new Error('expected a PageFileError');
     };
-    expect(pageFromFile('---json\n{"title": "From JSON", "tags": ["a"]}\n---\nBody.\n', 'j.md')).toMatchObject({ title: 'From JSON', tags: ['a'], content: 'Body.' });
+    expect(pageFromFile('---json\n{"title": "From JSON", "tags": ["a"]}\n---\nBody.\n', 'j.md')).toMatchObject({
+      title: 'From JSON',
+      tags: ['a'],
+      content: 'Body.',
+    });
     expect(pageFromFile('---yaml\r\ntitle: CRLF\r\n---\r\nBody.\r\n', 'y.md')).toMatchObject({ title: 'CRLF', content: 'Body.' });
     expect(pageFromFile('\uFEFF---\n---\n# Empty front matter\n', 'e.md').title).toBe('Empty front matter');
     expect(pageFromFile('----\n# Not front matter\n', 'r.md').content).toBe('----\n# Not front matter');
-    expect(error('---\ntitle: !!js/function "function () { return 1 }"\n---\n')).toBe('invalid front matter: the YAML tag !!js/function is not allowed (front matter is plain data)');
-    expect(error('---\ntitle: !!binary aGk=\n---\n')).toBe('invalid front matter: the YAML tag !!binary is not allowed (front matter is plain data)');
-    expect(error('---\ntitle: !custom x\n---\n')).toBe('invalid front matter: the YAML tag !custom is not allowed (front matter is plain data)');
+    expect(error('---\ntitle: !!js/function "function () { return 1 }"\n---\n')).toBe(
+      'invalid front matter: the YAML tag !!js/function is not allowed (front matter is plain data)',
+    );
+    expect(error('---\ntitle: !!binary aGk=\n---\n')).toBe(
+      'invalid front matter: the YAML tag !!binary is not allowed (front matter is plain data)',
+    );
+    expect(error('---\ntitle: !custom x\n---\n')).toBe(
+      'invalid front matter: the YAML tag !custom is not allowed (front matter is plain data)',
+    );
     expect(error('---\ntitle: a\ntitle: b\n---\n')).toBe('invalid front matter: the key "title" appears twice');
     // Lines are counted in the file (the opening --- is line 1).
-    expect(error('---\ntitle: ok\nsummary: x\nnote: @x\n---\n')).toBe('invalid front matter: Plain value cannot start with reserved character @ at line 4, column 7');
+    expect(error('---\ntitle: ok\nsummary: x\nnote: @x\n---\n')).toBe(
+      'invalid front matter: Plain value cannot start with reserved character @ at line 4, column 7',
+    );
     expect(error('---\ntitle: never closed\n# Heading\n')).toBe('invalid front matter: it is not closed (add a --- line after it)');
-    expect(error('---toml\ntitle = "x"\n---\n')).toBe('front matter in "toml" is not allowed: only YAML (or JSON) is read, and nothing in a page is run');
+    expect(error('---toml\ntitle = "x"\n---\n')).toBe(
+      'front matter in "toml" is not allowed: only YAML (or JSON) is read, and nothing in a page is run',
+    );
     // YAML's duplicate-key check is quadratic: 12,000 keys took ~25 s; the size bound keeps a file cheap.
     const manyKeys = Array.from({ length: 12_000 }, (_, i) => `key${i}: value`).join('\n');
     expect(error(`---\n${manyKeys}\n---\n# T\n`)).toBe('invalid front matter: it is longer than 100,000 characters');
   });
 
   it('writes files that read back as the same page', () => {
-    const page = { slug: 'a/b', title: 'A: "quoted" title', summary: 'Line one.\nLine two.', content: '## Part\n\nText with --- and # marks', tags: ['x'], references: ['https://example.com'] };
+    const page = {
+      slug: 'a/b',
+      title: 'A: "quoted" title',
+      summary: 'Line one.\nLine two.',
+      content: '## Part\n\nText with --- and # marks',
+      tags: ['x'],
+      references: ['https://example.com'],
+    };
     expect(pageFromFile(renderPageFile(page), 'ignored.md')).toEqual(page);
   });
 
@@ -177,14 +204,20 @@ describe('snippets', () => {
 });
 
 describe('the automatic context block', () => {
-  const hit = (slug: string, words: number) => ({ slug, title: slug.toUpperCase(), section: 'Part', score: 20, markdown: Array.from({ length: words }, (_, i) => `word${i}`).join(' ') });
+  const hit = (slug: string, words: number) => ({
+    slug,
+    title: slug.toUpperCase(),
+    section: 'Part',
+    score: 20,
+    markdown: Array.from({ length: words }, (_, i) => `word${i}`).join(' '),
+  });
 
   it('keeps within the token budget, cutting the last section that fits partly and dropping stubs', () => {
     const block = knowledgeBlock([hit('a', 100), hit('b', 400), hit('c', 100)], 400)!;
     expect(estimateTokens(block)).toBeLessThanOrEqual(400);
     expect(block).toMatch(/^<knowledge>\n.*Cite the slug/);
     expect(block).toContain('### [a] A › Part\nword0');
-    expect(block).toMatch(/### \[b\] B › Part\nword0[^]*\n…\n\n<\/knowledge>$/);
+    expect(block).toMatch(/### \[b\] B › Part\nword0[\s\S]*\n…\n\n<\/knowledge>$/);
     expect(block).not.toContain('[c]');
     expect(knowledgeBlock([hit('a', 100)], 100)).toBeUndefined();
     expect(knowledgeBlock([], 1_500)).toBeUndefined();

@@ -51,9 +51,15 @@ describe('front matter in a language other than YAML', () => {
 
   it('knowledge add - refuses it on standard input', async () => {
     const marker = join(dir, 'pwned-stdin');
-    const run = await runParley(['knowledge', 'add', '-', '--slug', 'x'], { cwd: dir, dbFile, stdin: Buffer.from(evilPage('---js', marker)) });
+    const run = await runParley(['knowledge', 'add', '-', '--slug', 'x'], {
+      cwd: dir,
+      dbFile,
+      stdin: Buffer.from(evilPage('---js', marker)),
+    });
     expect(run.code, run.err).toBe(2);
-    expect(run.err).toBe('parley: standard input: front matter in "js" is not allowed: only YAML (or JSON) is read, and nothing in a page is run\n');
+    expect(run.err).toBe(
+      'parley: standard input: front matter in "js" is not allowed: only YAML (or JSON) is read, and nothing in a page is run\n',
+    );
     expect(existsSync(marker)).toBe(false);
   });
 

@@ -13,31 +13,102 @@ const SEED = 42;
 
 const anyChar = fc.oneof(
   { weight: 6, arbitrary: fc.string({ unit: 'grapheme', minLength: 1, maxLength: 1 }) },
-  { weight: 2, arbitrary: fc.constantFrom('\n', '\r\n', '\r', '\t', ' ', ':', '-', '#', '"', "'", '[', ']', '{', '}', '!', '&', '*', '|', '>', '%', '@', '`') },
+  {
+    weight: 2,
+    arbitrary: fc.constantFrom(
+      '\n',
+      '\r\n',
+      '\r',
+      '\t',
+      ' ',
+      ':',
+      '-',
+      '#',
+      '"',
+      "'",
+      '[',
+      ']',
+      '{',
+      '}',
+      '!',
+      '&',
+      '*',
+      '|',
+      '>',
+      '%',
+      '@',
+      '`',
+    ),
+  },
   { weight: 1, arbitrary: fc.constantFrom('\0', '\uFEFF', '\uD800', '\uDFFF', '\u2028', '\u0085', '中', '😀') },
 );
 const text = (maxLength: number) => fc.string({ unit: anyChar, maxLength });
 
 const opening = fc.oneof(
   { weight: 4, arbitrary: fc.constantFrom('---', '---yaml', '--- ') },
-  fc.constantFrom('---', '---yaml', '---YML', '---json', '--- yaml ', '---js', '---javascript', '--- js', '---coffee', '----', '--', ' ---', '---\t'),
+  fc.constantFrom(
+    '---',
+    '---yaml',
+    '---YML',
+    '---json',
+    '--- yaml ',
+    '---js',
+    '---javascript',
+    '--- js',
+    '---coffee',
+    '----',
+    '--',
+    ' ---',
+    '---\t',
+  ),
   text(12).map((tag) => `---${tag.replace(/[\r\n]/g, '')}`),
 );
 const closing = fc.oneof({ weight: 4, arbitrary: fc.constant('---') }, fc.constantFrom('--- ', '...', '----', '', '---\t\t', '---js'));
 
-const key = fc.oneof(fc.constantFrom('slug', 'title', 'summary', 'tags', 'references', 'prev', '__proto__', 'constructor', '<<', '? x', '- a'), text(10));
+const key = fc.oneof(
+  fc.constantFrom('slug', 'title', 'summary', 'tags', 'references', 'prev', '__proto__', 'constructor', '<<', '? x', '- a'),
+  text(10),
+);
 const value = fc.oneof(
   text(40),
   fc.jsonValue({ maxDepth: 3 }),
-  fc.constantFrom('!!js/function "function(){}"', '!!binary aGk=', '!foo bar', '&a [*a]', '*nope', '[unclosed', '{a: 1', '"\\uD800"', '"\\0"', '|\n  block', '~', '.nan', '0x1F', '2020-01-01'),
+  fc.constantFrom(
+    '!!js/function "function(){}"',
+    '!!binary aGk=',
+    '!foo bar',
+    '&a [*a]',
+    '*nope',
+    '[unclosed',
+    '{a: 1',
+    '"\\uD800"',
+    '"\\0"',
+    '|\n  block',
+    '~',
+    '.nan',
+    '0x1F',
+    '2020-01-01',
+  ),
 );
 const word = fc.stringMatching(/^[A-Za-z中][A-Za-z0-9 中-]{0,20}$/);
 const plausible = fc
-  .record({ title: word, slug: fc.stringMatching(/^[a-z0-9][a-z0-9/-]{0,15}$/), tags: fc.array(word, { maxLength: 3 }), extra: fc.tuple(key, value) }, { requiredKeys: ['title'] })
-  .map(({ extra, ...data }) => `${YAML.stringify(data)}${extra ? `${extra[0]}: ${typeof extra[1] === 'string' ? extra[1] : JSON.stringify(extra[1])}` : ''}`);
+  .record(
+    {
+      title: word,
+      slug: fc.stringMatching(/^[a-z0-9][a-z0-9/-]{0,15}$/),
+      tags: fc.array(word, { maxLength: 3 }),
+      extra: fc.tuple(key, value),
+    },
+    { requiredKeys: ['title'] },
+  )
+  .map(
+    ({ extra, ...data }) =>
+      `${YAML.stringify(data)}${extra ? `${extra[0]}: ${typeof extra[1] === 'string' ? extra[1] : JSON.stringify(extra[1])}` : ''}`,
+  );
 const frontMatterLines = fc.oneof(
   { weight: 3, arbitrary: plausible },
-  fc.array(fc.tuple(key, value), { maxLength: 6 }).map((pairs) => pairs.map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`).join('\n')),
+  fc
+    .array(fc.tuple(key, value), { maxLength: 6 })
+    .map((pairs) => pairs.map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`).join('\n')),
   fc.dictionary(key, fc.jsonValue({ maxDepth: 2 }), { maxKeys: 6 }).map((data) => YAML.stringify(data)),
   fc.dictionary(key, fc.jsonValue({ maxDepth: 2 }), { maxKeys: 6 }).map((data) => JSON.stringify(data)),
   text(200),
@@ -54,7 +125,11 @@ const fileText = fc.oneof(
   { weight: 1, arbitrary: fc.tuple(opening, frontMatterLines).map(([o, fm]) => `${o}\n${fm}`) },
   { weight: 2, arbitrary: body },
 );
-const path = fc.oneof({ weight: 3, arbitrary: fc.constant('notes/page.md') }, fc.constantFrom('a.md', 'Guides/Getting Started.md', '中文/页面.md', '', '../x.md', '.md'), text(30));
+const path = fc.oneof(
+  { weight: 3, arbitrary: fc.constant('notes/page.md') },
+  fc.constantFrom('a.md', 'Guides/Getting Started.md', '中文/页面.md', '', '../x.md', '.md'),
+  text(30),
+);
 
 /** Runs `work`; a PageFileError is an accepted outcome, any other error fails the property. */
 function pageOrPageFileError(work: () => unknown): void {
@@ -91,7 +166,9 @@ describe('reading arbitrary files as pages', () => {
     const bytes = fc.oneof(
       fc.uint8Array({ maxLength: 400 }),
       fileText.map((contents) => new TextEncoder().encode(contents)),
-      fc.tuple(fileText, fc.uint8Array({ minLength: 1, maxLength: 8 })).map(([contents, junk]) => Buffer.concat([Buffer.from(contents), junk])),
+      fc
+        .tuple(fileText, fc.uint8Array({ minLength: 1, maxLength: 8 }))
+        .map(([contents, junk]) => Buffer.concat([Buffer.from(contents), junk])),
     );
     fc.assert(
       fc.property(bytes, path, (raw, file) => pageOrPageFileError(() => pageFromFile(decodePageText(raw), file))),
@@ -114,7 +191,7 @@ describe('export → import', () => {
   it('a file rendered for any valid page reads back as the same page', () => {
     fc.assert(
       fc.property(page, (candidate) => {
-        let valid;
+        let valid: ReturnType<typeof parsePageInput>;
         try {
           valid = parsePageInput(candidate);
         } catch (error) {

@@ -132,8 +132,17 @@ describe('the search index follows the pages', () => {
   it('finds a page by title, summary and tags, and ranks a title match above a body match', async () => {
     const { kb } = await fresh();
     await kb.save(parsePageInput({ slug: 'a', title: 'Deployment checklist', content: 'Steps to follow.' }), { source: 'cli' });
-    await kb.save(parsePageInput({ slug: 'b', title: 'Notes', content: 'We also wrote a deployment guide somewhere else entirely, with many other words around it.' }), { source: 'cli' });
-    await kb.save(parsePageInput({ slug: 'c', title: 'Misc', summary: 'About the pager rotation.', tags: ['oncall'], content: '' }), { source: 'cli' });
+    await kb.save(
+      parsePageInput({
+        slug: 'b',
+        title: 'Notes',
+        content: 'We also wrote a deployment guide somewhere else entirely, with many other words around it.',
+      }),
+      { source: 'cli' },
+    );
+    await kb.save(parsePageInput({ slug: 'c', title: 'Misc', summary: 'About the pager rotation.', tags: ['oncall'], content: '' }), {
+      source: 'cli',
+    });
     expect(await slugs(kb, 'deployment')).toEqual(['a', 'b']);
     expect(await slugs(kb, 'pager')).toEqual(['c']);
     expect(await slugs(kb, 'oncall')).toEqual(['c']);

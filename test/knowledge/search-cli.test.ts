@@ -27,9 +27,17 @@ describe('parley knowledge search -', () => {
     const run = await runParley(['knowledge', 'search', '-', '--limit', '3'], { cwd: dir, dbFile, stdin: Buffer.from(input) });
     expect(run.err).toBe('');
     expect(run.code).toBe(0);
-    const lines = run.out.trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    const lines = run.out
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(lines.map((l) => l.query)).toEqual(['send a message with buttons', 'the and of', 'webhok 怎么设置']);
-    const [buttons, common, typo] = lines as { results: { slug: string; score: number }[]; ms: number; error?: string; corrections: unknown[] }[];
+    const [buttons, common, typo] = lines as {
+      results: { slug: string; score: number }[];
+      ms: number;
+      error?: string;
+      corrections: unknown[];
+    }[];
     expect(buttons!.results[0]!.slug).toBe('en/plugins/keyboard');
     expect(buttons!.results).toHaveLength(3);
     expect(buttons!.results.every((r) => r.score > 0)).toBe(true);
@@ -49,10 +57,21 @@ describe('parley knowledge search -', () => {
 describe('parley knowledge synonyms', () => {
   it('adds the admins’ groups, uses them in search, lists them, and removes words', async () => {
     const knowledge = await openKnowledge();
-    await knowledge.kb.save({ slug: 'ops/release', title: 'Release checklist', summary: '', content: 'Every rollout goes through staging.', tags: [], references: [] }, { source: 'cli' });
+    await knowledge.kb.save(
+      {
+        slug: 'ops/release',
+        title: 'Release checklist',
+        summary: '',
+        content: 'Every rollout goes through staging.',
+        tags: [],
+        references: [],
+      },
+      { source: 'cli' },
+    );
     await knowledge.close();
     const cli = cliFor(knowledge.dbFile, knowledge.dir);
-    const slugs = async (query: string) => (JSON.parse((await cli(['knowledge', 'search', query, '--json'])).out) as { hits: { slug: string }[] }).hits.map((h) => h.slug);
+    const slugs = async (query: string) =>
+      (JSON.parse((await cli(['knowledge', 'search', query, '--json'])).out) as { hits: { slug: string }[] }).hits.map((h) => h.slug);
     expect(await slugs('ship it')).toEqual([]);
     expect((await cli(['knowledge', 'synonyms', 'add', 'ship', 'rollout'])).out).toBe('Synonyms: ship, rollout.\n');
     expect((await cli(['knowledge', 'synonyms', 'add', 'deploy,Ship', 'go live'])).out).toBe('Synonyms: ship, rollout, deploy, go live.\n');
@@ -71,11 +90,23 @@ describe('parley knowledge synonyms', () => {
 
   it('refuses bad groups with one line and exit code 2', async () => {
     const cli = cliFor(dbFile, dir);
-    expect(await cli(['knowledge', 'synonyms', 'add', 'alone'])).toMatchObject({ code: 2, err: 'parley: a synonym group needs at least two different words\n' });
+    expect(await cli(['knowledge', 'synonyms', 'add', 'alone'])).toMatchObject({
+      code: 2,
+      err: 'parley: a synonym group needs at least two different words\n',
+    });
     expect(await cli(['knowledge', 'synonyms', 'add', 'same', 'SAME'])).toMatchObject({ code: 2 });
-    expect(await cli(['knowledge', 'synonyms', 'add', 'x'.repeat(61), 'y'])).toMatchObject({ code: 2, err: 'parley: a synonym is longer than 60 characters\n' });
-    expect(await cli(['knowledge', 'synonyms', 'add', 'a#b', 'c'])).toMatchObject({ code: 2, err: 'parley: a synonym cannot contain , or #\n' });
-    expect(await cli(['knowledge', 'synonyms', 'rm', 'button'])).toMatchObject({ code: 2, err: 'parley: "button" is in a built-in group, which cannot be removed\n' });
+    expect(await cli(['knowledge', 'synonyms', 'add', 'x'.repeat(61), 'y'])).toMatchObject({
+      code: 2,
+      err: 'parley: a synonym is longer than 60 characters\n',
+    });
+    expect(await cli(['knowledge', 'synonyms', 'add', 'a#b', 'c'])).toMatchObject({
+      code: 2,
+      err: 'parley: a synonym cannot contain , or #\n',
+    });
+    expect(await cli(['knowledge', 'synonyms', 'rm', 'button'])).toMatchObject({
+      code: 2,
+      err: 'parley: "button" is in a built-in group, which cannot be removed\n',
+    });
     expect(await cli(['knowledge', 'synonyms', 'rm', 'nothing'])).toMatchObject({ code: 2 });
   });
 });
@@ -84,7 +115,8 @@ describe('parley knowledge import', () => {
   it('commits whole batches: an import killed midway leaves a multiple of the batch size', async () => {
     const folder = knowledgeTempDir('parley-import-kill-');
     const files: Record<string, string> = {};
-    for (let n = 0; n < 2_000; n++) files[`docs/page-${String(n).padStart(4, '0')}.md`] = `# Page ${n}\n\nSome text about topic ${n} and ${n * 7}.\n`;
+    for (let n = 0; n < 2_000; n++)
+      files[`docs/page-${String(n).padStart(4, '0')}.md`] = `# Page ${n}\n\nSome text about topic ${n} and ${n * 7}.\n`;
     writeFiles(folder, files);
     const db = join(folder, 'parley.db');
     const child = spawn(process.execPath, [join(REPO_ROOT, 'bin', 'parley.mjs'), 'knowledge', 'import', 'docs'], {
@@ -128,11 +160,15 @@ describe('start-up of a search', () => {
     `)}`;
     writeFileSync(log, '');
     const run = await new Promise<{ code: number | null; out: string }>((resolve, reject) => {
-      const child = spawn(process.execPath, ['--import', hook, join(REPO_ROOT, 'bin', 'parley.mjs'), 'knowledge', 'search', 'send a message with buttons', '--json'], {
-        cwd: dir,
-        env: { ...process.env, DATABASE_URL: `file:${dbFile}`, PARLEY_LOG_LEVEL: 'silent' },
-        stdio: ['ignore', 'pipe', 'inherit'],
-      });
+      const child = spawn(
+        process.execPath,
+        ['--import', hook, join(REPO_ROOT, 'bin', 'parley.mjs'), 'knowledge', 'search', 'send a message with buttons', '--json'],
+        {
+          cwd: dir,
+          env: { ...process.env, DATABASE_URL: `file:${dbFile}`, PARLEY_LOG_LEVEL: 'silent' },
+          stdio: ['ignore', 'pipe', 'inherit'],
+        },
+      );
       let out = '';
       child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
       child.on('error', reject);

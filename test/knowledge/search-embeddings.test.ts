@@ -48,7 +48,10 @@ afterEach(async () => {
   while (opened.length) await opened.pop()!.close();
 });
 
-async function withEmbeddings(dir = knowledgeTempDir(), log = pino({ level: 'silent' })): Promise<TestKnowledge & { semantic: KnowledgeBase }> {
+async function withEmbeddings(
+  dir = knowledgeTempDir(),
+  log = pino({ level: 'silent' }),
+): Promise<TestKnowledge & { semantic: KnowledgeBase }> {
   const base = await openKnowledge(dir);
   const semantic = new KnowledgeBase({
     repo: base.store.knowledge,
@@ -69,7 +72,10 @@ async function withEmbeddings(dir = knowledgeTempDir(), log = pino({ level: 'sil
 }
 
 async function savePages(kb: KnowledgeBase): Promise<void> {
-  await kb.saveMany(PAGES.map((p) => parsePageInput(p)), { source: 'import' });
+  await kb.saveMany(
+    PAGES.map((p) => parsePageInput(p)),
+    { source: 'import' },
+  );
 }
 
 describe('semantic search', () => {
@@ -104,7 +110,9 @@ describe('semantic search', () => {
 
   it('embeds pages in batches after writes, reuses vectors of unchanged text, and re-embeds only what changed', async () => {
     const { semantic } = await withEmbeddings();
-    const many = Array.from({ length: 2 * EMBEDDING_BATCH + 2 }, (_, i) => parsePageInput({ slug: `bulk/${i}`, title: `Page ${i}`, content: `Storage note number ${i}.` }));
+    const many = Array.from({ length: 2 * EMBEDDING_BATCH + 2 }, (_, i) =>
+      parsePageInput({ slug: `bulk/${i}`, title: `Page ${i}`, content: `Storage note number ${i}.` }),
+    );
     await semantic.saveMany(many, { source: 'import' });
     const report = await semantic.embedPending();
     expect(report).toEqual({ embedded: 0, missing: 0 }); // the background run after the write did it all
@@ -124,7 +132,15 @@ describe('semantic search', () => {
 
   it('keeps answering with keyword search when the embeddings server fails, and says so once in the log', async () => {
     const lines: string[] = [];
-    const log = pino({ level: 'warn' }, new Writable({ write: (chunk, _e, done) => (lines.push(String(chunk)), done()) }));
+    const log = pino(
+      { level: 'warn' },
+      new Writable({
+        write: (chunk, _e, done) => {
+          lines.push(String(chunk));
+          done();
+        },
+      }),
+    );
     const { semantic } = await withEmbeddings(knowledgeTempDir(), log);
     model.failEmbeddings(500);
     await savePages(semantic);

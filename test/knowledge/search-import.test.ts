@@ -16,13 +16,37 @@ afterAll(removeTempDirs);
 
 const adminUrl = process.env.PARLEY_TEST_POSTGRES_URL;
 
-const page = (slug: string, content: string, extra: Record<string, unknown> = {}) => parsePageInput({ slug, title: `Title ${slug}`, summary: `About ${slug}.`, content, tags: ['a', 'b'], references: ['https://x.y'], ...extra });
+const page = (slug: string, content: string, extra: Record<string, unknown> = {}) =>
+  parsePageInput({
+    slug,
+    title: `Title ${slug}`,
+    summary: `About ${slug}.`,
+    content,
+    tags: ['a', 'b'],
+    references: ['https://x.y'],
+    ...extra,
+  });
 
 async function rows(knowledge: TestKnowledge) {
   const out = [];
   for await (const p of knowledge.kb.allPages()) {
-    const history = (await knowledge.kb.history(p.slug))!.map(({ createdAt, ...r }) => ({ ...r, createdAt: createdAt instanceof Date && !Number.isNaN(createdAt.getTime()) }));
-    out.push({ slug: p.slug, title: p.title, summary: p.summary, content: p.content, tags: p.tags, references: p.references, source: p.source, revision: p.revision, hash: p.hash, dates: p.createdAt <= p.updatedAt, history });
+    const history = (await knowledge.kb.history(p.slug))!.map(({ createdAt, ...r }) => ({
+      ...r,
+      createdAt: createdAt instanceof Date && !Number.isNaN(createdAt.getTime()),
+    }));
+    out.push({
+      slug: p.slug,
+      title: p.title,
+      summary: p.summary,
+      content: p.content,
+      tags: p.tags,
+      references: p.references,
+      source: p.source,
+      revision: p.revision,
+      hash: p.hash,
+      dates: p.createdAt <= p.updatedAt,
+      history,
+    });
   }
   return out.sort((a, b) => a.slug.localeCompare(b.slug));
 }
@@ -33,7 +57,10 @@ async function sameAsOneByOne(batch: TestKnowledge, single: TestKnowledge): Prom
   const options = { source: 'import', author: 'ci' };
   const outcomes = async (knowledge: TestKnowledge, pages: typeof first, batched: boolean) => {
     const results = batched
-      ? await knowledge.kb.saveMany(pages.map((p) => ({ ...p, note: `import ${p.slug}.md` })), options)
+      ? await knowledge.kb.saveMany(
+          pages.map((p) => ({ ...p, note: `import ${p.slug}.md` })),
+          options,
+        )
       : await Promise.all(pages.map((p) => knowledge.kb.save(p, { ...options, note: `import ${p.slug}.md` })));
     return results.map((r) => [r.status, r.page?.slug, r.page?.revision]);
   };
@@ -71,9 +98,13 @@ describe('saving a batch', () => {
       await knowledge.kb.save(page('kept', 'already here'), { source: 'cli' });
       // A failure in the middle of the batch (as a full disk would cause).
       const db = new Database(knowledge.dbFile);
-      db.exec(`CREATE TRIGGER fail_on_bad BEFORE INSERT ON "KnowledgePage" WHEN NEW."slug" = 'bad' BEGIN SELECT RAISE(ABORT, 'disk full'); END`);
+      db.exec(
+        `CREATE TRIGGER fail_on_bad BEFORE INSERT ON "KnowledgePage" WHEN NEW."slug" = 'bad' BEGIN SELECT RAISE(ABORT, 'disk full'); END`,
+      );
       db.close();
-      await expect(knowledge.kb.saveMany([page('x', 'first'), page('y', 'second'), page('bad', 'third'), page('z', 'fourth')], { source: 'import' })).rejects.toThrow(/disk full/);
+      await expect(
+        knowledge.kb.saveMany([page('x', 'first'), page('y', 'second'), page('bad', 'third'), page('z', 'fourth')], { source: 'import' }),
+      ).rejects.toThrow(/disk full/);
       expect((await knowledge.kb.list()).map((p) => p.slug)).toEqual(['kept']);
       expect((await knowledge.kb.search('first second fourth')).hits).toEqual([]);
     } finally {
@@ -105,7 +136,16 @@ describe.runIf(adminUrl)('saving a batch on PostgreSQL', () => {
       const store = await openStore(parseDatabaseUrl(url.toString()));
       const dir = knowledgeTempDir();
       const kb = new KnowledgeBase({ repo: store.knowledge, indexFile: join(dir, 'index.db') });
-      return { dir, dbFile: '', store, kb, close: async () => (await kb.close(), await store.close()) };
+      return {
+        dir,
+        dbFile: '',
+        store,
+        kb,
+        close: async () => {
+          await kb.close();
+          await store.close();
+        },
+      };
     };
     const batch = await open(names[0]!);
     const single = await open(names[1]!);

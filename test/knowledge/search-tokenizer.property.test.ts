@@ -42,7 +42,7 @@ function reference(text: string): string[] {
       }
       if (parts > 1 && word.length <= 40) {
         out.push(word.toLowerCase());
-        if (/[_-]/.test(word) && !/[.\/:@#$]/.test(word) && pieces.length > 1) out.push(pieces.join('').toLowerCase());
+        if (/[_-]/.test(word) && !/[./:@#$]/.test(word) && pieces.length > 1) out.push(pieces.join('').toLowerCase());
       }
     }
   };
@@ -106,12 +106,19 @@ describe('the tokenizer', () => {
   });
 });
 
-const inline = fc.array(fc.constantFrom('word', 'Bot', 'api', '`code`', '[link](https://x.y/#h)', '中文', '**bold**', '#tag', 'a#b'), { minLength: 1, maxLength: 6 }).map((w) => w.join(' '));
+const inline = fc
+  .array(fc.constantFrom('word', 'Bot', 'api', '`code`', '[link](https://x.y/#h)', '中文', '**bold**', '#tag', 'a#b'), {
+    minLength: 1,
+    maxLength: 6,
+  })
+  .map((w) => w.join(' '));
 const block = fc.oneof(
   fc.tuple(fc.integer({ min: 1, max: 4 }), inline).map(([level, text]) => `${'#'.repeat(level)} ${text}`),
   inline,
   fc.array(inline, { minLength: 1, maxLength: 3 }).map((items) => items.map((item) => `- ${item}`).join('\n')),
-  fc.array(fc.oneof(inline, fc.constant('# not a heading'), fc.constant('## nor this')), { minLength: 1, maxLength: 3 }).map((lines) => ['```ts', ...lines, '```'].join('\n')),
+  fc
+    .array(fc.oneof(inline, fc.constant('# not a heading'), fc.constant('## nor this')), { minLength: 1, maxLength: 3 })
+    .map((lines) => ['```ts', ...lines, '```'].join('\n')),
 );
 
 describe('the section splitter', () => {

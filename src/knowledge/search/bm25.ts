@@ -41,7 +41,10 @@ export function averageLengths(totals: FieldCounts, pages: number): FieldCounts 
 
 /** Per field (PAGE_FIELDS order): what one occurrence adds to a term's weighted, length-normalised frequency in this page. */
 export function fieldFactors(lengths: FieldCounts, average: FieldCounts): Float64Array {
-  return Float64Array.from(PAGE_FIELDS, (field) => FIELD_WEIGHTS[field] / (1 - PAGE_B[field] + (PAGE_B[field] * lengths[field]) / average[field]));
+  return Float64Array.from(
+    PAGE_FIELDS,
+    (field) => FIELD_WEIGHTS[field] / (1 - PAGE_B[field] + (PAGE_B[field] * lengths[field]) / average[field]),
+  );
 }
 
 /** The stored impact (1-255) of a term with weighted, normalised frequency `tf` (BM25 saturation). */

@@ -68,7 +68,9 @@ export function createEmbedder(settings: EmbeddingSettings): Embedder {
         signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
       });
     } catch (error) {
-      throw new EmbeddingError(`embeddings request failed: ${timeout.aborted ? `no answer within ${settings.timeoutMs} ms` : (error as Error).message}`);
+      throw new EmbeddingError(
+        `embeddings request failed: ${timeout.aborted ? `no answer within ${settings.timeoutMs} ms` : (error as Error).message}`,
+      );
     }
     if (!response.ok) {
       const retryAfter = Number(response.headers.get('retry-after'));
@@ -84,7 +86,8 @@ export function createEmbedder(settings: EmbeddingSettings): Embedder {
     }
     const ordered = [...parsed.data.data].sort((a, b) => (a.index ?? 0) - (b.index ?? 0));
     const vectors = ordered.map((item) => normalise(item.embedding));
-    if (vectors.some((v) => v.length !== vectors[0]!.length)) throw new EmbeddingError('embeddings server sent vectors of different lengths', -1);
+    if (vectors.some((v) => v.length !== vectors[0]!.length))
+      throw new EmbeddingError('embeddings server sent vectors of different lengths', -1);
     return vectors;
   };
 

@@ -47,7 +47,16 @@ export function resolveTerms(file: SearchIndexFile, terms: WeightedTerm[]): Reso
     if (!postings || postings.df === 0 || weight <= 0) continue;
     const termIdf = idf(postings.df, documents);
     const scale = weight * impactScale(termIdf);
-    out.push({ term, weight, termId: postings.termId, df: postings.df, idf: termIdf, scale, maxScore: scale * postings.maxImpact, lists: postings.lists });
+    out.push({
+      term,
+      weight,
+      termId: postings.termId,
+      df: postings.df,
+      idf: termIdf,
+      scale,
+      maxScore: scale * postings.maxImpact,
+      lists: postings.lists,
+    });
   }
   return out.sort((a, b) => b.maxScore - a.maxScore || a.term.localeCompare(b.term));
 }
@@ -137,14 +146,22 @@ export function firstPass(terms: ResolvedTerm[], m: number, deleted: Set<number>
       // term's lists are longer, and only when the best page alone is already out of reach.
       const { scale, lists } = terms[i]!;
       const length = lists.reduce((n, list) => n + list.docs.length, 0);
-      if (i > 0 && touched.length >= m && best > remaining[i]! && touched.length <= 2 * length && threshold(touched, touched.length, m) > remaining[i]!) break;
+      if (
+        i > 0 &&
+        touched.length >= m &&
+        best > remaining[i]! &&
+        touched.length <= 2 * length &&
+        threshold(touched, touched.length, m) > remaining[i]!
+      )
+        break;
       for (const { docs, impacts } of lists) {
         stats.scanned += docs.length;
         for (let p = 0; p < docs.length; p++) {
           const doc = docs[p]!;
           if (skip?.has(doc)) continue;
           if (scores[doc] === 0) touched.push(doc);
-          const score = (scores[doc]! += scale * impacts[p]!);
+          scores[doc]! += scale * impacts[p]!;
+          const score = scores[doc]!;
           if (score > best) best = score;
         }
       }

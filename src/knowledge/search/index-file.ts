@@ -157,7 +157,10 @@ export class SearchIndexFile {
 
   statement(sql: string): Database.Statement {
     let statement = this.#statements.get(sql);
-    if (!statement) this.#statements.set(sql, (statement = this.db.prepare(sql)));
+    if (!statement) {
+      statement = this.db.prepare(sql);
+      this.#statements.set(sql, statement);
+    }
     return statement;
   }
 
@@ -227,7 +230,9 @@ export class SearchIndexFile {
     if (version === this.#version) return;
     this.db
       .transaction(() => {
-        this.#segments = (this.statement('SELECT id, first_doc AS firstDoc, last_doc AS lastDoc, docs FROM segment ORDER BY id').all() as SegmentInfo[]);
+        this.#segments = this.statement(
+          'SELECT id, first_doc AS firstDoc, last_doc AS lastDoc, docs FROM segment ORDER BY id',
+        ).all() as SegmentInfo[];
         this.#deleted = new Set(this.statement('SELECT doc FROM deleted').pluck().all() as number[]);
         this.#totals = { ...ZERO_TOTALS, ...(JSON.parse(this.meta('totals') ?? '{}') as Partial<IndexTotals>) };
         this.#synonyms = this.meta('synonyms') ?? '';
@@ -274,7 +279,10 @@ export class SearchIndexFile {
       const first = next;
       for (const term of terms) {
         let id = find.get(term) as number | undefined;
-        if (id === undefined) insert.run(term, (id = next++));
+        if (id === undefined) {
+          id = next++;
+          insert.run(term, id);
+        }
         out.set(term, id);
       }
       if (next !== first) this.setMeta('nextTermId', String(next));
@@ -289,14 +297,16 @@ export class SearchIndexFile {
   /** Which of `terms` the vocabulary has. */
   knownTerms(terms: string[]): string[] {
     if (terms.length === 0) return [];
-    return this.statement('SELECT text FROM term WHERE text IN (SELECT value FROM json_each(?))').pluck().all(JSON.stringify(terms)) as string[];
+    return this.statement('SELECT text FROM term WHERE text IN (SELECT value FROM json_each(?))')
+      .pluck()
+      .all(JSON.stringify(terms)) as string[];
   }
 
   /** The block of `segment` holding `termId`'s list, and the list's entry in it. */
   #entry(segment: SegmentInfo, termId: number): { block: Buffer; entry: BlockEntry } | undefined {
-    const row = this.statement('SELECT first_term AS firstTerm, data FROM block WHERE seg = ? AND first_term <= ? ORDER BY first_term DESC LIMIT 1').get(segment.id, termId) as
-      | { firstTerm: number; data: Buffer }
-      | undefined;
+    const row = this.statement(
+      'SELECT first_term AS firstTerm, data FROM block WHERE seg = ? AND first_term <= ? ORDER BY first_term DESC LIMIT 1',
+    ).get(segment.id, termId) as { firstTerm: number; data: Buffer } | undefined;
     if (!row) return undefined;
     const entry = findInBlock(row.data, row.firstTerm, termId);
     return entry && { block: row.data, entry };
@@ -380,7 +390,9 @@ export class SearchIndexFile {
       else missing.push(doc);
     }
     if (missing.length === 0) return out;
-    const rows = this.statement('SELECT doc, id, slug, title, revision, data FROM page WHERE doc IN (SELECT value FROM json_each(?))').all(JSON.stringify(missing)) as PageRow[];
+    const rows = this.statement('SELECT doc, id, slug, title, revision, data FROM page WHERE doc IN (SELECT value FROM json_each(?))').all(
+      JSON.stringify(missing),
+    ) as PageRow[];
     for (const row of rows) {
       out.set(row.doc, row);
       if (this.#pageRows.size >= CACHED_PAGES) this.#pageRows.delete(this.#pageRows.keys().next().value!);
@@ -416,7 +428,10 @@ export class SearchIndexFile {
       if (built.epoch !== undefined && built.epoch !== this.meta('epoch')) throw new StaleSegmentError();
       const totals = { ...ZERO_TOTALS, ...(JSON.parse(this.meta('totals') ?? '{}') as Partial<IndexTotals>) };
       const base = Number(this.meta('nextDoc') ?? 1);
-      this.#unindex(built.pages.map((p) => p.id), totals);
+      this.#unindex(
+        built.pages.map((p) => p.id),
+        totals,
+      );
       const insertPage = this.statement('INSERT INTO page (doc, id, slug, title, revision, data, embed) VALUES (?, ?, ?, ?, ?, ?, ?)');
       const tombstone = this.statement('INSERT OR IGNORE INTO deleted (doc) VALUES (?)');
       const last = new Map(built.pages.map((page, i) => [page.id, i]));
@@ -430,7 +445,11 @@ export class SearchIndexFile {
         if (page.synonyms !== undefined) this.setMeta('synonyms', page.synonyms);
         addTotals(totals, headerTotals(decodeForwardHeader(page.data)), 1);
       }
-      const { lastInsertRowid } = this.statement('INSERT INTO segment (first_doc, last_doc, docs) VALUES (?, ?, ?)').run(base, base + built.pages.length - 1, built.pages.length);
+      const { lastInsertRowid } = this.statement('INSERT INTO segment (first_doc, last_doc, docs) VALUES (?, ?, ?)').run(
+        base,
+        base + built.pages.length - 1,
+        built.pages.length,
+      );
       const insertBlock = this.statement('INSERT INTO block (seg, first_term, data) VALUES (?, ?, ?)');
       built.writeBlocks(base, (firstTerm, data) => insertBlock.run(lastInsertRowid, firstTerm, data));
       this.setMeta('nextDoc', String(base + built.pages.length));
@@ -478,4 +497,3 @@ export class SearchIndexFile {
     if (this.db.open) this.db.close();
   }
 }
-

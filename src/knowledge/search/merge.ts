@@ -36,13 +36,16 @@ export function mergeSegments(file: SearchIndexFile): number {
 
 /** A segment's lists in term order, read a few blocks at a time. */
 function* lists(file: SearchIndexFile, segment: SegmentInfo): Generator<{ termId: number; list: Postings }> {
-  const read = file.statement('SELECT first_term AS firstTerm, data FROM block WHERE seg = ? AND first_term > ? ORDER BY first_term LIMIT ?');
+  const read = file.statement(
+    'SELECT first_term AS firstTerm, data FROM block WHERE seg = ? AND first_term > ? ORDER BY first_term LIMIT ?',
+  );
   let after = -1;
   for (;;) {
     const rows = read.all(segment.id, after, BLOCKS_PER_READ) as { firstTerm: number; data: Buffer }[];
     if (rows.length === 0) return;
     for (const row of rows) {
-      for (const entry of readBlock(row.data, row.firstTerm)) yield { termId: entry.termId, list: decodeList(row.data, entry, segment.firstDoc) };
+      for (const entry of readBlock(row.data, row.firstTerm))
+        yield { termId: entry.termId, list: decodeList(row.data, entry, segment.firstDoc) };
     }
     after = rows.at(-1)!.firstTerm;
   }
@@ -53,12 +56,17 @@ export function mergeRun(file: SearchIndexFile, run: SegmentInfo[]): void {
   file.write(() => {
     // Another process may have merged these already.
     const ids = run.map((s) => s.id);
-    const present = file.statement(`SELECT count(*) FROM segment WHERE id IN (${ids.map(() => '?').join(', ')})`).pluck().get(...ids) as number;
+    const present = file
+      .statement(`SELECT count(*) FROM segment WHERE id IN (${ids.map(() => '?').join(', ')})`)
+      .pluck()
+      .get(...ids) as number;
     if (present !== run.length) return;
     const firstDoc = run[0]!.firstDoc;
     const lastDoc = run.at(-1)!.lastDoc;
     const deleted = new Set(file.statement('SELECT doc FROM deleted WHERE doc BETWEEN ? AND ?').pluck().all(firstDoc, lastDoc) as number[]);
-    const { lastInsertRowid } = file.statement('INSERT INTO segment (first_doc, last_doc, docs) VALUES (?, ?, ?)').run(firstDoc, lastDoc, lastDoc - firstDoc + 1 - deleted.size);
+    const { lastInsertRowid } = file
+      .statement('INSERT INTO segment (first_doc, last_doc, docs) VALUES (?, ?, ?)')
+      .run(firstDoc, lastDoc, lastDoc - firstDoc + 1 - deleted.size);
     const insert = file.statement('INSERT INTO block (seg, first_term, data) VALUES (?, ?, ?)');
     const writer = new BlockWriter(firstDoc, (firstTerm, data) => insert.run(lastInsertRowid, firstTerm, data));
     // Read every segment's lists in term order, side by side; blocks are written as they fill,

@@ -43,12 +43,16 @@ const MIN_TERMS_TO_WEIGH = 8;
 // CJK full stops, and line breaks.
 const SENTENCE_END = /(?<=[.!?…])\s+|(?<=[。！？])|\n+/u;
 const QUESTION_MARK = /[?？]\s*$/;
-const ENGLISH_QUESTION = /^\s*(?:(?:hi|hey|hello|so|ok|okay|well|also|and|but|quick question|question)[,:!\s]+)*(?:how|what|why|where|when|which|who|whom|whose|can|could|is|are|am|does|do|did|should|would|will|shall|may|might|any|anyone|anybody|has|have|was|were|isn't|aren't|doesn't|don't|can't|won't)\b/i;
-const ENGLISH_REQUEST = /\b(?:how (?:do|can|to|should)|is there a way|i (?:want|need|would like|'d like) to|trying to|looking for|help me)\b/i;
+const ENGLISH_QUESTION =
+  /^\s*(?:(?:hi|hey|hello|so|ok|okay|well|also|and|but|quick question|question)[,:!\s]+)*(?:how|what|why|where|when|which|who|whom|whose|can|could|is|are|am|does|do|did|should|would|will|shall|may|might|any|anyone|anybody|has|have|was|were|isn't|aren't|doesn't|don't|can't|won't)\b/i;
+const ENGLISH_REQUEST =
+  /\b(?:how (?:do|can|to|should)|is there a way|i (?:want|need|would like|'d like) to|trying to|looking for|help me)\b/i;
 const CHINESE_QUESTION = /[吗呢嘛]|怎么|怎样|如何|为什么|为何|什么|哪些|哪个|哪里|能否|能不能|可不可以|可以吗|是否|请问|求助|有没有/u;
 
 function isQuestion(sentence: string): boolean {
-  return QUESTION_MARK.test(sentence) || ENGLISH_QUESTION.test(sentence) || ENGLISH_REQUEST.test(sentence) || CHINESE_QUESTION.test(sentence);
+  return (
+    QUESTION_MARK.test(sentence) || ENGLISH_QUESTION.test(sentence) || ENGLISH_REQUEST.test(sentence) || CHINESE_QUESTION.test(sentence)
+  );
 }
 
 /** Each term of the message with its weight: 1 in a question, SIDE_REMARK_WEIGHT elsewhere (when there is a question among other sentences). */
@@ -56,7 +60,8 @@ export function weighTerms(message: string, tokenize: Tokenize): Map<string, num
   const sentences = message.split(SENTENCE_END).filter((s) => s.trim());
   const perSentence = sentences.map((sentence) => ({ terms: tokenize(sentence), question: isQuestion(sentence) }));
   const total = new Set(perSentence.flatMap((s) => s.terms)).size;
-  const weigh = perSentence.length > 1 && total >= MIN_TERMS_TO_WEIGH && perSentence.some((s) => s.question) && perSentence.some((s) => !s.question);
+  const weigh =
+    perSentence.length > 1 && total >= MIN_TERMS_TO_WEIGH && perSentence.some((s) => s.question) && perSentence.some((s) => !s.question);
   const weights = new Map<string, number>();
   for (const { terms, question } of perSentence) {
     const weight = !weigh || question ? 1 : SIDE_REMARK_WEIGHT;
@@ -72,7 +77,10 @@ export function planQuery(query: string, context: QueryContext): QueryPlan {
   const frequency = new Map<string, number>();
   const df = (term: string) => {
     let value = frequency.get(term);
-    if (value === undefined) frequency.set(term, (value = vocabulary?.documentFrequency(term) ?? 0));
+    if (value === undefined) {
+      value = vocabulary?.documentFrequency(term) ?? 0;
+      frequency.set(term, value);
+    }
     return value;
   };
 

@@ -68,7 +68,11 @@ export function rankSections(
       for (let m = 0; m < matches.length; m++) {
         const match = matches[m]!;
         const tf =
-          weights.title * match.title + weights.summary * match.summary + weights.tags * match.tags + weights.heading * heading[m * sectionCount + s]! + weights.content * content[m * sectionCount + s]!;
+          weights.title * match.title +
+          weights.summary * match.summary +
+          weights.tags * match.tags +
+          weights.heading * heading[m * sectionCount + s]! +
+          weights.content * content[m * sectionCount + s]!;
         if (tf > 0) score += sectionTermScore(terms[match.term]!.idf * terms[match.term]!.weight, tf, length, averageSection);
       }
       return score;

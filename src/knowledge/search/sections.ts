@@ -58,12 +58,7 @@ const EMPHASIS = /(?<![\w*])([*_])(?=\S)(.+?)(?<=\S)\1(?![\w*])/g;
 const LINK_TEXT = /\[([^\]]*)\]/g;
 
 function headingText(raw: string): string {
-  return plainLine(raw, '')
-    .replace(STRONG, '$2')
-    .replace(EMPHASIS, '$2')
-    .replace(LINK_TEXT, '$1')
-    .replace(/\s+/g, ' ')
-    .trim();
+  return plainLine(raw, '').replace(STRONG, '$2').replace(EMPHASIS, '$2').replace(LINK_TEXT, '$1').replace(/\s+/g, ' ').trim();
 }
 
 interface Draft {

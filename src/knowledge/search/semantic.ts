@@ -66,8 +66,14 @@ export class SemanticSearch {
       const items = [...texts];
       for (let i = 0; i < items.length; i += EMBEDDING_BATCH) {
         const batch = items.slice(i, i + EMBEDDING_BATCH);
-        const vectors = await this.#embedder.embed(batch.map(([, text]) => text), { signal });
-        index.vectors.store(model, batch.map(([hash], k) => ({ hash, vector: vectors[k]! })));
+        const vectors = await this.#embedder.embed(
+          batch.map(([, text]) => text),
+          { signal },
+        );
+        index.vectors.store(
+          model,
+          batch.map(([hash], k) => ({ hash, vector: vectors[k]! })),
+        );
         embedded += batch.length;
         onProgress?.({ done: Math.min(embedded, total), total: Math.max(total, embedded) });
       }
@@ -85,7 +91,8 @@ export class SemanticSearch {
         // One attempt: a search does not wait for a struggling server, keyword results are ready.
         [vector] = await this.#embedder.embed([query], { signal: AbortSignal.timeout(QUERY_TIMEOUT_MS), retries: 0 });
       } catch (error) {
-        if (!this.#failing) this.#log?.warn({ err: error }, 'semantic search unavailable (embeddings request failed); using keyword search alone');
+        if (!this.#failing)
+          this.#log?.warn({ err: error }, 'semantic search unavailable (embeddings request failed); using keyword search alone');
         this.#failing = true;
         return [];
       }
@@ -100,8 +107,11 @@ export class SemanticSearch {
 /** Reciprocal rank fusion of two rankings of keys: best first. */
 export function fuse<K>(keyword: K[], semantic: K[]): K[] {
   const scores = new Map<K, number>();
-  keyword.forEach((key, rank) => scores.set(key, (scores.get(key) ?? 0) + 1 / (RRF_K + rank + 1)));
-  semantic.forEach((key, rank) => scores.set(key, (scores.get(key) ?? 0) + 1 / (RRF_K + rank + 1)));
+  for (const list of [keyword, semantic]) {
+    for (const [rank, key] of list.entries()) scores.set(key, (scores.get(key) ?? 0) + 1 / (RRF_K + rank + 1));
+  }
   const keywordRank = new Map(keyword.map((key, rank) => [key, rank]));
-  return [...scores.keys()].sort((a, b) => scores.get(b)! - scores.get(a)! || (keywordRank.get(a) ?? Infinity) - (keywordRank.get(b) ?? Infinity));
+  return [...scores.keys()].sort(
+    (a, b) => scores.get(b)! - scores.get(a)! || (keywordRank.get(a) ?? Infinity) - (keywordRank.get(b) ?? Infinity),
+  );
 }

@@ -126,7 +126,14 @@ export function parseSynonyms(text: string): string[][] {
   for (const raw of text.split('\n')) {
     const item = /^\s*[-*+]\s+(.*)$/.exec(raw);
     if (!item) continue;
-    const members = [...new Set(item[1]!.split(/[,，、]/).map((m) => m.trim().toLowerCase()).filter(Boolean))];
+    const members = [
+      ...new Set(
+        item[1]!
+          .split(/[,，、]/)
+          .map((m) => m.trim().toLowerCase())
+          .filter(Boolean),
+      ),
+    ];
     if (members.length >= 2) groups.push(members);
   }
   return groups;

@@ -53,14 +53,18 @@ export class VectorIndex {
   /** Pages (id and embedding hash) that have no vector for `model` yet. */
   missing(model: string, limit: number): { id: string; hash: string }[] {
     return this.#file
-      .statement('SELECT p.id, p.embed AS hash FROM page p WHERE p.embed IS NOT NULL AND NOT EXISTS (SELECT 1 FROM embedding e WHERE e.model = ? AND e.hash = p.embed) LIMIT ?')
+      .statement(
+        'SELECT p.id, p.embed AS hash FROM page p WHERE p.embed IS NOT NULL AND NOT EXISTS (SELECT 1 FROM embedding e WHERE e.model = ? AND e.hash = p.embed) LIMIT ?',
+      )
       .all(model, limit) as { id: string; hash: string }[];
   }
 
   /** How many indexed pages have a vector for `model`, of how many. */
   coverage(model: string): { embedded: number; pages: number } {
     const row = this.#file
-      .statement('SELECT count(*) AS pages, count(e.hash) AS embedded FROM page p LEFT JOIN embedding e ON e.model = ? AND e.hash = p.embed WHERE p.embed IS NOT NULL')
+      .statement(
+        'SELECT count(*) AS pages, count(e.hash) AS embedded FROM page p LEFT JOIN embedding e ON e.model = ? AND e.hash = p.embed WHERE p.embed IS NOT NULL',
+      )
       .get(model) as { pages: number; embedded: number };
     return row;
   }
@@ -90,7 +94,7 @@ export class VectorIndex {
       scales: Float32Array.from(usable, (r) => r.scale),
       data: new Int8Array(usable.length * dims),
     };
-    usable.forEach((r, i) => loaded.data.set(new Int8Array(r.data.buffer, r.data.byteOffset, dims), i * dims));
+    for (const [i, r] of usable.entries()) loaded.data.set(new Int8Array(r.data.buffer, r.data.byteOffset, dims), i * dims);
     this.#loaded = loaded;
     return loaded;
   }
