@@ -9,7 +9,7 @@
 // about 5.5 KB, one page in ten above 10 KB, clipped to 300 B-60 KB (the corpus: median 6.5 KB).
 import type { KnowledgePageRecord } from '../src/store/repos/knowledge.ts';
 
-export function random(seed: number): () => number {
+function random(seed: number): () => number {
   let state = seed >>> 0;
   return () => {
     state = (state + 0x6d2b79f5) >>> 0;

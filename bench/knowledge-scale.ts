@@ -20,7 +20,7 @@ import { goldenQuality, hardQuality, type Rank } from './knowledge-quality.ts';
 const BATCH = 200;
 const REPO = join(dirname(fileURLToPath(import.meta.url)), '..');
 
-export interface Latency {
+interface Latency {
   p50: number;
   p95: number;
   p99: number;

@@ -22,7 +22,7 @@ export const PageFlagsSchema = z.object({
 });
 export type PageFlags = z.infer<typeof PageFlagsSchema>;
 
-export function flagOverrides(flags: PageFlags): Partial<PageInput> {
+function flagOverrides(flags: PageFlags): Partial<PageInput> {
   return {
     ...(flags.slug !== undefined ? { slug: flags.slug } : {}),
     ...(flags.title !== undefined ? { title: flags.title } : {}),
@@ -56,7 +56,7 @@ async function readStdin(io: CliIO): Promise<string> {
 }
 
 /** Reads `file` (a path, or "-" for standard input) as UTF-8 text; binary input is a PageFileError. */
-export async function readInput(io: CliIO, file: string): Promise<string> {
+async function readInput(io: CliIO, file: string): Promise<string> {
   if (file === '-') return readStdin(io);
   const path = resolve(io.cwd, file);
   let bytes: Buffer;
@@ -70,7 +70,7 @@ export async function readInput(io: CliIO, file: string): Promise<string> {
 }
 
 /** Turns a PageFileError (bad front matter, empty title...) into a bad-input CLI error. */
-export function asCliError(error: unknown, prefix = ''): unknown {
+function asCliError(error: unknown, prefix = ''): unknown {
   return error instanceof PageFileError ? new CliError(`${prefix}${error.message}`) : error;
 }
 

@@ -7,7 +7,7 @@ import { shortDate, type CliContext } from './context.ts';
 const WIDE = /[\u1100-\u115f\u2e80-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6]/;
 
 /** `text` on one line, cut to `max` terminal columns (CJK characters take two). */
-export function clip(text: string, max: number): string {
+function clip(text: string, max: number): string {
   const flat = text.replace(/\s+/g, ' ').trim();
   let width = 0;
   let out = '';

@@ -12,25 +12,14 @@ import { registerSearchCommands } from './knowledge-search.ts';
 const JsonFlag = z.object({ json: z.boolean().optional() });
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
-// What the commands use, loaded when one runs rather than when the CLI starts (a search needs none of it).
-let loading: ReturnType<typeof loadDeps> | undefined;
-const deps = () => (loading ??= loadDeps());
-async function loadDeps() {
-  const [exporter, importer, location, base, embedder, input, output, progress] = await Promise.all([
-    import('../knowledge/exporter.ts'),
-    import('../knowledge/importer.ts'),
-    import('../knowledge/index-location.ts'),
-    import('../knowledge/knowledge-base.ts'),
-    import('../knowledge/search/embedder.ts'),
-    import('./knowledge-input.ts'),
-    import('./knowledge-output.ts'),
-    import('./progress.ts'),
-  ]);
-  return { ...exporter, ...importer, ...location, ...base, ...embedder, ...input, ...output, ...progress };
-}
-
+// What the commands use is imported where a command runs rather than when the CLI starts (a search
+// needs none of it); Node caches each module, so a second import is free.
 async function withKnowledge<T>(ctx: CliContext, work: (kb: KnowledgeBase) => Promise<T>): Promise<T> {
-  const { KnowledgeBase, knowledgeIndexFile, embeddingSettings } = await deps();
+  const [{ KnowledgeBase }, { knowledgeIndexFile }, { embeddingSettings }] = await Promise.all([
+    import('../knowledge/knowledge-base.ts'),
+    import('../knowledge/index-location.ts'),
+    import('../knowledge/search/embedder.ts'),
+  ]);
   const store = await ctx.store();
   const kb = new KnowledgeBase({
     repo: store.knowledge,
@@ -88,7 +77,7 @@ export function registerKnowledgeCommands(program: Command, ctx: CliContext): vo
     .option('--replace', 'overwrite the page if the slug exists (a new revision)')
     .option('--json', 'machine-readable output')
     .action(async (file: string | undefined, raw: unknown) => {
-      const { PageFlagsSchema, pageForAdd } = await deps();
+      const { PageFlagsSchema, pageForAdd } = await import('./knowledge-input.ts');
       const options = PageFlagsSchema.extend({ replace: z.boolean().optional(), json: z.boolean().optional() }).parse(raw);
       const page = await pageForAdd(ctx.io, file, options);
       await withKnowledge(ctx, async (kb) => {
@@ -113,7 +102,11 @@ export function registerKnowledgeCommands(program: Command, ctx: CliContext): vo
       await stat(root).catch(() => {
         throw new CliError(`cannot read ${dir}: no such file or folder`);
       });
-      const { importPages, printImportReport, progressBar } = await deps();
+      const [{ importPages }, { printImportReport }, { progressBar }] = await Promise.all([
+        import('../knowledge/importer.ts'),
+        import('./knowledge-output.ts'),
+        import('./progress.ts'),
+      ]);
       const report = await withKnowledge(ctx, async (kb) => {
         const bar = progressBar(ctx.io, options.dryRun ? 'Checking' : 'Importing');
         let imported: Awaited<ReturnType<typeof importPages>>;
@@ -162,7 +155,7 @@ export function registerKnowledgeCommands(program: Command, ctx: CliContext): vo
       }).parse(raw);
       const limit = parsePositiveInt(options.limit, '--limit');
       const offset = nonNegativeInt(options.offset, '--offset');
-      const { printListing } = await deps();
+      const { printListing } = await import('./knowledge-output.ts');
       await withKnowledge(ctx, async (kb) => {
         const pages = await kb.list({ limit, offset, tag: options.tag?.toLowerCase(), prefix: options.prefix });
         if (options.json) return ctx.json(pages);
@@ -177,7 +170,7 @@ export function registerKnowledgeCommands(program: Command, ctx: CliContext): vo
     .option('--json', 'machine-readable output')
     .action(async (slug: string, raw: unknown) => {
       const options = JsonFlag.extend({ revision: z.string().optional() }).parse(raw);
-      const { printPage } = await deps();
+      const { printPage } = await import('./knowledge-output.ts');
       await withKnowledge(ctx, async (kb) => {
         const page = await existingPage(kb, slug);
         if (options.revision === undefined) {
@@ -197,7 +190,7 @@ export function registerKnowledgeCommands(program: Command, ctx: CliContext): vo
     .option('--file <file>', 'take title, summary, tags and content from this Markdown file ("-" for stdin)')
     .option('--json', 'machine-readable output')
     .action(async (slug: string, raw: unknown) => {
-      const { PageFlagsSchema, pageForAdd, hasFieldFlags, pageWithFlags, editInEditor } = await deps();
+      const { PageFlagsSchema, pageForAdd, hasFieldFlags, pageWithFlags, editInEditor } = await import('./knowledge-input.ts');
       const options = PageFlagsSchema.extend({ file: z.string().optional(), json: z.boolean().optional() }).parse(raw);
       await withKnowledge(ctx, async (kb) => {
         const page = await existingPage(kb, slug);
@@ -242,7 +235,10 @@ export function registerKnowledgeCommands(program: Command, ctx: CliContext): vo
     .action(async (dir: string, raw: unknown) => {
       const options = JsonFlag.parse(raw);
       const target = resolve(ctx.io.cwd, dir);
-      const { exportPages, UnsafePathError, progressBar } = await deps();
+      const [{ exportPages, UnsafePathError }, { progressBar }] = await Promise.all([
+        import('../knowledge/exporter.ts'),
+        import('./progress.ts'),
+      ]);
       const report = await withKnowledge(ctx, async (kb) => {
         const bar = progressBar(ctx.io, 'Exporting');
         try {
@@ -267,7 +263,7 @@ export function registerKnowledgeCommands(program: Command, ctx: CliContext): vo
     .option('--json', 'machine-readable output')
     .action(async (slug: string, raw: unknown) => {
       const options = JsonFlag.parse(raw);
-      const { printHistory } = await deps();
+      const { printHistory } = await import('./knowledge-output.ts');
       await withKnowledge(ctx, async (kb) => {
         const revisions = await kb.history(slug);
         if (!revisions) throw new CliError(`no knowledge page with slug ${slug} (see: parley knowledge list)`);
@@ -303,7 +299,7 @@ export function registerKnowledgeCommands(program: Command, ctx: CliContext): vo
     .option('--json', 'machine-readable output')
     .action(async (raw: unknown) => {
       const options = JsonFlag.parse(raw);
-      const { bytes } = await deps();
+      const { bytes } = await import('./knowledge-output.ts');
       await withKnowledge(ctx, async (kb) => {
         const report = await kb.rebuild(await indexProgress(ctx));
         const stats = kb.indexStats();
@@ -329,7 +325,8 @@ function importFailure(report: ImportReport): CliError {
 }
 
 async function indexProgress(ctx: CliContext) {
-  const bar = (await deps()).progressBar(ctx.io, 'Indexing');
+  const { progressBar } = await import('./progress.ts');
+  const bar = progressBar(ctx.io, 'Indexing');
   return ({ done, total }: { done: number; total: number }) => {
     bar.update(done, total);
     if (done >= total) bar.stop();

@@ -16,7 +16,7 @@ const CLOSING = /^---[ \t]*$/m;
 const FIRST_YAML_LINE = 2; // the opening `---` is line 1 of the file
 // Room for every field at its limit (100 references of 500 characters...). YAML parsing is far from
 // linear on some shapes (many keys, long flow collections), so a hostile file could stall an import.
-export const MAX_FRONT_MATTER_CHARS = 100_000;
+const MAX_FRONT_MATTER_CHARS = 100_000;
 
 /** Splits LF-normalised `text` into its parsed front matter and the Markdown after it. */
 export function splitFrontMatter(text: string): SplitFile {

@@ -12,9 +12,9 @@ import type { PageInput } from './page.ts';
 import { PageFileError, pageFromFile } from './page-file.ts';
 import { decodePageText, readPageBytes } from './text-input.ts';
 
-export type ImportStatus = 'created' | 'updated' | 'unchanged' | 'failed';
+type ImportStatus = 'created' | 'updated' | 'unchanged' | 'failed';
 
-export interface ImportOutcome {
+interface ImportOutcome {
   /** Path relative to the imported folder, with / separators. */
   file: string;
   status: ImportStatus;

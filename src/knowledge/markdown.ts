@@ -9,7 +9,7 @@ type Token = ReturnType<typeof md.parse>[number];
 const SECTION_DEPTH = 3;
 const SUMMARY_MAX_CHARS = 400;
 
-export interface PageSection {
+interface PageSection {
   /** Position among the page's sections, from 0. */
   index: number;
   /** The headings above and including this one (the page's own `#` title excluded). Empty for the introduction. */

@@ -3,10 +3,10 @@
 // references. Values are normalised here so the same page always hashes the same.
 import { z } from 'zod';
 
-export const SLUG_HINT = 'lower-case letters, digits and . _ / - (e.g. guides/setup)';
+const SLUG_HINT = 'lower-case letters, digits and . _ / - (e.g. guides/setup)';
 const SLUG_PATTERN = /^[\p{Ll}\p{Lo}\p{N}](?:[\p{Ll}\p{Lo}\p{N}._-]|\/(?!\/))*$/u;
 
-export const SlugSchema = z
+const SlugSchema = z
   .string()
   .trim()
   .min(1, 'slug is empty')
@@ -32,7 +32,7 @@ const ReferencesSchema = z
   .pipe(z.array(z.string().max(500, 'a reference is longer than 500 characters')).max(100, 'more than 100 references'));
 
 /** Markdown as stored: LF line ends, no leading blank lines, no trailing whitespace. */
-export function normaliseContent(content: string): string {
+function normaliseContent(content: string): string {
   return content
     .replace(/\r\n?/g, '\n')
     .replace(/^(?:[ \t]*\n)+/, '')
@@ -58,8 +58,6 @@ export const PageInputSchema = z.object({
 
 /** A page's fields, normalised. */
 export type PageInput = z.output<typeof PageInputSchema>;
-
-export type PageSource = 'cli' | 'import' | 'bot';
 
 /** Slug for a file at `relativePath` (folders kept, extension dropped, lower case, spaces → -). */
 export function slugFromPath(relativePath: string): string {

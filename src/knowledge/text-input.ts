@@ -5,7 +5,7 @@ import { open } from 'node:fs/promises';
 import { PageFileError } from './page-error.ts';
 
 /** A page holds at most 1,000,000 characters (4 bytes each at most) plus its front matter. */
-export const MAX_PAGE_FILE_BYTES = 8 * 1024 * 1024;
+const MAX_PAGE_FILE_BYTES = 8 * 1024 * 1024;
 
 const TOO_LARGE = `it is larger than ${MAX_PAGE_FILE_BYTES / 1024 / 1024} MB (a page holds at most 1,000,000 characters)`;
 

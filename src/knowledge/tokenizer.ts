@@ -11,7 +11,7 @@ import { stemmer } from 'stemmer';
 import { ENGLISH_STOP_WORDS } from './stop-words.ts';
 import { hashSpan, WordTable } from './word-table.ts';
 
-export type CjkMode = 'bigrams' | 'words';
+type CjkMode = 'bigrams' | 'words';
 
 export interface TokenizerOptions {
   /** How CJK runs become terms (default `bigrams`; `words` uses ICU word segmentation). */
@@ -39,7 +39,7 @@ export interface Term {
 }
 
 /** Receives each term in text order. */
-export type TermSink = (term: Term) => void;
+type TermSink = (term: Term) => void;
 
 const MAX_TERM_LENGTH = 40;
 const MAX_INTERNED = 300_000;
@@ -288,6 +288,4 @@ export function createTokenizer(options: TokenizerOptions = {}): Tokenizer {
 
 /** The tokenizer Parley uses for pages and queries. */
 export const defaultTokenizer: Tokenizer = createTokenizer();
-export const tokenize: Tokenize = defaultTokenizer;
-/** Streams the terms of `text` to `sink` without building an array. */
-export const scanTerms = defaultTokenizer.scan;
+export const tokenize: Tokenize = (text) => defaultTokenizer(text);

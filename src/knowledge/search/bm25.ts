@@ -12,7 +12,7 @@ export const PAGE_FIELDS = ['title', 'heading', 'summary', 'tags', 'content'] as
 export type PageField = (typeof PAGE_FIELDS)[number];
 export type FieldCounts = Record<PageField, number>;
 
-export const K1 = 1.2;
+const K1 = 1.2;
 /** Title > heading, summary and tags > content. */
 export const FIELD_WEIGHTS: FieldCounts = { title: 4, heading: 2, summary: 2, tags: 2, content: 1 };
 const PAGE_B: FieldCounts = { title: 0.5, heading: 0.5, summary: 0.5, tags: 0.5, content: 0.75 };
@@ -23,7 +23,7 @@ export const NEXT_SECTION_SHARE = 0.5;
  * ranked sections alone, with a larger idf): configured PARLEY_KNOWLEDGE_MIN_SCORE values keep
  * their meaning. Measured on the grammY golden questions (median score of the right page).
  */
-export const SCORE_SCALE = 1.4;
+const SCORE_SCALE = 1.4;
 
 /**
  * Field lengths assumed before many pages are indexed, weighted as this many pages: the first

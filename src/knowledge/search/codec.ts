@@ -93,7 +93,7 @@ export interface Postings {
 }
 
 /** Document gaps (from `base`) of a list, and its impacts, appended to `gaps` and `impacts`. */
-export function encodeList(docs: ArrayLike<number>, impacts: ArrayLike<number>, base: number, gaps: ByteWriter): void {
+function encodeList(docs: ArrayLike<number>, impacts: ArrayLike<number>, base: number, gaps: ByteWriter): void {
   let previous = base;
   for (let i = 0; i < docs.length; i++) {
     gaps.varint(docs[i]! - previous);
@@ -156,7 +156,7 @@ export function findDoc(docs: Uint32Array, doc: number, from = 0): number {
   return -1;
 }
 
-export const BLOCK_BYTES = 8_192;
+const BLOCK_BYTES = 8_192;
 
 /** Packs lists (given in ascending term order) into blocks. */
 export class BlockWriter {

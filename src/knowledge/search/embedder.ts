@@ -18,7 +18,7 @@ export interface Embedder {
   embed(texts: string[], options?: { signal?: AbortSignal; retries?: number }): Promise<Float32Array[]>;
 }
 
-export class EmbeddingError extends Error {
+class EmbeddingError extends Error {
   readonly status: number | undefined;
   constructor(message: string, status?: number) {
     super(message);

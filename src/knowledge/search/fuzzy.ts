@@ -5,7 +5,7 @@
 // too); two edits away, the vocabulary terms sharing the first three letters are compared.
 
 /** Optimal string alignment distance between `a` and `b`, or max + 1 once it exceeds `max`. */
-export function editDistance(a: string, b: string, max: number): number {
+function editDistance(a: string, b: string, max: number): number {
   if (Math.abs(a.length - b.length) > max) return max + 1;
   const n = b.length;
   let before = new Array<number>(n + 1);
@@ -44,7 +44,7 @@ export interface VocabularySource {
 const LETTERS = 'abcdefghijklmnopqrstuvwxyz';
 
 /** Every word one edit away from `word`. */
-export function oneEditAway(word: string): Set<string> {
+function oneEditAway(word: string): Set<string> {
   const out = new Set<string>();
   for (let i = 0; i <= word.length; i++) {
     const head = word.slice(0, i);

@@ -22,7 +22,7 @@ import type { BuiltSegment } from './segment-builder.ts';
 import { SYNONYMS_SLUG } from './synonyms.ts';
 
 /** Bump when tokenisation, sectioning, scoring or the layout changes: the index is then rebuilt. */
-export const INDEX_FORMAT = '3';
+const INDEX_FORMAT = '3';
 
 export interface IndexTotals extends FieldCounts {
   pages: number;
@@ -87,6 +87,34 @@ CREATE TABLE IF NOT EXISTS embedding (model TEXT NOT NULL, hash TEXT NOT NULL, d
 const TABLES = ['meta', 'page', 'term', 'segment', 'block', 'deleted', 'posting'];
 // Tables of the first format (one FTS5 row per section).
 const OLD_TABLES = ['section_terms', 'section_text', 'section'];
+
+/**
+ * Ids of `terms` in the index on `db`, creating the missing ones in one write transaction (the
+ * index file's own connection, or a worker's: ids are handed out under the database's lock).
+ */
+export function assignTermIds(db: Database.Database, terms: Iterable<string>): Map<string, number> {
+  const out = new Map<string, number>();
+  const find = db.prepare('SELECT id FROM term WHERE text = ?').pluck();
+  const insert = db.prepare('INSERT INTO term (text, id) VALUES (?, ?)');
+  const meta = db.prepare("SELECT value FROM meta WHERE key = 'nextTermId'").pluck();
+  const setNext = db.prepare(
+    "INSERT INTO meta (key, value) VALUES ('nextTermId', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+  );
+  db.transaction(() => {
+    let next = Number((meta.get() as string | undefined) ?? 1);
+    const first = next;
+    for (const term of terms) {
+      let id = find.get(term) as number | undefined;
+      if (id === undefined) {
+        id = next++;
+        insert.run(term, id);
+      }
+      out.set(term, id);
+    }
+    if (next !== first) setNext.run(String(next));
+  }).immediate();
+  return out;
+}
 
 /** The entry of `termId` in a block, without decoding the others. */
 function findInBlock(block: Uint8Array, firstTerm: number, termId: number): BlockEntry | undefined {
@@ -271,22 +299,8 @@ export class SearchIndexFile {
 
   /** Ids of the given terms, creating the missing ones. */
   termIds(terms: Iterable<string>): Map<string, number> {
-    const out = new Map<string, number>();
-    const find = this.statement('SELECT id FROM term WHERE text = ?').pluck();
-    const insert = this.statement('INSERT INTO term (text, id) VALUES (?, ?)');
-    this.write(() => {
-      let next = Number(this.meta('nextTermId') ?? 1);
-      const first = next;
-      for (const term of terms) {
-        let id = find.get(term) as number | undefined;
-        if (id === undefined) {
-          id = next++;
-          insert.run(term, id);
-        }
-        out.set(term, id);
-      }
-      if (next !== first) this.setMeta('nextTermId', String(next));
-    });
+    const out = assignTermIds(this.db, terms);
+    this.#version = -1;
     return out;
   }
 

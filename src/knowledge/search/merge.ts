@@ -8,13 +8,13 @@ import type { SearchIndexFile, SegmentInfo } from './index-file.ts';
 
 export const MERGE_FACTOR = 10;
 /** Segments this large are left alone: a query reads a few of them cheaply, rewriting them is not. */
-export const MAX_MERGED_DOCS = 50_000;
+const MAX_MERGED_DOCS = 50_000;
 const BLOCKS_PER_READ = 64;
 
 const sizeClass = (docs: number) => (docs <= 1 ? 0 : Math.floor(Math.log(docs) / Math.log(MERGE_FACTOR)));
 
 /** The newest segments that should be merged now, if any. */
-export function mergeCandidates(segments: SegmentInfo[]): SegmentInfo[] | undefined {
+function mergeCandidates(segments: SegmentInfo[]): SegmentInfo[] | undefined {
   if (segments.length < MERGE_FACTOR) return undefined;
   const size = sizeClass(segments.at(-1)!.docs);
   let start = segments.length - 1;
@@ -52,7 +52,7 @@ function* lists(file: SearchIndexFile, segment: SegmentInfo): Generator<{ termId
 }
 
 /** Merges `run` (consecutive segments, oldest first) into one segment, in one transaction. */
-export function mergeRun(file: SearchIndexFile, run: SegmentInfo[]): void {
+function mergeRun(file: SearchIndexFile, run: SegmentInfo[]): void {
   file.write(() => {
     // Another process may have merged these already.
     const ids = run.map((s) => s.id);

@@ -31,7 +31,7 @@ export interface QueryContext {
 }
 
 /** Long messages contribute at most this many distinct terms (the question's first, then the rarest). */
-export const MAX_QUERY_TERMS = 32;
+const MAX_QUERY_TERMS = 32;
 /** A term only in the side remarks of a longer message counts this much. */
 export const SIDE_REMARK_WEIGHT = 0.35;
 /** A correction counts this much per edit it needed less than two (one edit: 0.8; two: 0.6). */

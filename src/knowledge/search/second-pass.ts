@@ -6,7 +6,7 @@ import type { ResolvedTerm } from './first-pass.ts';
 import type { SearchIndexFile } from './index-file.ts';
 import { decodeForward } from './indexed-page.ts';
 
-export interface SectionScore {
+interface SectionScore {
   /** Position among the page's sections (see pageSections). */
   position: number;
   score: number;

@@ -14,7 +14,7 @@ export const EMBEDDING_BATCH = 64;
 /** A question's embedding is given up after this long (the keyword results are used alone). */
 const QUERY_TIMEOUT_MS = 10_000;
 /** Reciprocal rank fusion constant (the usual 60). */
-export const RRF_K = 60;
+const RRF_K = 60;
 const QUERY_CACHE = 200;
 
 export interface EmbedProgress {

@@ -9,8 +9,8 @@ import type { Tokenize } from '../tokenizer.ts';
 export const SYNONYMS_SLUG = 'parley/synonyms';
 
 /** A synonym counts this much of the word it stands for; one in another script (中文 ↔ Latin) less. */
-export const SYNONYM_WEIGHT = 0.5;
-export const CROSS_SCRIPT_WEIGHT = 0.15;
+const SYNONYM_WEIGHT = 0.5;
+const CROSS_SCRIPT_WEIGHT = 0.15;
 const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
 
 export const BUILTIN_SYNONYMS: readonly (readonly string[])[] = [
@@ -139,7 +139,7 @@ export function parseSynonyms(text: string): string[][] {
   return groups;
 }
 
-export const SYNONYMS_TITLE = 'Search synonyms';
+const SYNONYMS_TITLE = 'Search synonyms';
 
 /** The synonyms page for `groups`. */
 export function synonymsPage(groups: string[][]): { slug: string; title: string; summary: string; content: string } {

@@ -19,7 +19,7 @@ export function textHash(text: string): string {
   return createHash('sha256').update(text).digest('base64url').slice(0, 22);
 }
 
-export function quantize(vector: Float32Array): { scale: number; data: Buffer } {
+function quantize(vector: Float32Array): { scale: number; data: Buffer } {
   let max = 0;
   for (const v of vector) max = Math.max(max, Math.abs(v));
   const scale = max > 0 ? max / 127 : 1;
