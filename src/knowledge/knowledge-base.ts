@@ -79,7 +79,7 @@ export class KnowledgeBase {
   /** Creates or updates a page (a new revision when anything changed) and indexes it. */
   async save(input: PageInput, options: KnowledgeSaveOptions): Promise<KnowledgeSaveResult> {
     const result = await this.#repo.save(input, options);
-    if (!options.dryRun && (result.status === 'created' || result.status === 'updated')) this.#search.indexWritten([result.page]);
+    if (!options.dryRun && (result.status === 'created' || result.status === 'updated')) await this.#search.indexWritten([result.page]);
     return result;
   }
 
@@ -91,7 +91,7 @@ export class KnowledgeBase {
     const results = await this.#repo.saveMany(inputs, options);
     if (!options.dryRun) {
       const written = results.flatMap((r) => (r.status === 'created' || r.status === 'updated' ? [r.page] : []));
-      if (written.length) this.#search.indexWritten(written);
+      if (written.length) await this.#search.indexWritten(written);
     }
     return results;
   }

@@ -40,6 +40,7 @@ export class KnowledgeSearcher {
   readonly #semantic: SemanticSearch | undefined;
   #index: KnowledgeIndex | undefined;
   #embedding: Promise<EmbedReport> | undefined;
+  #bulk = false;
   readonly #stopEmbedding = new AbortController();
 
   constructor(options: KnowledgeSearcherOptions) {
@@ -64,26 +65,28 @@ export class KnowledgeSearcher {
     return this.#index;
   }
 
-  /** Indexes pages just written (as one segment), then computes their vectors in the background. */
-  indexWritten(pages: KnowledgePageRecord[]): void {
+  /** Indexes pages just written (as one segment, or into a bulk), then computes their vectors in the background. */
+  async indexWritten(pages: KnowledgePageRecord[]): Promise<void> {
     // The page is saved either way: a failed index update is repaired by the next sync.
     try {
-      this.#openIndex().indexPages(pages);
+      await this.#openIndex().indexPages(pages);
     } catch (error) {
       this.#log?.warn({ err: error }, 'could not update the knowledge index after a write; the next search will catch up');
     }
-    this.#embedInBackground();
+    if (!this.#bulk) this.#embedInBackground();
   }
 
   /** Runs `work` (an import) with its writes indexed in large segments, written when it ends. */
   async bulk<T>(work: () => Promise<T>): Promise<T> {
     const index = this.#openIndex();
     index.startBulk();
+    this.#bulk = true;
     try {
       return await work();
     } finally {
+      this.#bulk = false;
       try {
-        index.endBulk();
+        await index.endBulk();
       } catch (error) {
         this.#log?.warn({ err: error }, 'could not update the knowledge index after an import; the next search will catch up');
       }

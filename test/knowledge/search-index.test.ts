@@ -109,7 +109,7 @@ describe('segments', () => {
             if (step.kind === 'save') {
               const page = record(step.page, step.words.join(' '), (truth.get(id)?.revision ?? 0) + 1);
               truth.set(id, page);
-              index.indexPages([page]);
+              await index.indexPages([page]);
             } else {
               truth.delete(id);
               index.removePages([id]);
@@ -138,11 +138,11 @@ describe('segments', () => {
     try {
       const first = record(1, 'alpha bravo');
       truth.set(first.id, first);
-      writer.indexPages([first]); // the writer now holds term ids of this index
+      await writer.indexPages([first]); // the writer now holds term ids of this index
       await other.rebuild(); // a `parley knowledge reindex` elsewhere: ids start over
       const second = record(2, 'charlie alpha');
       truth.set(second.id, second);
-      writer.indexPages([second]);
+      await writer.indexPages([second]);
       expect(other.rank([{ term: 'charli', weight: 1 }], 5, { candidates: 5 }).map((p) => p.slug)).toEqual(['page/2']);
       expect(other.rank([{ term: 'alpha', weight: 1 }], 5, { candidates: 5 }).map((p) => p.slug).sort()).toEqual(['page/1', 'page/2']);
       expect(other.rank([{ term: 'bravo', weight: 1 }], 5, { candidates: 5 }).map((p) => p.slug)).toEqual(['page/1']);

@@ -180,7 +180,10 @@ const HAS_TAGS = 4;
 
 const entryWriter = new ByteWriter();
 
-export function encodeForward(page: AnalyzedPage, ids: ArrayLike<number>, out = new ByteWriter()): Buffer {
+/** An analysed page whatever form its terms take (objects here, text from a worker). */
+export type AnalyzedCounts = Omit<AnalyzedPage, 'terms'> & { terms: ArrayLike<unknown> };
+
+export function encodeForward(page: AnalyzedCounts, ids: ArrayLike<number>, out = new ByteWriter()): Buffer {
   // Terms in id order: sort id × 2^20 + term number (a page has fewer than 2^20 terms).
   const keys = new Float64Array(page.terms.length);
   for (let n = 0; n < keys.length; n++) keys[n] = ids[n]! * 1_048_576 + n;

@@ -5,22 +5,16 @@
 // reconciliation runs when the counts disagree and every few minutes, which also covers PostgreSQL
 // sequences committing out of order.
 import type { KnowledgePageRecord, KnowledgeRepo } from '../../store/repos/knowledge.ts';
-import { defaultTokenizer, type Term, type Tokenizer } from '../tokenizer.ts';
+import { defaultTokenizer, type Tokenizer } from '../tokenizer.ts';
 import { firstPass, resolveTerms, type FirstPassStats, type WeightedTerm } from './first-pass.ts';
-import { SearchIndexFile, StaleSegmentError } from './index-file.ts';
-import { analyzePage, type AnalyzedPage } from './indexed-page.ts';
-import { mergeSegments } from './merge.ts';
-import { rankSections, type RankedPage } from './second-pass.ts';
-import { SegmentBuilder } from './segment-builder.ts';
 import type { VocabularySource } from './fuzzy.ts';
-import { BUILTIN_SYNONYMS, parseSynonyms, SynonymTable, SYNONYMS_SLUG } from './synonyms.ts';
-import { embeddingText, textHash, VectorIndex } from './vectors.ts';
+import { SearchIndexFile } from './index-file.ts';
+import { IndexWriter } from './index-writer.ts';
+import { rankSections, type RankedPage } from './second-pass.ts';
+import { BUILTIN_SYNONYMS, parseSynonyms, SynonymTable } from './synonyms.ts';
+import { VectorIndex } from './vectors.ts';
 
 const BATCH = 200;
-/** A rebuild writes a segment every this many postings (about 30 MB of memory while building). */
-const FLUSH_POSTINGS = 4_000_000;
-// Term objects carry the id they have in one index (see #ids); each index and epoch is an owner.
-let owners = 0;
 
 export type KnowledgeIndexSource = Pick<KnowledgeRepo, 'stamp' | 'changedSince' | 'getByIds' | 'batchAfter' | 'versions'>;
 
@@ -60,10 +54,8 @@ export class KnowledgeIndex {
   readonly #reconcileEveryMs: number;
   readonly #now: () => number;
   readonly #tokenizer: Tokenizer;
+  readonly #writer: IndexWriter;
   #synonyms: { text: string; table: SynonymTable } | undefined;
-  #bulk: SegmentBuilder | undefined;
-  #idOwner = 0;
-  #idEpoch: string | undefined;
   #syncing: Promise<SyncReport> | undefined;
   /** Page embeddings (optional semantic search). */
   readonly vectors: VectorIndex;
@@ -77,6 +69,7 @@ export class KnowledgeIndex {
     this.#reconcileEveryMs = options.reconcileEveryMs ?? 5 * 60_000;
     this.#now = options.now ?? Date.now;
     this.#tokenizer = options.tokenizer ?? defaultTokenizer;
+    this.#writer = new IndexWriter(this.#file, this.#tokenizer);
   }
 
   get file(): string {
@@ -105,115 +98,29 @@ export class KnowledgeIndex {
   }
 
   /**
-   * Indexes pages this process just wrote (the next sync would find them too, only later), as one
-   * segment; during a bulk import (startBulk) they are collected into large segments instead.
+   * Indexes pages this process just wrote (the next sync would find them too, only later): as one
+   * segment now, or during a bulk (startBulk) into its large segments.
    */
-  indexPages(pages: KnowledgePageRecord[]): void {
+  async indexPages(pages: KnowledgePageRecord[]): Promise<void> {
     if (pages.length === 0) return;
-    if (this.#bulk) {
-      this.#addTo(this.#bulk, pages);
-      if (this.#bulk.postingCount >= FLUSH_POSTINGS) this.#flushBulk();
-      return;
-    }
-    for (let attempt = 1; ; attempt++) {
-      const builder = this.#builder();
-      this.#addTo(builder, pages);
-      try {
-        return this.#flush(builder);
-      } catch (error) {
-        // Another process emptied the index meanwhile: the term ids are from before; once more.
-        if (!(error instanceof StaleSegmentError) || attempt > 1) throw error;
-      }
-    }
+    if (this.#writer.inBulk) return this.#writer.addToBulk(pages);
+    this.#writer.index(pages);
   }
 
   removePages(pageIds: string[]): void {
-    this.#flushBulk();
     this.#file.removePages(pageIds);
   }
 
   /**
-   * Starts collecting indexed pages into large segments (an import of many pages: fewer segments
-   * to merge later). Pages are searchable once endBulk (or a large enough collection) writes them.
+   * Starts collecting indexed pages into large segments, analysed on worker threads (an import of
+   * many pages). They are searchable once endBulk (or a large enough collection) writes them.
    */
   startBulk(): void {
-    this.#bulk ??= this.#builder();
+    this.#writer.startBulk(true);
   }
 
-  endBulk(): void {
-    this.#flushBulk();
-    this.#bulk = undefined;
-  }
-
-  #flushBulk(): void {
-    const bulk = this.#bulk;
-    if (!bulk || bulk.pages.length === 0) return;
-    this.#bulk = this.#builder();
-    try {
-      this.#flush(bulk);
-    } catch (error) {
-      // Emptied by another process meanwhile: the next sync indexes these pages from the database.
-      if (!(error instanceof StaleSegmentError)) throw error;
-    }
-  }
-
-  #analyze(page: KnowledgePageRecord): AnalyzedPage {
-    // The synonym list is a page for the admins, not an answer: indexed without terms.
-    return analyzePage(page.slug === SYNONYMS_SLUG ? { ...page, title: '', summary: '', tags: [], content: '' } : page, this.#tokenizer);
-  }
-
-  #builder(): SegmentBuilder {
-    const totals = this.#file.totals();
-    return new SegmentBuilder(totals, totals.pages);
-  }
-
-  /** Term ids of each page's terms, kept on the term objects until the index is emptied (by any process). */
-  #ids(pages: AnalyzedPage[]): Int32Array[] {
-    const epoch = this.#file.meta('epoch');
-    if (epoch !== this.#idEpoch || this.#idOwner === 0) {
-      this.#idOwner = ++owners;
-      this.#idEpoch = epoch;
-    }
-    const owner = this.#idOwner;
-    const missing = new Map<string, Term[]>();
-    for (const page of pages) {
-      for (const term of page.terms) {
-        if (term.idOwner === owner) continue;
-        const same = missing.get(term.text);
-        if (same) same.push(term);
-        else missing.set(term.text, [term]);
-      }
-    }
-    if (missing.size) {
-      for (const [text, id] of this.#file.termIds(missing.keys())) {
-        for (const term of missing.get(text)!) {
-          term.idOwner = owner;
-          term.id = id;
-        }
-      }
-    }
-    return pages.map((page) => {
-      const ids = new Int32Array(page.terms.length);
-      for (let n = 0; n < ids.length; n++) ids[n] = page.terms[n]!.id;
-      return ids;
-    });
-  }
-
-  #addTo(builder: SegmentBuilder, pages: KnowledgePageRecord[]): void {
-    const analyzed = pages.map((page) => this.#analyze(page));
-    const ids = this.#ids(analyzed);
-    builder.epoch ??= this.#idEpoch;
-    for (const [i, page] of analyzed.entries()) {
-      builder.add(page, ids[i]!);
-      const built = builder.pages.at(-1)!;
-      if (page.slug === SYNONYMS_SLUG) built.synonyms = pages[i]!.content;
-      else built.embed = textHash(embeddingText(pages[i]!));
-    }
-  }
-
-  #flush(builder: SegmentBuilder): void {
-    this.#file.writeSegment(builder);
-    mergeSegments(this.#file);
+  endBulk(): Promise<void> {
+    return this.#writer.endBulk();
   }
 
   async #sync(onProgress?: (progress: SyncProgress) => void): Promise<SyncReport> {
@@ -247,22 +154,21 @@ export class KnowledgeIndex {
   async #build(total: number, onProgress?: (progress: SyncProgress) => void): Promise<SyncReport> {
     let after = '';
     let done = 0;
-    let builder = this.#builder();
     onProgress?.({ phase: 'rebuild', done, total });
-    for (;;) {
-      const pages = await this.#source.batchAfter(after, BATCH);
-      if (pages.length === 0) break;
-      this.#addTo(builder, pages);
-      if (builder.postingCount >= FLUSH_POSTINGS) {
-        this.#flush(builder);
-        builder = this.#builder();
+    this.#writer.startBulk(total >= 4 * BATCH);
+    try {
+      for (;;) {
+        const pages = await this.#source.batchAfter(after, BATCH);
+        if (pages.length === 0) break;
+        await this.#writer.addToBulk(pages);
+        done += pages.length;
+        after = pages.at(-1)!.id;
+        onProgress?.({ phase: 'rebuild', done, total: Math.max(total, done) });
+        await tick(); // a long build must not starve the bot's event loop
       }
-      done += pages.length;
-      after = pages.at(-1)!.id;
-      onProgress?.({ phase: 'rebuild', done, total: Math.max(total, done) });
-      await tick(); // a long build must not starve the bot's event loop
+    } finally {
+      await this.#writer.endBulk();
     }
-    this.#flush(builder);
     this.#file.checkpoint();
     this.#file.setMeta('reconciledAt', String(this.#now()));
     return { indexed: done, removed: 0, rebuilt: true, ms: 0 };
@@ -291,7 +197,7 @@ export class KnowledgeIndex {
       const stale = pages.filter((page) => known.get(page.id) !== page.revision);
       const found = new Set(pages.map((p) => p.id));
       const gone = ids.filter((id) => !found.has(id) && known.has(id));
-      if (stale.length) this.indexPages(stale);
+      if (stale.length) await this.indexPages(stale);
       if (gone.length) this.#file.removePages(gone);
       indexed += stale.length;
       onProgress?.({ phase: 'update', done: Math.min(i + BATCH, pageIds.length), total: pageIds.length });
@@ -346,7 +252,7 @@ export class KnowledgeIndex {
   /** Waits for a sync in progress, writes what a bulk import collected, then closes the file. */
   async close(): Promise<void> {
     await this.#syncing?.catch(() => undefined);
-    this.endBulk();
+    await this.endBulk();
     this.#file.close();
   }
 }

@@ -3,7 +3,7 @@
 // adds its next document number when it writes the segment (inside its transaction).
 import { averageLengths, fieldFactors, impactOf, PAGE_FIELDS, type FieldCounts } from './bm25.ts';
 import { BlockWriter, ByteWriter } from './codec.ts';
-import { encodeForward, FIELD_SLOTS, type AnalyzedPage } from './indexed-page.ts';
+import { encodeForward, FIELD_SLOTS, type AnalyzedCounts } from './indexed-page.ts';
 
 export interface BuiltPage {
   id: string;
@@ -15,6 +15,18 @@ export interface BuiltPage {
   synonyms?: string;
   /** Hash of the text its embedding is computed from (see vectors.ts). */
   embed?: string;
+}
+
+/** A page ready for a segment: its term ids, counts per field, lengths and encoded record. */
+export interface PreparedPage {
+  id: string;
+  slug: string;
+  title: string;
+  revision: number;
+  lengths: FieldCounts;
+  ids: ArrayLike<number>;
+  counts: ArrayLike<number>;
+  data: Uint8Array;
 }
 
 export interface BuiltSegment {
@@ -47,14 +59,19 @@ export class SegmentBuilder implements BuiltSegment {
   }
 
   /** Adds a page; `ids[n]` is the term id of its n-th term. */
-  add(page: AnalyzedPage, ids: ArrayLike<number>): void {
+  add(page: AnalyzedCounts, ids: ArrayLike<number>): void {
+    this.addPrepared({ ...page, ids, data: encodeForward(page, ids, this.#writer) });
+  }
+
+  /** Adds a page whose term ids and record were prepared elsewhere (on a worker thread). */
+  addPrepared(page: PreparedPage): void {
     for (const field of PAGE_FIELDS) this.#totals[field] += page.lengths[field];
     this.#pageCount++;
     const factors = fieldFactors(page.lengths, averageLengths(this.#totals, this.#pageCount));
     const local = this.pages.length * 256;
-    this.pages.push({ id: page.id, slug: page.slug, title: page.title, revision: page.revision, data: encodeForward(page, ids, this.#writer) });
-    const { counts } = page;
-    for (let n = 0; n < page.terms.length; n++) {
+    this.pages.push({ id: page.id, slug: page.slug, title: page.title, revision: page.revision, data: Buffer.from(page.data.buffer, page.data.byteOffset, page.data.length) });
+    const { counts, ids } = page;
+    for (let n = 0; n < ids.length; n++) {
       let tf = 0;
       for (let slot = 0; slot < FIELD_SLOTS; slot++) tf += factors[slot]! * counts[n * FIELD_SLOTS + slot]!;
       const id = ids[n]!;
@@ -65,7 +82,7 @@ export class SegmentBuilder implements BuiltSegment {
         this.#termIds.push(id);
       }
     }
-    this.#postingCount += page.terms.length;
+    this.#postingCount += ids.length;
   }
 
   writeBlocks(base: number, emit: (firstTerm: number, data: Buffer) => void): void {

@@ -1,0 +1,187 @@
+// Writes pages into the index file: analyses them (on worker threads during large builds and
+// imports, see analyzer-pool.ts), gives their terms ids, collects them into a segment and writes
+// it (merging small segments afterwards). A few pages written by this process become one segment
+// at once; a bulk (a rebuild or an import) collects large segments, written as they fill and when
+// it ends.
+import type { KnowledgePageRecord } from '../../store/repos/knowledge.ts';
+import type { Tokenizer } from '../tokenizer.ts';
+import { AnalyzerPool, type PreparedBatch } from './analyzer-pool.ts';
+import { StaleSegmentError, type SearchIndexFile } from './index-file.ts';
+import { analyzePage, type AnalyzedPage } from './indexed-page.ts';
+import { mergeSegments } from './merge.ts';
+import { SegmentBuilder } from './segment-builder.ts';
+import { SYNONYMS_SLUG } from './synonyms.ts';
+import { embeddingText, textHash } from './vectors.ts';
+
+/** A bulk writes a segment every this many postings (about 30 MB of memory while building). */
+const FLUSH_POSTINGS = 4_000_000;
+/** Batches of at least this many pages go to the worker threads, when there are any. */
+const POOL_MIN_PAGES = 32;
+// Term objects carry the id they have in one index (see #termIds); each writer and epoch is an owner.
+let owners = 0;
+const STALE = 'stale';
+
+/** The synonym list is a page for the admins, not an answer: indexed without terms. */
+const withoutHiddenText = (page: KnowledgePageRecord): KnowledgePageRecord =>
+  page.slug === SYNONYMS_SLUG ? { ...page, title: '', summary: '', tags: [], content: '' } : page;
+
+type Analysis = { kind: 'terms'; pages: AnalyzedPage[] } | { kind: 'prepared'; batch: PreparedBatch };
+
+interface Pending {
+  records: KnowledgePageRecord[];
+  analysis: Promise<Analysis>;
+}
+
+export class IndexWriter {
+  readonly #file: SearchIndexFile;
+  readonly #tokenizer: Tokenizer;
+  #owner = 0;
+  #epoch: string | undefined;
+  #bulk: { builder: SegmentBuilder; pending: Pending[]; pool: AnalyzerPool | undefined; draining: Promise<void> } | undefined;
+
+  constructor(file: SearchIndexFile, tokenizer: Tokenizer) {
+    this.#file = file;
+    this.#tokenizer = tokenizer;
+  }
+
+  /** Indexes pages as one segment, now. */
+  index(pages: KnowledgePageRecord[]): void {
+    for (let attempt = 1; ; attempt++) {
+      const builder = this.#builder();
+      this.#add(builder, pages, { kind: 'terms', pages: pages.map((page) => analyzePage(withoutHiddenText(page), this.#tokenizer)) });
+      try {
+        return this.#write(builder);
+      } catch (error) {
+        // Another process emptied the index meanwhile: the term ids are from before; once more.
+        if (!(error instanceof StaleSegmentError) || attempt > 1) throw error;
+      }
+    }
+  }
+
+  get inBulk(): boolean {
+    return this.#bulk !== undefined;
+  }
+
+  /** Starts collecting pages into large segments; `parallel`: analyse on worker threads. */
+  startBulk(parallel: boolean): void {
+    this.#bulk ??= { builder: this.#builder(), pending: [], pool: parallel ? AnalyzerPool.start(this.#file.file) : undefined, draining: Promise.resolve() };
+  }
+
+  /** Adds pages to the bulk; resolves once fewer batches wait than the workers can overlap. */
+  async addToBulk(pages: KnowledgePageRecord[]): Promise<void> {
+    const bulk = this.#bulk;
+    if (!bulk) throw new Error('addToBulk outside a bulk');
+    const pool = pages.length >= POOL_MIN_PAGES ? bulk.pool : undefined;
+    const analysis: Promise<Analysis> = pool
+      ? pool.prepare(pages.map(withoutHiddenText)).then(
+          (batch) => ({ kind: 'prepared', batch }),
+          () => ({ kind: 'terms', pages: pages.map((page) => analyzePage(withoutHiddenText(page), this.#tokenizer)) }),
+        )
+      : Promise.resolve({ kind: 'terms', pages: pages.map((page) => analyzePage(withoutHiddenText(page), this.#tokenizer)) });
+    bulk.pending.push({ records: pages, analysis });
+    await this.#drain(pool ? 3 : 0);
+  }
+
+  /** Writes everything the bulk collected. */
+  async endBulk(): Promise<void> {
+    const bulk = this.#bulk;
+    if (!bulk) return;
+    try {
+      await this.#drain(0);
+      this.#writeBulk();
+    } finally {
+      this.#bulk = undefined;
+      await bulk.pool?.close();
+    }
+  }
+
+  // Adds finished analyses to the bulk's segment in order, writing it when it is large enough.
+  #drain(keep: number): Promise<void> {
+    const bulk = this.#bulk!;
+    bulk.draining = bulk.draining.then(async () => {
+      while (bulk.pending.length > keep) {
+        const { records, analysis } = bulk.pending.shift()!;
+        this.#add(bulk.builder, records, await analysis);
+        if (bulk.builder.postingCount >= FLUSH_POSTINGS) this.#writeBulk();
+      }
+    });
+    return bulk.draining;
+  }
+
+  #writeBulk(): void {
+    const bulk = this.#bulk!;
+    const builder = bulk.builder;
+    bulk.builder = this.#builder();
+    if (builder.pages.length === 0) return;
+    try {
+      this.#write(builder);
+    } catch (error) {
+      // Emptied by another process meanwhile: the next sync indexes these pages from the database.
+      if (!(error instanceof StaleSegmentError)) throw error;
+    }
+  }
+
+  #builder(): SegmentBuilder {
+    const totals = this.#file.totals();
+    return new SegmentBuilder(totals, totals.pages);
+  }
+
+  #write(builder: SegmentBuilder): void {
+    this.#file.writeSegment(builder);
+    mergeSegments(this.#file);
+  }
+
+  #add(builder: SegmentBuilder, records: KnowledgePageRecord[], analysis: Analysis): void {
+    if (analysis.kind === 'terms') {
+      const ids = this.#termIds(analysis.pages);
+      builder.epoch ??= this.#epoch;
+      analysis.pages.forEach((page, i) => builder.add(page, ids[i]!));
+    } else {
+      // Ids from before the index was emptied cannot be mixed with later ones: the write then fails as stale.
+      builder.epoch ??= analysis.batch.epoch;
+      if (builder.epoch !== analysis.batch.epoch) builder.epoch = STALE;
+      for (const page of analysis.batch.pages) builder.addPrepared(page);
+    }
+    const added = builder.pages.slice(builder.pages.length - records.length);
+    records.forEach((record, i) => {
+      if (record.slug === SYNONYMS_SLUG) added[i]!.synonyms = record.content;
+      else added[i]!.embed = textHash(embeddingText(record));
+    });
+  }
+
+  /** Notices when the index was emptied (by any process): term ids start over then. */
+  #checkEpoch(): void {
+    const epoch = this.#file.meta('epoch');
+    if (epoch === this.#epoch && this.#owner !== 0) return;
+    this.#owner = ++owners;
+    this.#epoch = epoch;
+  }
+
+  /** Term ids of each page's terms, kept on the term objects. */
+  #termIds(pages: AnalyzedPage[]): Int32Array[] {
+    this.#checkEpoch();
+    const owner = this.#owner;
+    const missing = new Map<string, AnalyzedPage['terms']>();
+    for (const page of pages) {
+      for (const term of page.terms) {
+        if (term.idOwner === owner) continue;
+        const same = missing.get(term.text);
+        if (same) same.push(term);
+        else missing.set(term.text, [term]);
+      }
+    }
+    if (missing.size) {
+      for (const [text, id] of this.#file.termIds(missing.keys())) {
+        for (const term of missing.get(text)!) {
+          term.idOwner = owner;
+          term.id = id;
+        }
+      }
+    }
+    return pages.map((page) => {
+      const ids = new Int32Array(page.terms.length);
+      for (let n = 0; n < ids.length; n++) ids[n] = page.terms[n]!.id;
+      return ids;
+    });
+  }
+}
