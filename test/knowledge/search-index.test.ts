@@ -2,9 +2,12 @@
 // skipping most of a frequent term's postings; writes, deletes and merges never lose or resurrect
 // a page; another process emptying the index is noticed; title, summary and tags are stored once
 // per page, not once per section.
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parsePageInput } from '../../src/knowledge/page-file.ts';
+import { AnalyzerPool } from '../../src/knowledge/search/analyzer-pool.ts';
 import { findDoc } from '../../src/knowledge/search/codec.ts';
 import { firstPass, resolveTerms, type ResolvedTerm } from '../../src/knowledge/search/first-pass.ts';
 import { KnowledgeIndex, type KnowledgeIndexSource } from '../../src/knowledge/search/knowledge-index.ts';
@@ -131,7 +134,7 @@ describe('segments', () => {
   });
 
   it('notices when another process emptied the index between looking up term ids and writing', async () => {
-    const file = `${knowledgeTempDir()}/index.db`;
+    const file = join(knowledgeTempDir(), 'index.db');
     const truth = new Map<string, KnowledgePageRecord>();
     const writer = new KnowledgeIndex({ source: memorySource(truth), file });
     const other = new KnowledgeIndex({ source: memorySource(truth), file });
@@ -173,5 +176,36 @@ describe('index size', () => {
     const perPage = ((await size(true)) - (await size(false))) / 20;
     // Old layout: one row per section repeating the summary (30 × ~1.4 KB of terms per page).
     expect(perPage).toBeLessThan(4 * summary.length);
+  });
+});
+
+describe('worker threads', () => {
+  it('build the same index as the main thread alone', async () => {
+    const pages = new Map<string, KnowledgePageRecord>();
+    for (let n = 0; n < 1_200; n++) {
+      const words = Array.from({ length: 40 }, (_, i) => VOCABULARY[(n * 7 + i * i) % VOCABULARY.length]!).join(' ');
+      const page = record(n, `# Page ${n}\n\n## Part\n\n${words} 中文内容${n % 13}\n\n## Other\n\n${VOCABULARY[n % 12]} camelCaseWord${n % 5}`);
+      pages.set(page.id, page);
+    }
+    const ranked = async (workers: boolean) => {
+      const index = new KnowledgeIndex({ source: memorySource(pages), file: join(knowledgeTempDir(), 'index.db'), workers });
+      try {
+        await index.sync();
+        expect(index.preparedOnWorkers).toBe(workers && availableParallelism() >= 2 ? pages.size : 0);
+        return ['alpha bravo', '中文内容', 'camelCaseWord3 lima', 'hotel'].map((query) =>
+          index.rank(tokenize(query).map((term) => ({ term, weight: 1 })), 10, { candidates: 16 }).map((p) => [p.slug, Math.round(p.score * 1000)]),
+        );
+      } finally {
+        await index.close();
+      }
+    };
+    expect(await ranked(true)).toEqual(await ranked(false));
+  });
+
+  it('fail visibly when they cannot open the index, so the build falls back to the main thread', async () => {
+    const pool = AnalyzerPool.start(join(knowledgeTempDir(), 'missing', 'index.db'));
+    if (availableParallelism() < 2) return expect(pool).toBeUndefined();
+    await expect(pool!.prepare([record(1, 'alpha')])).rejects.toThrow();
+    await pool!.close();
   });
 });

@@ -37,6 +37,8 @@ export class IndexWriter {
   readonly #tokenizer: Tokenizer;
   #owner = 0;
   #epoch: string | undefined;
+  /** Pages prepared on worker threads so far (for tests of the pool). */
+  preparedOnWorkers = 0;
   #bulk: { builder: SegmentBuilder; pending: Pending[]; pool: AnalyzerPool | undefined; draining: Promise<void> } | undefined;
 
   constructor(file: SearchIndexFile, tokenizer: Tokenizer) {
@@ -141,6 +143,7 @@ export class IndexWriter {
       builder.epoch ??= analysis.batch.epoch;
       if (builder.epoch !== analysis.batch.epoch) builder.epoch = STALE;
       for (const page of analysis.batch.pages) builder.addPrepared(page);
+      this.preparedOnWorkers += analysis.batch.pages.length;
     }
     const added = builder.pages.slice(builder.pages.length - records.length);
     records.forEach((record, i) => {

@@ -38,6 +38,8 @@ export interface KnowledgeIndexOptions {
   now?: () => number;
   /** Only to compare tokenisers (the benchmark); an index must be built and queried with one. */
   tokenizer?: Tokenizer;
+  /** Large builds and imports prepare pages on worker threads (default true; with a custom tokenizer, never). */
+  workers?: boolean;
 }
 
 export interface RankOptions {
@@ -55,6 +57,7 @@ export class KnowledgeIndex {
   readonly #now: () => number;
   readonly #tokenizer: Tokenizer;
   readonly #writer: IndexWriter;
+  readonly #workers: boolean;
   #synonyms: { text: string; table: SynonymTable } | undefined;
   #syncing: Promise<SyncReport> | undefined;
   /** Page embeddings (optional semantic search). */
@@ -70,6 +73,8 @@ export class KnowledgeIndex {
     this.#now = options.now ?? Date.now;
     this.#tokenizer = options.tokenizer ?? defaultTokenizer;
     this.#writer = new IndexWriter(this.#file, this.#tokenizer);
+    // Workers tokenise with the default tokenizer.
+    this.#workers = (options.workers ?? true) && this.#tokenizer === defaultTokenizer;
   }
 
   get file(): string {
@@ -78,6 +83,11 @@ export class KnowledgeIndex {
 
   get tokenizer(): Tokenizer {
     return this.#tokenizer;
+  }
+
+  /** Pages prepared on worker threads by this index so far (for tests). */
+  get preparedOnWorkers(): number {
+    return this.#writer.preparedOnWorkers;
   }
 
   get indexFile(): SearchIndexFile {
@@ -116,7 +126,7 @@ export class KnowledgeIndex {
    * many pages). They are searchable once endBulk (or a large enough collection) writes them.
    */
   startBulk(): void {
-    this.#writer.startBulk(true);
+    this.#writer.startBulk(this.#workers);
   }
 
   endBulk(): Promise<void> {
@@ -155,7 +165,7 @@ export class KnowledgeIndex {
     let after = '';
     let done = 0;
     onProgress?.({ phase: 'rebuild', done, total });
-    this.#writer.startBulk(total >= 4 * BATCH);
+    this.#writer.startBulk(this.#workers && total >= 4 * BATCH);
     try {
       for (;;) {
         const pages = await this.#source.batchAfter(after, BATCH);
