@@ -1,7 +1,7 @@
 // One size of the knowledge benchmark: import the corpus and generated pages into a fresh SQLite
 // database, rebuild the index, and measure size, latency, quality and the CLI's wall time.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -9,6 +9,7 @@ import { parseDatabaseUrl } from '../src/config/config.ts';
 import { knowledgeIndexFile } from '../src/knowledge/index-location.ts';
 import { KnowledgeBase } from '../src/knowledge/knowledge-base.ts';
 import { KnowledgeIndex } from '../src/knowledge/search/knowledge-index.ts';
+import { renderPageFile } from '../src/knowledge/page-file.ts';
 import { planQuery } from '../src/knowledge/search/query.ts';
 import { openStore } from '../src/store/store.ts';
 import type { KnowledgePageRecord } from '../src/store/repos/knowledge.ts';
@@ -18,6 +19,7 @@ import { HARD_QUESTIONS } from './knowledge-hard.ts';
 import { goldenQuality, hardQuality, type Rank } from './knowledge-quality.ts';
 
 const BATCH = 200;
+const CHUNK = 5_000;
 const REPO = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 interface Latency {
@@ -37,6 +39,8 @@ export interface ScaleFigures {
   golden: { en: number; zh: number };
   hard: number;
   cliMs?: number;
+  /** `parley knowledge import` of the same pages as Markdown files, wall time (sizes up to 10k). */
+  cliImportMs?: number;
 }
 
 function latency(samples: number[]): Latency {
@@ -50,6 +54,25 @@ const fileBytes = (file: string) => [file, `${file}-wal`].reduce((n, f) => n + (
 function median(runs: () => number, count: number): number {
   const samples = Array.from({ length: count }, runs).sort((a, b) => a - b);
   return samples[Math.floor(count / 2)]!;
+}
+
+/** Wall time of `parley knowledge import` of `pages` written as Markdown files into a fresh database. */
+function cliImport(pages: () => Iterable<KnowledgePageRecord>): number {
+  const dir = mkdtempSync(join(tmpdir(), 'parley-bench-files-'));
+  try {
+    for (const page of pages()) {
+      const file = join(dir, 'docs', `${page.slug}.md`);
+      mkdirSync(dirname(file), { recursive: true });
+      writeFileSync(file, renderPageFile(page));
+    }
+    const env = { ...process.env, DATABASE_URL: `file:${join(dir, 'parley.db')}`, PARLEY_LOG_LEVEL: 'silent' };
+    const started = performance.now();
+    const run = spawnSync(process.execPath, [join(REPO, 'bin', 'parley.mjs'), 'knowledge', 'import', 'docs'], { cwd: dir, env, stdio: ['ignore', 'ignore', 'inherit'] });
+    if (run.status !== 0) throw new Error(`parley knowledge import exited with ${run.status}`);
+    return performance.now() - started;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /** Wall time of `parley knowledge search` minus that of `node -e 0` (medians of five runs each). */
@@ -84,23 +107,23 @@ export async function measureScale(corpus: KnowledgePageRecord[], size: number):
       tags: page.tags,
       references: page.references,
     });
-    // As `parley knowledge import` does: batches of 200 pages, each one transaction, indexed in bulk.
-    await kb
-      .bulk(async () => {
-        for (let n = 0; n < size; n += BATCH) {
-          const pages = Array.from({ length: Math.min(BATCH, size - n) }, (_, i) => {
-            const k = n + i;
-            return k < corpus.length ? corpus[k]! : generatedPage(base, k);
-          });
-          for (const page of pages) markdown += markdownBytes(page);
-          const started = performance.now();
-          await kb.saveMany(pages.map(input), { source: 'import' });
-          importMs += performance.now() - started;
-        }
+    // As `parley knowledge import` does: batches of 200 pages, each one transaction, indexed in
+    // bulk. Pages are generated ahead, a chunk at a time, outside the timed part (worker threads
+    // still busy with the previous chunk's last batches overlap its generation: at most 3 batches).
+    await kb.bulk(async () => {
+      for (let chunk = 0; chunk < size; chunk += CHUNK) {
+        const pages = Array.from({ length: Math.min(CHUNK, size - chunk) }, (_, i) => {
+          const k = chunk + i;
+          return k < corpus.length ? corpus[k]! : generatedPage(base, k);
+        });
+        for (const page of pages) markdown += markdownBytes(page);
         const started = performance.now();
-        return () => (importMs += performance.now() - started);
-      })
-      .then((stop) => stop());
+        for (let n = 0; n < pages.length; n += BATCH) await kb.saveMany(pages.slice(n, n + BATCH).map(input), { source: 'import' });
+        importMs += performance.now() - started;
+      }
+      const started = performance.now();
+      return () => (importMs += performance.now() - started);
+    }).then((stop) => stop());
     const rebuildStarted = performance.now();
     await kb.rebuild();
     const rebuildMs = performance.now() - rebuildStarted;
@@ -128,6 +151,10 @@ export async function measureScale(corpus: KnowledgePageRecord[], size: number):
     const hard = (await hardQuality(slugs)).get('all')!.recall5;
     await kb.close();
     const cliMs = process.env.PARLEY_BENCH_NO_CLI ? undefined : cliOverhead(target.provider === 'sqlite' ? target.file : '', dir);
+    const allPages = function* () {
+      for (let k = 0; k < size; k++) yield k < corpus.length ? corpus[k]! : generatedPage(base, k);
+    };
+    const cliImportMs = process.env.PARLEY_BENCH_NO_CLI || (size > 10_000 && !process.env.PARLEY_BENCH_CLI_IMPORT) ? undefined : cliImport(allPages);
     return {
       pages: size,
       markdownBytes: markdown,
@@ -139,6 +166,7 @@ export async function measureScale(corpus: KnowledgePageRecord[], size: number):
       golden,
       hard,
       cliMs,
+      cliImportMs,
     };
   } finally {
     await kb.close();

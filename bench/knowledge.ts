@@ -92,11 +92,12 @@ function scaleTable(figures: ScaleFigures[]): void {
         `${f3(f.golden.en)} / ${f3(f.golden.zh)}`.padEnd(18),
         f3(f.hard).padEnd(10),
         f.cliMs === undefined ? '' : `${Math.round(f.cliMs)} ms above node -e 0 (median of 5)`,
+        f.cliImportMs === undefined ? '' : `; \`parley knowledge import\` of the pages as files: ${(f.cliImportMs / 1000).toFixed(1)} s`,
       ].join(' '),
     );
   }
   console.log(
-    '  import: generated pages saved through KnowledgeBase.saveMany in batches of 200 (the CLI import path minus reading files), page generation not counted;',
+    '  import: generated pages saved through KnowledgeBase.saveMany in batches of 200 in a bulk (the CLI import path minus reading files), generated ahead (not counted);',
   );
   console.log(
     '  rebuild: `parley knowledge reindex` from that database; search: query planning + ranking (as the issue measured); with snippets: KnowledgeBase.search incl. reading the pages;',
