@@ -67,7 +67,11 @@ function cliImport(pages: () => Iterable<KnowledgePageRecord>): number {
     }
     const env = { ...process.env, DATABASE_URL: `file:${join(dir, 'parley.db')}`, PARLEY_LOG_LEVEL: 'silent' };
     const started = performance.now();
-    const run = spawnSync(process.execPath, [join(REPO, 'bin', 'parley.mjs'), 'knowledge', 'import', 'docs'], { cwd: dir, env, stdio: ['ignore', 'ignore', 'inherit'] });
+    const run = spawnSync(process.execPath, [join(REPO, 'bin', 'parley.mjs'), 'knowledge', 'import', 'docs'], {
+      cwd: dir,
+      env,
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
     if (run.status !== 0) throw new Error(`parley knowledge import exited with ${run.status}`);
     return performance.now() - started;
   } finally {
@@ -110,20 +114,22 @@ export async function measureScale(corpus: KnowledgePageRecord[], size: number):
     // As `parley knowledge import` does: batches of 200 pages, each one transaction, indexed in
     // bulk. Pages are generated ahead, a chunk at a time, outside the timed part (worker threads
     // still busy with the previous chunk's last batches overlap its generation: at most 3 batches).
-    await kb.bulk(async () => {
-      for (let chunk = 0; chunk < size; chunk += CHUNK) {
-        const pages = Array.from({ length: Math.min(CHUNK, size - chunk) }, (_, i) => {
-          const k = chunk + i;
-          return k < corpus.length ? corpus[k]! : generatedPage(base, k);
-        });
-        for (const page of pages) markdown += markdownBytes(page);
+    await kb
+      .bulk(async () => {
+        for (let chunk = 0; chunk < size; chunk += CHUNK) {
+          const pages = Array.from({ length: Math.min(CHUNK, size - chunk) }, (_, i) => {
+            const k = chunk + i;
+            return k < corpus.length ? corpus[k]! : generatedPage(base, k);
+          });
+          for (const page of pages) markdown += markdownBytes(page);
+          const started = performance.now();
+          for (let n = 0; n < pages.length; n += BATCH) await kb.saveMany(pages.slice(n, n + BATCH).map(input), { source: 'import' });
+          importMs += performance.now() - started;
+        }
         const started = performance.now();
-        for (let n = 0; n < pages.length; n += BATCH) await kb.saveMany(pages.slice(n, n + BATCH).map(input), { source: 'import' });
-        importMs += performance.now() - started;
-      }
-      const started = performance.now();
-      return () => (importMs += performance.now() - started);
-    }).then((stop) => stop());
+        return () => (importMs += performance.now() - started);
+      })
+      .then((stop) => stop());
     const rebuildStarted = performance.now();
     await kb.rebuild();
     const rebuildMs = performance.now() - rebuildStarted;
@@ -154,7 +160,8 @@ export async function measureScale(corpus: KnowledgePageRecord[], size: number):
     const allPages = function* () {
       for (let k = 0; k < size; k++) yield k < corpus.length ? corpus[k]! : generatedPage(base, k);
     };
-    const cliImportMs = process.env.PARLEY_BENCH_NO_CLI || (size > 10_000 && !process.env.PARLEY_BENCH_CLI_IMPORT) ? undefined : cliImport(allPages);
+    const cliImportMs =
+      process.env.PARLEY_BENCH_NO_CLI || (size > 10_000 && !process.env.PARLEY_BENCH_CLI_IMPORT) ? undefined : cliImport(allPages);
     return {
       pages: size,
       markdownBytes: markdown,

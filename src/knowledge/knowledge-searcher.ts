@@ -124,7 +124,11 @@ export class KnowledgeSearcher {
     this.#embedding = this.embedPending()
       .then((report) => report ?? { embedded: 0, missing: 0 })
       .catch((error: unknown) => {
-        if (!this.#stopEmbedding.signal.aborted) this.#log?.warn({ err: error }, 'could not compute page embeddings; semantic search covers fewer pages until a later write retries');
+        if (!this.#stopEmbedding.signal.aborted)
+          this.#log?.warn(
+            { err: error },
+            'could not compute page embeddings; semantic search covers fewer pages until a later write retries',
+          );
         return { embedded: 0, missing: -1 };
       })
       .finally(() => (this.#embedding = undefined));

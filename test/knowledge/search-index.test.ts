@@ -22,7 +22,20 @@ const VOCABULARY = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot', 'go
 
 function record(n: number, content: string, revision = 1): KnowledgePageRecord {
   const now = new Date(0);
-  return { id: `p${String(n).padStart(6, '0')}`, slug: `page/${n}`, title: `Page ${n}`, summary: '', content, tags: [], references: [], source: 'cli', revision, hash: '', createdAt: now, updatedAt: now };
+  return {
+    id: `p${String(n).padStart(6, '0')}`,
+    slug: `page/${n}`,
+    title: `Page ${n}`,
+    summary: '',
+    content,
+    tags: [],
+    references: [],
+    source: 'cli',
+    revision,
+    hash: '',
+    createdAt: now,
+    updatedAt: now,
+  };
 }
 
 /** A source over an in-memory list of pages (what the database would hold). */
@@ -33,7 +46,10 @@ function memorySource(pages: Map<string, KnowledgePageRecord>): KnowledgeIndexSo
     changedSince: async (after) => ({ pageIds: [], lastRevisionId: after }),
     getByIds: async (ids) => ids.flatMap((id) => (pages.has(id) ? [pages.get(id)!] : [])),
     versions: async () => new Map(sorted().map((p) => [p.id, p.revision])),
-    batchAfter: async (after, size) => sorted().filter((p) => p.id > after).slice(0, size),
+    batchAfter: async (after, size) =>
+      sorted()
+        .filter((p) => p.id > after)
+        .slice(0, size),
   };
 }
 
@@ -47,36 +63,51 @@ function exhaustiveTop(terms: ResolvedTerm[], m: number, deleted: Set<number>): 
       });
     }
   }
-  return [...scores].map(([doc, score]) => ({ doc, score })).sort((a, b) => b.score - a.score || a.doc - b.doc).slice(0, m);
+  return [...scores]
+    .map(([doc, score]) => ({ doc, score }))
+    .sort((a, b) => b.score - a.score || a.doc - b.doc)
+    .slice(0, m);
 }
 
 describe('first pass', () => {
   it('equals the exhaustive top m for any pages and weighted query', async () => {
     const pageArb = fc.array(fc.constantFrom(...VOCABULARY), { minLength: 1, maxLength: 30 }).map((words) => words.join(' '));
-    const queryArb = fc.array(fc.record({ term: fc.constantFrom(...VOCABULARY), weight: fc.double({ min: 0.1, max: 1, noNaN: true }) }), { minLength: 1, maxLength: 6 });
+    const queryArb = fc.array(fc.record({ term: fc.constantFrom(...VOCABULARY), weight: fc.double({ min: 0.1, max: 1, noNaN: true }) }), {
+      minLength: 1,
+      maxLength: 6,
+    });
     await fc.assert(
-      fc.asyncProperty(fc.array(pageArb, { minLength: 1, maxLength: 60 }), fc.array(queryArb, { minLength: 1, maxLength: 5 }), fc.integer({ min: 1, max: 8 }), async (contents, queries, m) => {
-        const pages = new Map(contents.map((content, n) => [record(n, content).id, record(n, content)]));
-        const index = new KnowledgeIndex({ source: memorySource(pages), file: ':memory:' });
-        try {
-          await index.sync();
-          for (const query of queries) {
-            const terms = resolveTerms(index.indexFile, query.map((q) => ({ term: tokenize(q.term)[0]!, weight: q.weight })));
-            const deleted = index.indexFile.deletedDocs();
-            const { pages: top } = firstPass(terms, m, deleted);
-            expect(top).toEqual(exhaustiveTop(terms, m, deleted));
+      fc.asyncProperty(
+        fc.array(pageArb, { minLength: 1, maxLength: 60 }),
+        fc.array(queryArb, { minLength: 1, maxLength: 5 }),
+        fc.integer({ min: 1, max: 8 }),
+        async (contents, queries, m) => {
+          const pages = new Map(contents.map((content, n) => [record(n, content).id, record(n, content)]));
+          const index = new KnowledgeIndex({ source: memorySource(pages), file: ':memory:' });
+          try {
+            await index.sync();
+            for (const query of queries) {
+              const terms = resolveTerms(
+                index.indexFile,
+                query.map((q) => ({ term: tokenize(q.term)[0]!, weight: q.weight })),
+              );
+              const deleted = index.indexFile.deletedDocs();
+              const { pages: top } = firstPass(terms, m, deleted);
+              expect(top).toEqual(exhaustiveTop(terms, m, deleted));
+            }
+          } finally {
+            await index.close();
           }
-        } finally {
-          await index.close();
-        }
-      }),
+        },
+      ),
       { seed: 42, numRuns: 60 },
     );
   });
 
   it('stops reading a frequent term once the top pages cannot change', async () => {
     const pages = new Map<string, KnowledgePageRecord>();
-    for (let n = 0; n < 2_000; n++) pages.set(record(n, '').id, record(n, n % 400 === 0 ? 'rare word here, common too' : `common text number ${n}`));
+    for (let n = 0; n < 2_000; n++)
+      pages.set(record(n, '').id, record(n, n % 400 === 0 ? 'rare word here, common too' : `common text number ${n}`));
     const index = new KnowledgeIndex({ source: memorySource(pages), file: ':memory:' });
     try {
       await index.sync();
@@ -99,7 +130,11 @@ describe('first pass', () => {
 describe('segments', () => {
   it('never loses or resurrects a page through updates, deletes and merges', async () => {
     const op = fc.oneof(
-      fc.record({ kind: fc.constant('save' as const), page: fc.integer({ min: 0, max: 11 }), words: fc.array(fc.constantFrom(...VOCABULARY), { minLength: 1, maxLength: 5 }) }),
+      fc.record({
+        kind: fc.constant('save' as const),
+        page: fc.integer({ min: 0, max: 11 }),
+        words: fc.array(fc.constantFrom(...VOCABULARY), { minLength: 1, maxLength: 5 }),
+      }),
       fc.record({ kind: fc.constant('remove' as const), page: fc.integer({ min: 0, max: 11 }) }),
     );
     await fc.assert(
@@ -121,8 +156,14 @@ describe('segments', () => {
           expect(index.stats().segments).toBeLessThan(2 * MERGE_FACTOR);
           for (const word of VOCABULARY) {
             const term = tokenize(word)[0]!;
-            const expected = [...truth.values()].filter((p) => tokenize(p.content).includes(term)).map((p) => p.slug).sort();
-            const found = index.rank([{ term, weight: 1 }], 50, { candidates: 50 }).map((p) => p.slug).sort();
+            const expected = [...truth.values()]
+              .filter((p) => tokenize(p.content).includes(term))
+              .map((p) => p.slug)
+              .sort();
+            const found = index
+              .rank([{ term, weight: 1 }], 50, { candidates: 50 })
+              .map((p) => p.slug)
+              .sort();
             expect(found).toEqual(expected);
           }
         } finally {
@@ -147,7 +188,12 @@ describe('segments', () => {
       truth.set(second.id, second);
       await writer.indexPages([second]);
       expect(other.rank([{ term: 'charli', weight: 1 }], 5, { candidates: 5 }).map((p) => p.slug)).toEqual(['page/2']);
-      expect(other.rank([{ term: 'alpha', weight: 1 }], 5, { candidates: 5 }).map((p) => p.slug).sort()).toEqual(['page/1', 'page/2']);
+      expect(
+        other
+          .rank([{ term: 'alpha', weight: 1 }], 5, { candidates: 5 })
+          .map((p) => p.slug)
+          .sort(),
+      ).toEqual(['page/1', 'page/2']);
       expect(other.rank([{ term: 'bravo', weight: 1 }], 5, { candidates: 5 }).map((p) => p.slug)).toEqual(['page/1']);
     } finally {
       await writer.close();
@@ -165,7 +211,10 @@ describe('index size', () => {
       const knowledge = await openKnowledge();
       try {
         for (let n = 0; n < 20; n++) {
-          await knowledge.kb.save(parsePageInput({ slug: `p/${n}`, title: `Page ${n}`, summary: withSummary ? `${summary} ${n}` : '', content: sections }), { source: 'cli' });
+          await knowledge.kb.save(
+            parsePageInput({ slug: `p/${n}`, title: `Page ${n}`, summary: withSummary ? `${summary} ${n}` : '', content: sections }),
+            { source: 'cli' },
+          );
         }
         await knowledge.kb.sync();
         return knowledge.kb.indexStats().bytes;
@@ -184,7 +233,10 @@ describe('worker threads', () => {
     const pages = new Map<string, KnowledgePageRecord>();
     for (let n = 0; n < 1_200; n++) {
       const words = Array.from({ length: 40 }, (_, i) => VOCABULARY[(n * 7 + i * i) % VOCABULARY.length]!).join(' ');
-      const page = record(n, `# Page ${n}\n\n## Part\n\n${words} 中文内容${n % 13}\n\n## Other\n\n${VOCABULARY[n % 12]} camelCaseWord${n % 5}`);
+      const page = record(
+        n,
+        `# Page ${n}\n\n## Part\n\n${words} 中文内容${n % 13}\n\n## Other\n\n${VOCABULARY[n % 12]} camelCaseWord${n % 5}`,
+      );
       pages.set(page.id, page);
     }
     const ranked = async (workers: boolean) => {
@@ -193,7 +245,13 @@ describe('worker threads', () => {
         await index.sync();
         expect(index.preparedOnWorkers).toBe(workers && availableParallelism() >= 2 ? pages.size : 0);
         return ['alpha bravo', '中文内容', 'camelCaseWord3 lima', 'hotel'].map((query) =>
-          index.rank(tokenize(query).map((term) => ({ term, weight: 1 })), 10, { candidates: 16 }).map((p) => [p.slug, Math.round(p.score * 1000)]),
+          index
+            .rank(
+              tokenize(query).map((term) => ({ term, weight: 1 })),
+              10,
+              { candidates: 16 },
+            )
+            .map((p) => [p.slug, Math.round(p.score * 1000)]),
         );
       } finally {
         await index.close();

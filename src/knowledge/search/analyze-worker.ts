@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { KnowledgePageRecord } from '../../store/repos/knowledge.ts';
 import type { PreparedBatch } from './analyzer-pool.ts';
-import { assignTermIds } from './index-file.ts';
+import { assignTermIds } from './index-layout.ts';
 import { analyzePage, encodeForward, type AnalyzedPage } from './indexed-page.ts';
 
 const port = parentPort;
@@ -64,7 +64,10 @@ port.on('message', ({ id, pages }: { id: number; pages: KnowledgePageRecord[] })
         data: new Uint8Array(encodeForward(page, ids[i]!)),
       })),
     };
-    port.postMessage({ id, batch }, batch.pages.flatMap((p) => [p.ids.buffer, p.counts.buffer, p.data.buffer] as ArrayBuffer[]));
+    port.postMessage(
+      { id, batch },
+      batch.pages.flatMap((p) => [p.ids.buffer, p.counts.buffer, p.data.buffer] as ArrayBuffer[]),
+    );
   } catch (error) {
     port.postMessage({ id, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
   }

@@ -6,7 +6,8 @@
 import type { KnowledgePageRecord } from '../../store/repos/knowledge.ts';
 import type { Tokenizer } from '../tokenizer.ts';
 import { AnalyzerPool, type PreparedBatch } from './analyzer-pool.ts';
-import { StaleSegmentError, type SearchIndexFile } from './index-file.ts';
+import type { SearchIndexFile } from './index-file.ts';
+import { StaleSegmentError } from './index-layout.ts';
 import { analyzePage, type AnalyzedPage } from './indexed-page.ts';
 import { mergeSegments } from './merge.ts';
 import { SegmentBuilder } from './segment-builder.ts';
@@ -52,7 +53,8 @@ export class IndexWriter {
       const builder = this.#builder();
       this.#add(builder, pages, { kind: 'terms', pages: pages.map((page) => analyzePage(withoutHiddenText(page), this.#tokenizer)) });
       try {
-        return this.#write(builder);
+        this.#write(builder);
+        return;
       } catch (error) {
         // Another process emptied the index meanwhile: the term ids are from before; once more.
         if (!(error instanceof StaleSegmentError) || attempt > 1) throw error;
@@ -66,7 +68,12 @@ export class IndexWriter {
 
   /** Starts collecting pages into large segments; `parallel`: analyse on worker threads. */
   startBulk(parallel: boolean): void {
-    this.#bulk ??= { builder: this.#builder(), pending: [], pool: parallel ? AnalyzerPool.start(this.#file.file) : undefined, draining: Promise.resolve() };
+    this.#bulk ??= {
+      builder: this.#builder(),
+      pending: [],
+      pool: parallel ? AnalyzerPool.start(this.#file.file) : undefined,
+      draining: Promise.resolve(),
+    };
   }
 
   /** Adds pages to the bulk; resolves once fewer batches wait than the workers can overlap. */
@@ -137,7 +144,7 @@ export class IndexWriter {
     if (analysis.kind === 'terms') {
       const ids = this.#termIds(analysis.pages);
       builder.epoch ??= this.#epoch;
-      analysis.pages.forEach((page, i) => builder.add(page, ids[i]!));
+      for (const [i, page] of analysis.pages.entries()) builder.add(page, ids[i]!);
     } else {
       // Ids from before the index was emptied cannot be mixed with later ones: the write then fails as stale.
       builder.epoch ??= analysis.batch.epoch;

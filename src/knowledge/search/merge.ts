@@ -4,7 +4,8 @@
 // documents marked deleted. Segments cover consecutive document numbers and the newest ones are merged, so a
 // merged list is the old lists one after the other, still in document order.
 import { BlockWriter, decodeList, readBlock, type Postings } from './codec.ts';
-import type { SearchIndexFile, SegmentInfo } from './index-file.ts';
+import type { SearchIndexFile } from './index-file.ts';
+import type { SegmentInfo } from './index-layout.ts';
 
 export const MERGE_FACTOR = 10;
 /** Segments this large are left alone: a query reads a few of them cheaply, rewriting them is not. */

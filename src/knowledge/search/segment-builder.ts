@@ -69,7 +69,13 @@ export class SegmentBuilder implements BuiltSegment {
     this.#pageCount++;
     const factors = fieldFactors(page.lengths, averageLengths(this.#totals, this.#pageCount));
     const local = this.pages.length * 256;
-    this.pages.push({ id: page.id, slug: page.slug, title: page.title, revision: page.revision, data: Buffer.from(page.data.buffer, page.data.byteOffset, page.data.length) });
+    this.pages.push({
+      id: page.id,
+      slug: page.slug,
+      title: page.title,
+      revision: page.revision,
+      data: Buffer.from(page.data.buffer, page.data.byteOffset, page.data.length),
+    });
     const { counts, ids } = page;
     for (let n = 0; n < ids.length; n++) {
       let tf = 0;
