@@ -11,7 +11,7 @@ import { splitSections, type PageSection } from './sections.ts';
 
 export type { PageSection } from './sections.ts';
 
-export const SECTION_PATH_SEPARATOR = ' › ';
+const SECTION_PATH_SEPARATOR = ' › ';
 
 /** The page's sections; a page without body text still has one (empty) section to be found by. */
 export function pageSections(content: string): PageSection[] {
@@ -24,7 +24,7 @@ export function sectionLabel(path: string[] | string): string {
   return label || '(introduction)';
 }
 
-export interface SectionLengths {
+interface SectionLengths {
   heading: number;
   content: number;
 }

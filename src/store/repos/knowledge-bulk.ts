@@ -4,7 +4,7 @@
 // many-row insert through its query layer; an import of 100,000 pages spent most of its time there).
 import Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
-import type { KnowledgePageFields, KnowledgePageRecord, KnowledgeSaveOptions, KnowledgeSaveResult } from './knowledge.ts';
+import type { KnowledgePageFields, KnowledgePageRecord, KnowledgeSaveOptions, KnowledgeSaveResult } from './knowledge-types.ts';
 
 export interface PageRow {
   id: string;
