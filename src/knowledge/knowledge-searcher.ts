@@ -61,7 +61,13 @@ export class KnowledgeSearcher {
   }
 
   #openIndex(): KnowledgeIndex {
-    this.#index ??= new KnowledgeIndex({ source: this.#source, file: this.#indexFile, tokenizer: this.#tokenizer });
+    this.#index ??= new KnowledgeIndex({
+      source: this.#source,
+      file: this.#indexFile,
+      tokenizer: this.#tokenizer,
+      onWorkerFailure: (error) =>
+        this.#log?.warn({ err: error }, 'knowledge index workers failed; indexing on the main thread instead (slower)'),
+    });
     return this.#index;
   }
 

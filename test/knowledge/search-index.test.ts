@@ -257,7 +257,14 @@ describe('worker threads', () => {
         await index.close();
       }
     };
-    expect(await ranked(true)).toEqual(await ranked(false));
+    // `parley` runs from any directory: the workers must not look for their loader in it.
+    const cwd = process.cwd();
+    process.chdir(knowledgeTempDir());
+    try {
+      expect(await ranked(true)).toEqual(await ranked(false));
+    } finally {
+      process.chdir(cwd);
+    }
   });
 
   it('fail visibly when they cannot open the index, so the build falls back to the main thread', async () => {

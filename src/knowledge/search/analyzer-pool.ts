@@ -39,7 +39,8 @@ export class AnalyzerPool {
 
   private constructor(size: number, file: string) {
     // TypeScript sources (this repository run as is) need tsx in the worker too; built JavaScript does not.
-    const execArgv = WORKER_URL.pathname.endsWith('.ts') ? ['--import', 'tsx'] : [];
+    // Resolved here: `--import tsx` alone would look for it from the working directory, wherever `parley` runs.
+    const execArgv = WORKER_URL.pathname.endsWith('.ts') ? ['--import', import.meta.resolve('tsx')] : [];
     for (let i = 0; i < size; i++) {
       const worker = new Worker(WORKER_URL, { execArgv, workerData: { file } });
       worker.unref();

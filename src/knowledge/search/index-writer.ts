@@ -40,11 +40,16 @@ export class IndexWriter {
   #epoch: string | undefined;
   /** Pages prepared on worker threads so far (for tests of the pool). */
   preparedOnWorkers = 0;
-  #bulk: { builder: SegmentBuilder; pending: Pending[]; pool: AnalyzerPool | undefined; draining: Promise<void> } | undefined;
+  #bulk:
+    | { builder: SegmentBuilder; pending: Pending[]; pool: AnalyzerPool | undefined; draining: Promise<void>; failed: boolean }
+    | undefined;
+  readonly #onWorkerFailure: ((error: Error) => void) | undefined;
 
-  constructor(file: SearchIndexFile, tokenizer: Tokenizer) {
+  /** `onWorkerFailure`: told (once per bulk) that worker threads failed and the main thread took over. */
+  constructor(file: SearchIndexFile, tokenizer: Tokenizer, onWorkerFailure?: (error: Error) => void) {
     this.#file = file;
     this.#tokenizer = tokenizer;
+    this.#onWorkerFailure = onWorkerFailure;
   }
 
   /** Indexes pages as one segment, now. */
@@ -73,6 +78,7 @@ export class IndexWriter {
       pending: [],
       pool: parallel ? AnalyzerPool.start(this.#file.file) : undefined,
       draining: Promise.resolve(),
+      failed: false,
     };
   }
 
@@ -84,7 +90,11 @@ export class IndexWriter {
     const analysis: Promise<Analysis> = pool
       ? pool.prepare(pages.map(withoutHiddenText)).then(
           (batch) => ({ kind: 'prepared', batch }),
-          () => ({ kind: 'terms', pages: pages.map((page) => analyzePage(withoutHiddenText(page), this.#tokenizer)) }),
+          (error: Error) => {
+            if (!bulk.failed) this.#onWorkerFailure?.(error);
+            bulk.failed = true;
+            return { kind: 'terms', pages: pages.map((page) => analyzePage(withoutHiddenText(page), this.#tokenizer)) };
+          },
         )
       : Promise.resolve({ kind: 'terms', pages: pages.map((page) => analyzePage(withoutHiddenText(page), this.#tokenizer)) });
     bulk.pending.push({ records: pages, analysis });

@@ -40,6 +40,8 @@ export interface KnowledgeIndexOptions {
   tokenizer?: Tokenizer;
   /** Large builds and imports prepare pages on worker threads (default true; with a custom tokenizer, never). */
   workers?: boolean;
+  /** Told when worker threads failed during a build or import (the main thread then does their work). */
+  onWorkerFailure?: (error: Error) => void;
 }
 
 export interface RankOptions {
@@ -72,7 +74,7 @@ export class KnowledgeIndex {
     this.#reconcileEveryMs = options.reconcileEveryMs ?? 5 * 60_000;
     this.#now = options.now ?? Date.now;
     this.#tokenizer = options.tokenizer ?? defaultTokenizer;
-    this.#writer = new IndexWriter(this.#file, this.#tokenizer);
+    this.#writer = new IndexWriter(this.#file, this.#tokenizer, options.onWorkerFailure);
     // Workers tokenise with the default tokenizer.
     this.#workers = (options.workers ?? true) && this.#tokenizer === defaultTokenizer;
   }
