@@ -26,8 +26,11 @@ export async function readPageBytes(path: string): Promise<Buffer> {
   try {
     const chunks: Buffer[] = [];
     let total = 0;
+    // Chunks sized to the file (+1 byte, to notice that it grew) and not zero-filled: only the bytes
+    // read are kept. A fresh 1 MB per file made an import of many small files mostly garbage collection.
+    const { size } = await handle.stat();
     for (;;) {
-      const chunk = Buffer.alloc(Math.min(1024 * 1024, MAX_PAGE_FILE_BYTES + 1 - total));
+      const chunk = Buffer.allocUnsafe(Math.min(Math.max(size + 1 - total, 64 * 1024), 1024 * 1024, MAX_PAGE_FILE_BYTES + 1 - total));
       const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
       if (bytesRead === 0) break;
       chunks.push(chunk.subarray(0, bytesRead));
