@@ -119,12 +119,21 @@ export function classifyMessage(
   return { kind: 'accepted', value: inbound };
 }
 
-export function classifyButton(interaction: ButtonInteraction, access: AccessPolicy, channel: string): Classified<ButtonPress> {
-  if (interaction.user.bot) return { kind: 'ignored', reason: 'button pressed by a bot' };
+/** Where a button press or slash command happened, or why the allowlists refuse it. */
+function interactionPlace(
+  interaction: ButtonInteraction | ChatInputCommandInteraction,
+  access: AccessPolicy,
+): ReturnType<typeof placeOf> | string {
   const source = interaction.channel ?? { id: interaction.channelId, type: interaction.guildId ? ChannelType.GuildText : ChannelType.DM };
   const place = placeOf(source, interaction.guildId);
-  const refusal = refusedBy(access, place, interaction.user.id);
-  if (refusal) return { kind: 'ignored', reason: refusal };
+  return refusedBy(access, place, interaction.user.id) ?? place;
+}
+
+export function classifyButton(interaction: ButtonInteraction, access: AccessPolicy, channel: string): Classified<ButtonPress> {
+  if (interaction.user.bot) return { kind: 'ignored', reason: 'button pressed by a bot' };
+  const placed = interactionPlace(interaction, access);
+  if (typeof placed === 'string') return { kind: 'ignored', reason: placed };
+  const place = placed;
   return {
     kind: 'accepted',
     value: {
@@ -148,10 +157,9 @@ function commandText(interaction: ChatInputCommandInteraction): string {
 
 export function classifyCommand(interaction: ChatInputCommandInteraction, access: AccessPolicy, channel: string): Classified<Inbound> {
   if (interaction.user.bot) return { kind: 'ignored', reason: 'command from a bot' };
-  const source = interaction.channel ?? { id: interaction.channelId, type: interaction.guildId ? ChannelType.GuildText : ChannelType.DM };
-  const place = placeOf(source, interaction.guildId);
-  const refusal = refusedBy(access, place, interaction.user.id);
-  if (refusal) return { kind: 'ignored', reason: refusal };
+  const placed = interactionPlace(interaction, access);
+  if (typeof placed === 'string') return { kind: 'ignored', reason: placed };
+  const place = placed;
   return {
     kind: 'accepted',
     value: {
