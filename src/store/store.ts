@@ -11,6 +11,7 @@ import { inboundRepo } from './repos/inbound.ts';
 import { knowledgeRepo } from './repos/knowledge.ts';
 import { memoryRepo } from './repos/memory.ts';
 import { messagesRepo } from './repos/messages.ts';
+import { processesRepo } from './repos/processes.ts';
 import { sessionsRepo } from './repos/sessions.ts';
 import { toolStartsRepo } from './repos/tool-starts.ts';
 import { turnsRepo } from './repos/turns.ts';
@@ -27,6 +28,7 @@ function repositories(db: Db, target?: DatabaseTarget) {
     grants: grantsRepo(db),
     audit: auditRepo(db),
     knowledge: knowledgeRepo(db, target),
+    processes: processesRepo(db),
   };
 }
 

@@ -92,6 +92,12 @@ export function sessionsRepo(db: Db) {
       return count === 1;
     },
 
+    /** Extends every lease `owner` holds (the process heartbeat: one statement for all its sessions). */
+    async renewLeasesOf(owner: string, until: Date): Promise<number> {
+      const { count } = await db.session.updateMany({ where: { leaseOwner: owner }, data: { leaseUntil: until } });
+      return count;
+    },
+
     async releaseLease(id: string, owner: string): Promise<void> {
       await db.session.updateMany({ where: { id, leaseOwner: owner }, data: { leaseOwner: null, leaseUntil: null } });
     },

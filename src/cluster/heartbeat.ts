@@ -1,0 +1,113 @@
+// One heartbeat per process: on each beat it refreshes the process's row, extends every session
+// lease the process holds in one statement, and runs the tasks others registered (receiver
+// leases, reaping processes that stopped beating). Nothing else in Parley runs on a timer while idle.
+import { hostname } from 'node:os';
+import type { Logger } from '../log.ts';
+import type { ProcessesRepo } from '../store/repos/processes.ts';
+
+export const DEFAULT_HEARTBEAT_MS = 2_000;
+
+/** Session leases outlive the last beat by this many intervals (a missed beat or two is fine). */
+export const LEASE_BEATS = 4;
+
+export type BeatTask = (now: Date) => Promise<void>;
+
+export interface HeartbeatOptions {
+  owner: string;
+  processes: ProcessesRepo;
+  /** Extends every session lease held by `owner` to `until` (one statement). */
+  renewLeases(owner: string, until: Date): Promise<unknown>;
+  log: Logger;
+  intervalMs?: number;
+  /** Channel instance ids this process serves (shown by `parley status`). */
+  channels?: () => string[];
+  now?: () => Date;
+}
+
+/** PARLEY_HEARTBEAT_MS, when set to a sane number of milliseconds. */
+export function heartbeatMsFromEnv(env: NodeJS.ProcessEnv = process.env): number {
+  const value = Number(env.PARLEY_HEARTBEAT_MS);
+  return Number.isInteger(value) && value >= 50 && value <= 60_000 ? value : DEFAULT_HEARTBEAT_MS;
+}
+
+export class Heartbeat {
+  readonly owner: string;
+  readonly intervalMs: number;
+  readonly #o: HeartbeatOptions;
+  readonly #tasks = new Set<BeatTask>();
+  readonly #startedAt: Date;
+  #timer: NodeJS.Timeout | undefined;
+  #beating: Promise<void> | undefined;
+  #stopped = false;
+
+  constructor(options: HeartbeatOptions) {
+    this.#o = options;
+    this.owner = options.owner;
+    this.intervalMs = options.intervalMs ?? DEFAULT_HEARTBEAT_MS;
+    this.#startedAt = this.#now();
+  }
+
+  /** How long a session lease lasts past a beat; a process silent this long is taken for dead. */
+  get leaseMs(): number {
+    return this.intervalMs * LEASE_BEATS;
+  }
+
+  /** Runs `task` on every beat until the returned function is called. */
+  onBeat(task: BeatTask): () => void {
+    this.#tasks.add(task);
+    return () => this.#tasks.delete(task);
+  }
+
+  /** Beats once (so the row exists before anything else runs), then every interval. */
+  async start(): Promise<void> {
+    if (this.#timer || this.#stopped) return;
+    await this.beat();
+    // Not unref'd: the heartbeat is what keeps a bot with no network channel alive.
+    this.#timer = setInterval(() => void this.beat(), this.intervalMs);
+  }
+
+  /** One beat; beats never overlap (a slow database skips a beat instead of piling them up). */
+  beat(): Promise<void> {
+    this.#beating ??= this.#beat().finally(() => {
+      this.#beating = undefined;
+    });
+    return this.#beating;
+  }
+
+  async #beat(): Promise<void> {
+    const now = this.#now();
+    const { processes, log } = this.#o;
+    try {
+      await processes.beat(
+        { owner: this.owner, host: hostname(), pid: process.pid, startedAt: this.#startedAt, channels: this.#o.channels?.() ?? [] },
+        now,
+      );
+      await this.#o.renewLeases(this.owner, new Date(now.getTime() + this.leaseMs));
+    } catch (error) {
+      log.warn({ err: error }, 'heartbeat failed; retrying on the next beat');
+      return;
+    }
+    for (const task of this.#tasks) {
+      try {
+        await task(now);
+      } catch (error) {
+        log.warn({ err: error }, 'a heartbeat task failed');
+      }
+    }
+  }
+
+  /** Stops beating and removes the process's row (others then know it is gone at once). */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    clearInterval(this.#timer);
+    this.#timer = undefined;
+    await this.#beating;
+    await this.#o.processes.remove(this.owner).catch((error: unknown) => {
+      this.#o.log.warn({ err: error }, 'could not remove this process from the process table; it will go stale');
+    });
+  }
+
+  #now(): Date {
+    return this.#o.now?.() ?? new Date();
+  }
+}
