@@ -40,9 +40,11 @@ export interface BuiltSegment {
 export class SegmentBuilder implements BuiltSegment {
   epoch: string | undefined;
   readonly pages: BuiltPage[] = [];
-  // term id → (local document × 256 + impact), in document order.
-  readonly #postings: (number[] | undefined)[] = [];
-  readonly #termIds: number[] = [];
+  // Postings in document order as two flat columns (term id; local document × 256 + impact),
+  // grouped by term only when written: a list per term meant a million small arrays growing at
+  // scattered term ids (a sparse array V8 keeps as a dictionary), most of a large import's main thread.
+  #terms = new Int32Array(1 << 16);
+  #values = new Int32Array(1 << 16);
   readonly #totals: FieldCounts;
   readonly #writer = new ByteWriter();
   #pageCount: number;
@@ -77,32 +79,53 @@ export class SegmentBuilder implements BuiltSegment {
       data: Buffer.from(page.data.buffer, page.data.byteOffset, page.data.length),
     });
     const { counts, ids } = page;
-    for (let n = 0; n < ids.length; n++) {
+    let at = this.#postingCount;
+    if (at + ids.length > this.#terms.length) this.#grow(at + ids.length);
+    const terms = this.#terms;
+    const values = this.#values;
+    for (let n = 0; n < ids.length; n++, at++) {
       let tf = 0;
       for (let slot = 0; slot < FIELD_SLOTS; slot++) tf += factors[slot]! * counts[n * FIELD_SLOTS + slot]!;
-      const id = ids[n]!;
-      const list = this.#postings[id];
-      if (list) list.push(local + impactOf(tf));
-      else {
-        this.#postings[id] = [local + impactOf(tf)];
-        this.#termIds.push(id);
-      }
+      terms[at] = ids[n]!;
+      values[at] = local + impactOf(tf);
     }
-    this.#postingCount += ids.length;
+    this.#postingCount = at;
+  }
+
+  #grow(needed: number): void {
+    let size = this.#terms.length * 2;
+    while (size < needed) size *= 2;
+    const terms = new Int32Array(size);
+    terms.set(this.#terms.subarray(0, this.#postingCount));
+    const values = new Int32Array(size);
+    values.set(this.#values.subarray(0, this.#postingCount));
+    this.#terms = terms;
+    this.#values = values;
   }
 
   writeBlocks(base: number, emit: (firstTerm: number, data: Buffer) => void): void {
     const writer = new BlockWriter(base, emit);
-    const docs: number[] = [];
-    const impacts: number[] = [];
-    for (const termId of Int32Array.from(this.#termIds).sort()) {
-      const packed = this.#postings[termId]!;
-      docs.length = impacts.length = packed.length;
-      for (let i = 0; i < packed.length; i++) {
-        docs[i] = base + (packed[i]! >>> 8);
-        impacts[i] = packed[i]! & 255;
-      }
-      writer.add(termId, docs, impacts);
+    const total = this.#postingCount;
+    const terms = this.#terms;
+    let maxTerm = -1;
+    for (let i = 0; i < total; i++) if (terms[i]! > maxTerm) maxTerm = terms[i]!;
+    // Counting sort by term id; stable, so each term's postings stay in document order.
+    const start = new Int32Array(maxTerm + 2);
+    for (let i = 0; i < total; i++) start[terms[i]! + 1]!++;
+    for (let t = 1; t < start.length; t++) start[t]! += start[t - 1]!;
+    const docs = new Int32Array(total);
+    const impacts = new Uint8Array(total);
+    const next = start.slice(0, maxTerm + 1);
+    for (let i = 0; i < total; i++) {
+      const at = next[terms[i]!]!++;
+      const value = this.#values[i]!;
+      docs[at] = base + (value >>> 8);
+      impacts[at] = value & 255;
+    }
+    for (let termId = 0; termId <= maxTerm; termId++) {
+      const from = start[termId]!;
+      const to = start[termId + 1]!;
+      if (to > from) writer.add(termId, docs.subarray(from, to), impacts.subarray(from, to));
     }
     writer.flush();
   }
