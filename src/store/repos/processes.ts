@@ -58,6 +58,11 @@ export function processesRepo(db: Db) {
       await db.$executeRawUnsafe(`DELETE FROM "ParleyProcess" WHERE "owner" = $1`, owner);
     },
 
+    /** PostgreSQL only: one NOTIFY (wake-ups between processes). */
+    async notify(channel: string, payload: string): Promise<void> {
+      await db.$executeRawUnsafe('SELECT pg_notify($1, $2)', channel, payload);
+    },
+
     async list(): Promise<ProcessRecord[]> {
       const rows = await db.$queryRawUnsafe<unknown[]>(
         `SELECT "owner", "host", "pid", "startedAt", "heartbeatAt", "channels" FROM "ParleyProcess" ORDER BY "startedAt"`,
