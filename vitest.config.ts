@@ -6,5 +6,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // Child processes run bin/, which runs dist/: build it once up front when the sources changed.
+    globalSetup: ['test/helpers/build-dist.ts'],
   },
 });

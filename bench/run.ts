@@ -6,6 +6,7 @@ const SECTIONS: Section[] = [
   { name: 'agent', load: () => import('./agent.ts') },
   { name: 'knowledge', load: () => import('./knowledge.ts') },
   { name: 'hotpath', load: () => import('./hotpath.ts') },
+  { name: 'startup', load: () => import('./startup.ts') },
 ];
 
 const wanted = process.argv.slice(2);

@@ -1,6 +1,7 @@
-// Runs the real entry point (`node --import tsx src/main.ts`, what `npm start` runs) as a child
-// process configured only through the environment, to test what survives `kill -9`.
+// Runs the real entry point (`node bin/start.mjs`, what `npm start` runs: the compiled dist/) as a
+// child process configured only through the environment, to test what survives `kill -9`.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
 import { waitFor } from './harness.ts';
 
 /** The parent's environment without any Parley, model or channel settings of its own. */
@@ -26,7 +27,7 @@ export interface ParleyProcess {
 const running = new Set<ChildProcess>();
 
 export function startParley(env: Record<string, string>): ParleyProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, [join(import.meta.dirname, '..', '..', 'bin', 'start.mjs')], {
     cwd: process.cwd(),
     // The HTTP host on a free port: tests run side by side.
     env: { ...cleanEnv(), PARLEY_WEB: 'off', PARLEY_HTTP_PORT: '0', PARLEY_LOG_LEVEL: 'warn', ...env },
