@@ -1,6 +1,7 @@
 // Optional semantic search against the fake model server's /embeddings: off by default, vectors
 // computed in batches after writes and reused, fused with the keyword ranking, and keyword search
 // carrying on alone when the embeddings server fails.
+import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -8,9 +9,9 @@ import { loadConfig } from '../../src/config/config.ts';
 import { KnowledgeBase } from '../../src/knowledge/knowledge-base.ts';
 import { parsePageInput } from '../../src/knowledge/page-file.ts';
 import { embeddingSettings } from '../../src/knowledge/search/embedder.ts';
-import { EMBEDDING_BATCH } from '../../src/knowledge/search/semantic.ts';
+import { EMBEDDING_BATCH, fuse } from '../../src/knowledge/search/semantic.ts';
 import { FakeModelServer } from '../fakes/model-server.ts';
-import { knowledgeTempDir, openKnowledge, removeTempDirs, type TestKnowledge } from './helpers.ts';
+import { cliFor, knowledgeTempDir, openKnowledge, removeTempDirs, writeFiles, type TestKnowledge } from './helpers.ts';
 
 // A stand-in for a multilingual embedding model: one dimension per concept, whatever the words.
 const CONCEPTS = [
@@ -77,6 +78,18 @@ async function savePages(kb: KnowledgeBase): Promise<void> {
     { source: 'import' },
   );
 }
+
+describe('reciprocal rank fusion', () => {
+  it("adds 1/(60 + rank) from each ranking: agreement beats one list's first place; ties go to the keyword ranking", () => {
+    // b: 1/62 + 1/61; a: 1/61; d: 1/62; c: 1/63.
+    expect(fuse(['a', 'b', 'c'], ['b', 'd'])).toEqual(['b', 'a', 'd', 'c']);
+    // x and y score the same (1/61 each): the keyword ranking decides.
+    expect(fuse(['x'], ['y'])).toEqual(['x', 'y']);
+    expect(fuse(['y'], ['x'])).toEqual(['y', 'x']);
+    // Without semantic results the keyword ranking is the answer, unchanged.
+    expect(fuse(['c', 'a', 'b'], [])).toEqual(['c', 'a', 'b']);
+  });
+});
 
 describe('semantic search', () => {
   it('is off by default: no setting, no embeddings request', async () => {
@@ -157,5 +170,47 @@ describe('semantic search', () => {
     model.failEmbeddings(undefined);
     await semantic.embedPending();
     expect((await semantic.search('big tappable answer options instead of typing')).hits[0]!.slug).toBe('ui/keyboards');
+  });
+});
+
+describe('semantic search through parley knowledge', () => {
+  it('import embeds the new pages in batches before it ends, re-embeds only an edited file, and a failing endpoint fails neither import nor search', async () => {
+    const dir = knowledgeTempDir();
+    const cli = cliFor(join(dir, 'parley.db'), dir, {
+      OPENAI_BASE_URL: model.url,
+      OPENAI_API_KEY: 'sk-test',
+      OPENAI_EMBEDDING_MODEL: 'fake-embedding',
+    });
+    const files: Record<string, string> = {};
+    for (let i = 0; i < EMBEDDING_BATCH + 3; i++) files[`docs/notes/${i}.md`] = `# Note ${i}\n\nStorage note number ${i}.\n`;
+    for (const page of PAGES) files[`docs/${page.slug}.md`] = `# ${page.title}\n\n${page.content}\n`;
+    writeFiles(dir, files);
+
+    const first = await cli(['knowledge', 'import', 'docs']);
+    expect(first.code, first.err).toBe(0);
+    expect(model.embeddingRequests.map((r) => r.input.length)).toEqual([EMBEDDING_BATCH, PAGES.length + 3]);
+
+    // Unchanged files: nothing to embed. One edited file: its text alone.
+    model.embeddingRequests.length = 0;
+    expect((await cli(['knowledge', 'import', 'docs'])).code).toBe(0);
+    expect(model.embeddingRequests).toEqual([]);
+    writeFiles(dir, { 'docs/notes/5.md': '# Note 5\n\nChanged: keyboard buttons.\n' });
+    expect((await cli(['knowledge', 'import', 'docs'])).code).toBe(0);
+    expect(model.embeddingRequests.flatMap((r) => r.input)).toEqual([expect.stringContaining('Changed: keyboard buttons.')]);
+
+    const found = await cli(['knowledge', 'search', 'big tappable answer options instead of typing', '--json']);
+    expect(found.code, found.err).toBe(0);
+    expect(found.out).toContain('ui/keyboards');
+
+    // The endpoint fails: the import is written and says the vectors are pending; search answers by keywords.
+    model.failEmbeddings(500);
+    writeFiles(dir, { 'docs/notes/6.md': '# Note 6\n\nChanged again.\n' });
+    const failing = await cli(['knowledge', 'import', 'docs']);
+    expect(failing.code).toBe(0);
+    expect(failing.out).toContain('updated 1');
+    expect(failing.err).toContain('embeddings could not be computed');
+    const keyword = await cli(['knowledge', 'search', 'session storage', '--json']);
+    expect(keyword.code, keyword.err).toBe(0);
+    expect(keyword.out).toContain('data/sessions');
   });
 });
