@@ -17,7 +17,7 @@ import { httpConfigFromEnv, type HttpConfig } from './http/config.ts';
 import { HttpHost } from './http/host.ts';
 import type { ChannelPhase } from './http/readiness.ts';
 import { createLogger, type Logger } from './log.ts';
-import { McpManager, type McpServerStatus } from './mcp/manager.ts';
+import type { McpManager, McpServerStatus } from './mcp/manager.ts';
 import { armHardExit, boundStop, runSteps, type ShutdownStep } from './shutdown.ts';
 import { redactUrl, StoreError } from './store/errors.ts';
 import { acquireRuntimeLock, type RuntimeLock } from './store/runtime-lock.ts';
@@ -111,10 +111,14 @@ async function createAdapters(config: Config, log: Logger): Promise<ChannelAdapt
   return adapters;
 }
 
+/** What main uses of the MCP servers; the MCP SDK (and ajv) load only when parley.config.yaml lists one. */
+type Mcp = Pick<McpManager, 'start' | 'stop' | 'status'>;
+const NO_MCP: Mcp = { start: async () => {}, stop: async () => {}, status: () => [] };
+
 /** The stop steps, in order, each bounded. */
 function stopSteps(
   app: { stop(graceMs: number): Promise<void> },
-  mcp: McpManager,
+  mcp: Mcp,
   host: HttpHost,
   store: Store,
   lock: RuntimeLock,
@@ -173,13 +177,16 @@ async function main(): Promise<void> {
   });
   for (const adapter of adapters) adapter.routes?.(host);
   const app = createApp({ config: withChannelAdmins(config, adapters), store, adapters, log });
-  const mcp = new McpManager({
-    servers: fileConfig.mcpServers,
-    registry: app.tools,
-    defaultTimeoutMs: config.agent.toolTimeoutMs,
-    overrides: config.approvals.overrides,
-    log: log.child({ component: 'mcp' }),
-  });
+  const mcp: Mcp =
+    fileConfig.mcpServers.length === 0
+      ? NO_MCP
+      : new (await import('./mcp/manager.ts')).McpManager({
+          servers: fileConfig.mcpServers,
+          registry: app.tools,
+          defaultTimeoutMs: config.agent.toolTimeoutMs,
+          overrides: config.approvals.overrides,
+          log: log.child({ component: 'mcp' }),
+        });
   const reportStep = (error: unknown, step: ShutdownStep) =>
     log.warn({ err: error }, `${step.what}: ${error instanceof Error ? error.message : String(error)}`);
   try {

@@ -1,12 +1,14 @@
 // The Telegram channel for src/main.ts: on when TELEGRAM_BOT_TOKEN is set.
 import type { ChannelFactory } from '../../src/core/types.ts';
-import { TelegramAdapter } from './adapter.ts';
 import { loadTelegramConfig } from './config.ts';
 
 export const telegramChannel: ChannelFactory = {
   kind: 'telegram',
-  fromEnv({ env, log }) {
+  async fromEnv({ env, log }) {
     const config = loadTelegramConfig(env);
-    return config ? new TelegramAdapter({ config, log }) : undefined;
+    if (!config) return undefined;
+    // The SDK loads only when the channel is configured (memory and start-up of every other setup).
+    const { TelegramAdapter } = await import('./adapter.ts');
+    return new TelegramAdapter({ config, log });
   },
 };
