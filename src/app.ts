@@ -5,6 +5,10 @@ import { ToolRegistry, type AnyTool } from './agent/tools.ts';
 import { createApprovalGate } from './approvals/gate.ts';
 import { approvalHooks } from './approvals/hook.ts';
 import { ApprovalService } from './approvals/service.ts';
+import { Heartbeat, heartbeatMsFromEnv, LEASE_BEATS } from './cluster/heartbeat.ts';
+import { reaper } from './cluster/reaper.ts';
+import { localWakeups, type Wakeups } from './cluster/wakeups.ts';
+import { PgWakeups } from './cluster/wakeups-pg.ts';
 import type { Config } from './config/config.ts';
 import type { ChannelAdapter } from './core/types.ts';
 import { Gateway } from './gateway/gateway.ts';
@@ -32,8 +36,10 @@ export interface AppOptions {
   /** Tools added to the built-in ones. */
   tools?: AnyTool[];
   sections?: ContextSection[];
-  scheduler?: Omit<SchedulerOptions, 'store' | 'log'>;
+  scheduler?: Omit<SchedulerOptions, 'store' | 'log' | 'wakeups'>;
   sweepIntervalMs?: number;
+  /** The process heartbeat's interval (PARLEY_HEARTBEAT_MS, 2 s by default). */
+  heartbeatMs?: number;
   now?: () => Date;
 }
 
@@ -42,6 +48,9 @@ export interface App {
   agent?: Agent;
   approvals: ApprovalService;
   scheduler: SessionScheduler;
+  /** This process's one heartbeat: register per-beat work with onBeat. */
+  heartbeat: Heartbeat;
+  wakeups: Wakeups;
   tools: ToolRegistry;
   llm?: LlmClient;
   knowledge: KnowledgeBase;
@@ -57,6 +66,18 @@ function builtinTools(config: Config, store: Store, knowledge: KnowledgeBase): A
   ];
 }
 
+/** Approvals created through this repo wake whoever expires approvals (a timer to the earliest). */
+function announcedApprovals(store: Store, wakeups: Wakeups): Pick<Store['approvals'], 'create' | 'forTurn'> {
+  return {
+    forTurn: (turnId) => store.approvals.forTurn(turnId),
+    async create(input) {
+      const approval = await store.approvals.create(input);
+      await wakeups.publish({ kind: 'approval', expiresAt: approval.expiresAt.getTime() });
+      return approval;
+    },
+  };
+}
+
 export function createApp(options: AppOptions): App {
   const { config, store, log } = options;
   const llm =
@@ -69,6 +90,10 @@ export function createApp(options: AppOptions): App {
     embeddings: embeddingSettings(config),
   });
   const tools = new ToolRegistry([...builtinTools(config, store, knowledge), ...(options.tools ?? [])]);
+  const wakeups =
+    store.target.provider === 'postgresql'
+      ? new PgWakeups({ url: store.target.url, notify: (channel, payload) => store.processes.notify(channel, payload), log })
+      : localWakeups();
   const gate = createApprovalGate({
     ttlMs: config.approvals.ttlMs,
     overrides: config.approvals.overrides,
@@ -79,7 +104,7 @@ export function createApp(options: AppOptions): App {
         journal: storeJournal(store),
         llm,
         tools,
-        hooks: approvalHooks({ gate, approvals: store.approvals, now: options.now }),
+        hooks: approvalHooks({ gate, approvals: announcedApprovals(store, wakeups), now: options.now }),
         settings: config.agent,
         prompt: { base: config.bot.systemPrompt, botName: config.bot.name },
         sections: [memoryContextSection(store.memory), knowledgeContextSection(knowledge, config.knowledge), ...(options.sections ?? [])],
@@ -87,7 +112,20 @@ export function createApp(options: AppOptions): App {
         now: options.now,
       })
     : undefined;
-  const scheduler = new SessionScheduler({ store, log, ...options.scheduler });
+  // A lease lasts LEASE_BEATS heartbeats; a shorter lease asked for (tests) makes the beat faster.
+  const beatMs = options.heartbeatMs ?? heartbeatMsFromEnv();
+  const leaseMs = options.scheduler?.leaseMs ?? beatMs * LEASE_BEATS;
+  const scheduler = new SessionScheduler({ store, log, wakeups, ...options.scheduler, leaseMs });
+  const heartbeat = new Heartbeat({
+    owner: scheduler.owner,
+    processes: store.processes,
+    renewLeases: (now) => scheduler.renewLeases(now),
+    onFailed: (now) => scheduler.leaseLapsed(now),
+    intervalMs: Math.min(beatMs, Math.floor(leaseMs / LEASE_BEATS)),
+    channels: () => options.adapters.map((adapter) => adapter.id),
+    log,
+  });
+  heartbeat.onBeat(reaper({ store, wakeups, log, staleMs: leaseMs }));
   // Decisions resume turns through the gateway, which is built next with the approvals in hand;
   // a decision can only arrive once the gateway has started.
   const approvals = new ApprovalService({
@@ -107,6 +145,7 @@ export function createApp(options: AppOptions): App {
     botName: config.bot.name,
     groupSession: config.bot.groupSession,
     approvals,
+    wakeups,
     sweepIntervalMs: options.sweepIntervalMs,
   });
   return {
@@ -114,10 +153,14 @@ export function createApp(options: AppOptions): App {
     agent,
     approvals,
     scheduler,
+    heartbeat,
+    wakeups,
     tools,
     llm,
     knowledge,
     async start() {
+      await wakeups.start();
+      await heartbeat.start();
       await gateway.start();
       // Brings the search index up to date (builds it on first start) without delaying start-up;
       // searches meanwhile wait for it.
@@ -126,6 +169,10 @@ export function createApp(options: AppOptions): App {
     async stop(graceMs = 3_000) {
       await gateway.stop(graceMs);
       await approvals.settled();
+      await heartbeat.stop();
+      // Turns interrupted by the stop are left for another process: tell them (no-op alone).
+      await wakeups.publish({ kind: 'gone', owners: [scheduler.owner] });
+      await wakeups.stop();
       await knowledge.close();
     },
   };

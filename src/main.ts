@@ -21,6 +21,7 @@ import type { McpManager, McpServerStatus } from './mcp/manager.ts';
 import { armHardExit, boundStop, runSteps, type ShutdownStep } from './shutdown.ts';
 import { redactUrl, StoreError } from './store/errors.ts';
 import { acquireRuntimeLock, type RuntimeLock } from './store/runtime-lock.ts';
+import { dumpStatementsOnSignal } from './store/statement-dump.ts';
 import { openStore, type Store } from './store/store.ts';
 
 /** Every channel Parley knows; each decides from the environment whether it runs. */
@@ -154,6 +155,7 @@ async function main(): Promise<void> {
     // Before anything touches the database: a second bot on a SQLite file stops here.
     lock = acquireRuntimeLock(config.database);
     store = await openStore(config.database);
+    dumpStatementsOnSignal();
   } catch (error) {
     if (error instanceof StoreError) fail(error.message);
     throw error;

@@ -7,16 +7,21 @@ import type { ProcessesRepo } from '../store/repos/processes.ts';
 
 export const DEFAULT_HEARTBEAT_MS = 2_000;
 
-/** Session leases outlive the last beat by this many intervals (a missed beat or two is fine). */
-export const LEASE_BEATS = 4;
+/**
+ * Session leases outlive the last beat by this many intervals (a missed beat or two is fine); a
+ * process silent that long is taken for dead, so a kill -9 is noticed within about 4 intervals.
+ */
+export const LEASE_BEATS = 3;
 
 export type BeatTask = (now: Date) => Promise<void>;
 
 export interface HeartbeatOptions {
   owner: string;
   processes: ProcessesRepo;
-  /** Extends every session lease held by `owner` to `until` (one statement). */
-  renewLeases(owner: string, until: Date): Promise<unknown>;
+  /** Extends every session lease this process holds (one statement). */
+  renewLeases(now: Date): Promise<unknown>;
+  /** A beat failed (the database is unreachable): leases may be running out. */
+  onFailed?(now: Date): void;
   log: Logger;
   intervalMs?: number;
   /** Channel instance ids this process serves (shown by `parley status`). */
@@ -45,11 +50,6 @@ export class Heartbeat {
     this.owner = options.owner;
     this.intervalMs = options.intervalMs ?? DEFAULT_HEARTBEAT_MS;
     this.#startedAt = this.#now();
-  }
-
-  /** How long a session lease lasts past a beat; a process silent this long is taken for dead. */
-  get leaseMs(): number {
-    return this.intervalMs * LEASE_BEATS;
   }
 
   /** Runs `task` on every beat until the returned function is called. */
@@ -82,9 +82,10 @@ export class Heartbeat {
         { owner: this.owner, host: hostname(), pid: process.pid, startedAt: this.#startedAt, channels: this.#o.channels?.() ?? [] },
         now,
       );
-      await this.#o.renewLeases(this.owner, new Date(now.getTime() + this.leaseMs));
+      await this.#o.renewLeases(now);
     } catch (error) {
       log.warn({ err: error }, 'heartbeat failed; retrying on the next beat');
+      this.#o.onFailed?.(now);
       return;
     }
     for (const task of this.#tasks) {

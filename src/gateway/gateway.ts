@@ -2,6 +2,7 @@
 // that do the work: routing (trigger policy, dedup, mailbox), chat commands, button presses,
 // session scheduling (one turn at a time per session) and the recovery sweep.
 import type { Agent, TurnOutcome } from '../agent/agent.ts';
+import type { Wakeups } from '../cluster/wakeups.ts';
 import type { Action, ChannelAdapter, ChatRef, ConversationEntry, Inbound, InboundSink, InteractionReply } from '../core/types.ts';
 import type { Logger } from '../log.ts';
 import type { Store } from '../store/store.ts';
@@ -26,6 +27,11 @@ export interface GatewayOptions {
   botName: string;
   groupSession: GroupSessionMode;
   approvals?: ApprovalHandler;
+  wakeups?: Wakeups;
+  /**
+   * A periodic sweep besides the wake-ups (tests with a fake clock); none by default. Also the
+   * delay of the follow-up sweep after work (5 s by default).
+   */
   sweepIntervalMs?: number;
 }
 
@@ -54,7 +60,15 @@ export class Gateway implements InboundSink {
       sessions: this.#sessions,
       output,
     });
-    this.#recovery = new Recovery({ store, scheduler, sessions: this.#sessions, log, approvals });
+    this.#recovery = new Recovery({
+      store,
+      scheduler,
+      sessions: this.#sessions,
+      log,
+      approvals,
+      wakeups: options.wakeups,
+      followUpMs: options.sweepIntervalMs,
+    });
   }
 
   get adapters(): ChannelAdapter[] {
@@ -63,15 +77,15 @@ export class Gateway implements InboundSink {
 
   async start(): Promise<void> {
     for (const adapter of this.#adapters.values()) await adapter.start(this);
-    await this.sweep();
-    const every = this.#o.sweepIntervalMs ?? 5_000;
-    // Not unref'd: the sweeper is also what keeps a bot with no network channel alive.
-    this.#sweeper = setInterval(() => void this.sweep(), every);
+    await this.#recovery.start();
+    const every = this.#o.sweepIntervalMs;
+    if (every !== undefined) this.#sweeper = setInterval(() => void this.sweep(), every);
   }
 
   /** Stop taking new work, let running turns reach a checkpoint, stop the adapters. */
   async stop(graceMs = 3_000): Promise<void> {
     clearInterval(this.#sweeper);
+    this.#recovery.stop();
     await this.#o.scheduler.stop(graceMs);
     await this.#recovery.idle();
     for (const adapter of this.#adapters.values()) {
@@ -107,7 +121,7 @@ export class Gateway implements InboundSink {
     return this.#sessions.resume(turnId);
   }
 
-  /** Periodic maintenance; also run once at start (work left over by a stopped process). */
+  /** Maintenance (see recovery.ts); also run once at start (work left over by a stopped process). */
   sweep(): Promise<void> {
     return this.#recovery.sweep();
   }

@@ -1,17 +1,23 @@
 // Exactly one running turn per session, across all processes: work on a session happens only
-// while holding its lease (a conditional update in the database), which is renewed by a
-// heartbeat that also picks up /stop requests made on other processes.
+// while holding its lease (a conditional update in the database). The process heartbeat renews
+// all the leases this process holds at once (renewLeases); /stop requests made on other
+// processes arrive as wake-ups.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ShutdownRequest, StopRequest } from '../agent/abort.ts';
+import { DEFAULT_HEARTBEAT_MS, LEASE_BEATS } from '../cluster/heartbeat.ts';
+import type { WakeupEvent, Wakeups } from '../cluster/wakeups.ts';
 import type { Logger } from '../log.ts';
 import type { Store } from '../store/store.ts';
 import { newLeaseOwner } from './lease-owner.ts';
 
 /**
- * How long a lease outlives its last heartbeat (one a second). It bounds how long a session waits
- * for a process that died on another host; on this host a restart reclaims the lease at once.
+ * How long a lease outlives the heartbeat that last renewed it. It bounds how long a session
+ * waits for a process that died; on this host a restart reclaims the lease at once.
  */
-const DEFAULT_LEASE_MS = 15_000;
+const DEFAULT_LEASE_MS = DEFAULT_HEARTBEAT_MS * LEASE_BEATS;
+
+/** Cancels that arrived before their turn started here (a race with /stop), kept this long. */
+const EARLY_CANCEL_MS = 60_000;
 
 /** How long stop() waits for aborted turns to wind down. */
 const ABORT_WIND_DOWN_MS = 1_500;
@@ -20,9 +26,9 @@ export interface SchedulerOptions {
   store: Store;
   log: Logger;
   leaseMs?: number;
-  /** How often a running turn checks for a /stop made on another process. */
-  cancelPollMs?: number;
   owner?: string;
+  /** Where /stop requests for turns running here arrive from other processes. */
+  wakeups?: Wakeups;
 }
 
 interface Running {
@@ -37,17 +43,31 @@ export class SessionScheduler {
   readonly #store: Store;
   readonly #log: Logger;
   readonly #leaseMs: number;
-  readonly #cancelPollMs: number;
+  readonly #wakeups: Wakeups | undefined;
   readonly #running = new Map<string, Running>();
   readonly #tasks = new Set<Promise<unknown>>();
+  readonly #earlyCancels = new Map<string, { by: string; at: number }>();
+  readonly #released = new Set<(sessionId: string) => void>();
+  #lastRenewed = Date.now();
   #stopping = false;
 
   constructor(options: SchedulerOptions) {
     this.#store = options.store;
     this.#log = options.log;
     this.#leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
-    this.#cancelPollMs = options.cancelPollMs ?? 1_000;
     this.owner = options.owner ?? newLeaseOwner();
+    this.#wakeups = options.wakeups;
+    options.wakeups?.subscribe((event) => this.#onWakeup(event));
+  }
+
+  get leaseMs(): number {
+    return this.#leaseMs;
+  }
+
+  /** Calls `listener` after this process released a session's lease. */
+  onReleased(listener: (sessionId: string) => void): () => void {
+    this.#released.add(listener);
+    return () => this.#released.delete(listener);
   }
 
   get stopping(): boolean {
@@ -65,6 +85,11 @@ export class SessionScheduler {
     if (!running?.turnId || (turnId && running.turnId !== turnId)) return false;
     running.controller.abort(reason);
     return true;
+  }
+
+  /** /stop for a turn running on another process: recorded in the database, then that process is woken. */
+  async requestStop(turnId: string, by: string): Promise<void> {
+    if (await this.#store.turns.requestCancel(turnId, by)) await this.#wakeups?.publish({ kind: 'cancel', turnId, by });
   }
 
   /** Track a background task so shutdown can wait for it. */
@@ -91,40 +116,86 @@ export class SessionScheduler {
     }
     const running: Running = { turnId: undefined, controller: new AbortController() };
     this.#running.set(sessionId, running);
-    const heartbeat = setInterval(() => void this.#beat(sessionId, running), Math.min(this.#cancelPollMs, this.#leaseMs / 3));
     try {
       await work({
         setTurn: (turnId) => {
           running.turnId = turnId;
           running.controller = new AbortController();
           if (this.#stopping) running.controller.abort(new ShutdownRequest());
+          const early = this.#earlyCancels.get(turnId);
+          if (early) running.controller.abort(new StopRequest(early.by));
           return running.controller.signal;
         },
       });
       return true;
     } finally {
-      clearInterval(heartbeat);
       this.#running.delete(sessionId);
       await this.#store.sessions.releaseLease(sessionId, this.owner).catch((error: unknown) => {
         this.#log.warn({ err: error, sessionId }, 'could not release a session lease; it will expire');
       });
+      for (const listener of this.#released) listener(sessionId);
     }
   }
 
-  async #beat(sessionId: string, running: Running): Promise<void> {
-    try {
-      const kept = await this.#store.sessions.renewLease(sessionId, this.owner, this.#leaseMs);
-      if (!kept) {
-        this.#log.error({ sessionId }, 'lost the session lease; stopping the turn so two processes never run one session');
-        running.controller.abort(new Error('session lease lost'));
+  /**
+   * The heartbeat's part: extends every lease held here in one statement. If fewer leases were
+   * extended than sessions run here, some were lost (this process was taken for dead): those
+   * turns stop so that two processes never run one session.
+   */
+  async renewLeases(now: Date): Promise<void> {
+    if (this.#running.size === 0) {
+      this.#lastRenewed = now.getTime();
+      return;
+    }
+    const held = this.#running.size;
+    const renewed = await this.#store.sessions.renewLeasesOf(this.owner, new Date(now.getTime() + this.#leaseMs));
+    this.#lastRenewed = now.getTime();
+    if (renewed >= held) return;
+    for (const [sessionId, running] of this.#running) {
+      if (!(await this.#store.sessions.renewLease(sessionId, this.owner, this.#leaseMs))) this.#lost(sessionId, running);
+    }
+  }
+
+  /** A beat failed: once the leases may have run out, stop every turn running here. */
+  leaseLapsed(now: Date): void {
+    if (now.getTime() - this.#lastRenewed < this.#leaseMs) return;
+    for (const [sessionId, running] of this.#running) this.#lost(sessionId, running);
+  }
+
+  #lost(sessionId: string, running: Running): void {
+    if (running.controller.signal.aborted) return;
+    this.#log.error({ sessionId }, 'lost the session lease; stopping the turn so two processes never run one session');
+    running.controller.abort(new Error('session lease lost'));
+  }
+
+  #onWakeup(event: WakeupEvent): void {
+    if (event.kind === 'cancel') this.#cancel(event.turnId, event.by);
+    // The listener was (or is) disconnected: look up /stop requests that may have been missed.
+    else if (event.kind === 'resync') void this.#checkCancels();
+  }
+
+  #cancel(turnId: string, by: string): void {
+    for (const running of this.#running.values()) {
+      if (running.turnId === turnId) {
+        if (!running.controller.signal.aborted) running.controller.abort(new StopRequest(by));
         return;
       }
-      if (running.turnId && !running.controller.signal.aborted) {
+    }
+    // Its turn may be about to start here (the request raced the start): remember it for a while.
+    const now = Date.now();
+    for (const [id, early] of this.#earlyCancels) if (now - early.at > EARLY_CANCEL_MS) this.#earlyCancels.delete(id);
+    this.#earlyCancels.set(turnId, { by, at: now });
+  }
+
+  async #checkCancels(): Promise<void> {
+    for (const running of this.#running.values()) {
+      if (!running.turnId || running.controller.signal.aborted) continue;
+      try {
         const cancel = await this.#store.turns.cancelRequest(running.turnId);
         if (cancel.requested) running.controller.abort(new StopRequest(cancel.by ?? 'someone'));
+      } catch (error) {
+        this.#log.warn({ err: error }, 'could not check for /stop requests');
       }
-    } catch (error) {
-      this.#log.warn({ err: error, sessionId }, 'session heartbeat failed');
     }
   }
 

@@ -46,9 +46,9 @@ export class SessionRunner {
       }
       return true;
     }
-    // Running here: abort now (the turn announces it). Elsewhere: that process polls the flag.
+    // Running here: abort now (the turn announces it). Elsewhere: that process is woken.
     if (!this.#o.scheduler.abortLocal(sessionId, new StopRequest(by), active.id)) {
-      await this.#o.store.turns.requestCancel(active.id, by);
+      await this.#o.scheduler.requestStop(active.id, by);
     }
     return true;
   }

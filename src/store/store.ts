@@ -28,7 +28,7 @@ function repositories(db: Db, target?: DatabaseTarget) {
     grants: grantsRepo(db),
     audit: auditRepo(db),
     knowledge: knowledgeRepo(db, target),
-    processes: processesRepo(db),
+    processes: processesRepo(db, target?.provider),
   };
 }
 

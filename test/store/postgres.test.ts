@@ -84,7 +84,7 @@ describe.runIf(adminUrl)('PostgreSQL', () => {
         return 'unplugged';
       },
     }) as AnyTool;
-    const h = await createHarness({ databaseUrl: url, tools: [unplug], scheduler: { leaseMs: 1_000, cancelPollMs: 50 } });
+    const h = await createHarness({ databaseUrl: url, tools: [unplug], scheduler: { leaseMs: 1_000 } });
     pullThePlug = () =>
       admin(async (c) => {
         await c.query(`ALTER DATABASE ${database} ALLOW_CONNECTIONS false`);

@@ -129,6 +129,12 @@ export function approvalsRepo(db: Db) {
       return rows.map(toRecord);
     },
 
+    /** When the earliest pending approval expires (the expiry timer is armed to it). */
+    async nextExpiry(): Promise<Date | undefined> {
+      const row = await db.approval.findFirst({ where: { status: 'pending' }, orderBy: { expiresAt: 'asc' }, select: { expiresAt: true } });
+      return row?.expiresAt;
+    },
+
     async list(options: { status?: ApprovalStatus; sessionId?: string; limit?: number } = {}): Promise<ApprovalRecord[]> {
       const rows = await db.approval.findMany({
         where: { ...(options.status ? { status: options.status } : {}), ...(options.sessionId ? { sessionId: options.sessionId } : {}) },

@@ -1,6 +1,7 @@
 // The live Parley processes (one row each, kept fresh by the process heartbeat), on the table of
 // migration 0005. Raw statements: one per call, counted like every other statement.
 import { z } from 'zod';
+import type { DatabaseTarget } from '../../config/config.ts';
 import type { Db } from '../database.ts';
 
 export interface ProcessRecord {
@@ -29,13 +30,15 @@ function toRecord(raw: unknown): ProcessRecord {
   return { ...row, channels: channels.success ? channels.data : [] };
 }
 
-export function processesRepo(db: Db) {
+export function processesRepo(db: Db, provider: DatabaseTarget['provider'] = 'sqlite') {
+  // Statements are written with PostgreSQL's $n placeholders (each used once, in order); SQLite wants ?.
+  const sql = (text: string) => (provider === 'sqlite' ? text.replace(/\$\d+/g, '?') : text);
   return {
     /** Insert or refresh this process's row (one statement). */
     async beat(record: Omit<ProcessRecord, 'heartbeatAt'>, now: Date): Promise<void> {
       await db.$executeRawUnsafe(
-        `INSERT INTO "ParleyProcess" ("owner", "host", "pid", "startedAt", "heartbeatAt", "channels") VALUES ($1, $2, $3, $4, $5, $6)
-         ON CONFLICT ("owner") DO UPDATE SET "heartbeatAt" = excluded."heartbeatAt", "channels" = excluded."channels"`,
+        sql(`INSERT INTO "ParleyProcess" ("owner", "host", "pid", "startedAt", "heartbeatAt", "channels") VALUES ($1, $2, $3, $4, $5, $6)
+         ON CONFLICT ("owner") DO UPDATE SET "heartbeatAt" = excluded."heartbeatAt", "channels" = excluded."channels"`),
         record.owner,
         record.host,
         record.pid,
@@ -48,14 +51,14 @@ export function processesRepo(db: Db) {
     /** Deletes the rows of processes whose last beat is older than `before`; returns their owners. */
     async reap(before: Date): Promise<string[]> {
       const rows = await db.$queryRawUnsafe<{ owner: string }[]>(
-        `DELETE FROM "ParleyProcess" WHERE "heartbeatAt" < $1 RETURNING "owner"`,
+        sql(`DELETE FROM "ParleyProcess" WHERE "heartbeatAt" < $1 RETURNING "owner"`),
         before,
       );
       return rows.map((row) => z.string().parse(row.owner));
     },
 
     async remove(owner: string): Promise<void> {
-      await db.$executeRawUnsafe(`DELETE FROM "ParleyProcess" WHERE "owner" = $1`, owner);
+      await db.$executeRawUnsafe(sql(`DELETE FROM "ParleyProcess" WHERE "owner" = $1`), owner);
     },
 
     /** PostgreSQL only: one NOTIFY (wake-ups between processes). */
