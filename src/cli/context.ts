@@ -1,8 +1,9 @@
 // What every `parley` command shares: configuration from the environment (and .env), a store
 // opened on first use, output as tables for people or JSON for scripts, and exit codes scripts
 // can trust: 0 success, 1 failure, 2 bad input.
+import { createRequire } from 'node:module';
 import { config as loadDotenv } from 'dotenv';
-import Table from 'cli-table3';
+import type TableType from 'cli-table3';
 import { loadConfig, type Config } from '../config/config.ts';
 import type { Store } from '../store/store.ts';
 
@@ -58,6 +59,8 @@ export class CliContext {
       this.io.out(`${empty}\n`);
       return;
     }
+    // Loaded by the commands that print a table only (a search prints none): start-up time.
+    const Table = createRequire(import.meta.url)('cli-table3') as typeof TableType;
     const table = new Table({ head, style: { head: this.io.isTTY ? ['cyan'] : [], border: this.io.isTTY ? ['grey'] : [] } });
     table.push(...rows.map((row) => row.map(String)));
     this.io.out(`${table.toString()}\n`);
