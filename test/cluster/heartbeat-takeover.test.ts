@@ -1,0 +1,43 @@
+// kill -9 of a process in the middle of a turn: its heartbeat stops, another process reaps it,
+// takes the session and continues the turn, within about 10 s (a lease lasts 3 beats of 2 s).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitFor } from '../helpers/harness.ts';
+import { type Cluster, startCluster } from './cluster.ts';
+import { adminUrl } from './pg-database.ts';
+
+describe.runIf(adminUrl)('a process killed mid-turn', () => {
+  let cluster: Cluster;
+  beforeAll(async () => {
+    cluster = await startCluster('parley_takeover');
+  });
+  afterAll(async () => {
+    await cluster?.close();
+  });
+
+  it('another process continues the turn within ~10 s of the kill', { timeout: 90_000 }, async () => {
+    const { tg, model } = cluster;
+    const a = await cluster.start('a');
+    const b = await cluster.start('b');
+    const alice = tg.user('Alice');
+    const chat = tg.privateChat(alice);
+    // The first answer starts streaming and never ends (its process dies); the continuation answers.
+    model.enqueue({ text: 'Let me think about that for a long while', hold: new Promise(() => {}) });
+    model.enqueue({ text: 'Continued elsewhere: 42.' });
+    cluster.routeTo(a);
+    tg.say(alice, chat, 'what is the answer?');
+    await waitFor(() => model.requests.length === 1, 'the turn running on a');
+
+    const killedAt = Date.now();
+    await a.parley.kill9();
+    const answer = await waitFor(
+      () => tg.botMessages(chat).find((m) => m.message.text?.includes('Continued elsewhere: 42.')),
+      'the turn continued by b within 10 s of the kill',
+      10_000,
+    );
+    const took = Date.now() - killedAt;
+    process.stdout.write(`turn continued by b ${took} ms after the kill -9 of a\n`);
+    expect(model.requests).toHaveLength(2);
+    expect(answer.message.text).toContain('Continued elsewhere: 42.');
+    expect(b.parley.child.exitCode).toBeNull();
+  });
+});
