@@ -38,7 +38,7 @@ interface Running {
 }
 
 async function startParley(env: Record<string, string>): Promise<Running> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, ['bin/start.mjs'], {
     cwd: process.cwd(),
     env: { ...cleanEnv(), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -42,8 +42,8 @@ describe('telegram: the real entry point', () => {
     const answer = 'Hello from the **real** entry point: this answer is streamed through Telegram message edits until it is complete.';
     model.enqueue({ text: answer, chunkSize: 10, delayMs: 15 });
 
-    // Exactly what `npm start` runs: the entry point under tsx's loader, in one process.
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    // Exactly what `npm start` runs: bin/start.mjs (the compiled dist/), in one process.
+    const child = spawn(process.execPath, ['bin/start.mjs'], {
       cwd: process.cwd(),
       env: {
         ...cleanEnv(),

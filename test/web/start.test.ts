@@ -11,8 +11,6 @@ import { tempDir, waitFor } from '../helpers/harness.ts';
 import { ConsoleClient } from './client.ts';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
-// The tsx loader by absolute URL: the child runs from an empty folder where 'tsx' would not resolve.
-const TSX_LOADER = import.meta.resolve('tsx');
 
 interface Run {
   child: ChildProcess;
@@ -26,10 +24,10 @@ afterEach(async () => {
   while (cleanups.length) await cleanups.pop()!();
 });
 
-/** `npm start` is `node --import tsx src/main.ts`; run it from an empty folder with only PATH and HOME set. */
+/** `npm start` is `node bin/start.mjs`; run it from an empty folder with only PATH and HOME set. */
 function start(env: Record<string, string>): Run {
   const cwd = tempDir('parley-start-');
-  const child = spawn(process.execPath, ['--import', TSX_LOADER, join(ROOT, 'src', 'main.ts')], {
+  const child = spawn(process.execPath, [join(ROOT, 'bin', 'start.mjs')], {
     cwd,
     env: { PATH: process.env.PATH ?? '', HOME: cwd, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
