@@ -5,7 +5,7 @@
 import { EventEmitter } from 'node:events';
 import { z } from 'zod';
 
-export const wakeupSchema = z.discriminatedUnion('kind', [
+const wakeupSchema = z.discriminatedUnion('kind', [
   /** /stop for a turn that may run on another process. */
   z.object({ kind: z.literal('cancel'), turnId: z.string(), by: z.string() }),
   /** Processes that stopped beating were reaped: their turns want continuing. */

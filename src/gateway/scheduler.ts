@@ -60,10 +60,6 @@ export class SessionScheduler {
     options.wakeups?.subscribe((event) => this.#onWakeup(event));
   }
 
-  get leaseMs(): number {
-    return this.#leaseMs;
-  }
-
   /** Calls `listener` after this process released a session's lease. */
   onReleased(listener: (sessionId: string) => void): () => void {
     this.#released.add(listener);
