@@ -32,6 +32,8 @@ export interface ScaleFigures {
   pages: number;
   markdownBytes: number;
   importMs: number;
+  /** CPU time of the whole process (all threads) during the timed import: less sensitive to other load than wall time. */
+  importCpuMs: number;
   rebuildMs: number;
   indexBytes: number;
   rank: Latency;
@@ -103,6 +105,11 @@ export async function measureScale(corpus: KnowledgePageRecord[], size: number):
   try {
     let markdown = 0;
     let importMs = 0;
+    let importCpuMs = 0;
+    const cpuMs = () => {
+      const usage = process.resourceUsage();
+      return (usage.userCPUTime + usage.systemCPUTime) / 1000;
+    };
     const input = (page: KnowledgePageRecord) => ({
       slug: page.slug,
       title: page.title,
@@ -123,11 +130,17 @@ export async function measureScale(corpus: KnowledgePageRecord[], size: number):
           });
           for (const page of pages) markdown += markdownBytes(page);
           const started = performance.now();
+          const cpuStarted = cpuMs();
           for (let n = 0; n < pages.length; n += BATCH) await kb.saveMany(pages.slice(n, n + BATCH).map(input), { source: 'import' });
           importMs += performance.now() - started;
+          importCpuMs += cpuMs() - cpuStarted;
         }
         const started = performance.now();
-        return () => (importMs += performance.now() - started);
+        const cpuStarted = cpuMs();
+        return () => {
+          importMs += performance.now() - started;
+          importCpuMs += cpuMs() - cpuStarted;
+        };
       })
       .then((stop) => stop());
     const rebuildStarted = performance.now();
@@ -166,6 +179,7 @@ export async function measureScale(corpus: KnowledgePageRecord[], size: number):
       pages: size,
       markdownBytes: markdown,
       importMs,
+      importCpuMs,
       rebuildMs,
       indexBytes,
       rank: latency(rank),

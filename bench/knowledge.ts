@@ -6,7 +6,7 @@
 // `parley knowledge search` above a bare `node -e 0`.
 // PARLEY_BENCH_KNOWLEDGE_PAGES=1000,10000 picks other sizes (100k takes a few minutes).
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig, parseDatabaseUrl } from '../src/config/config.ts';
 import { importPages } from '../src/knowledge/importer.ts';
@@ -77,14 +77,16 @@ async function thresholdSection(kb: KnowledgeBase): Promise<void> {
 function scaleTable(figures: ScaleFigures[]): void {
   const mb = (bytes: number) => `${(bytes / 1024 ** 2).toFixed(1)} MB`;
   console.log(
-    '\npages     Markdown   import (DB+index)     rebuild   index on disk        search p50/p95/p99 ms   with snippets p50/p95   golden r@5 en/zh   hard r@5   CLI search',
+    '\npages     Markdown   import (DB+index)                rebuild   index on disk        search p50/p95/p99 ms   with snippets p50/p95   golden r@5 en/zh   hard r@5   CLI search',
   );
   for (const f of figures) {
     console.log(
       [
         String(f.pages).padEnd(9),
         mb(f.markdownBytes).padEnd(10),
-        `${(f.importMs / 1000).toFixed(1)} s (${Math.round(f.pages / (f.importMs / 1000))}/s)`.padEnd(21),
+        `${(f.importMs / 1000).toFixed(1)} s (${Math.round(f.pages / (f.importMs / 1000))}/s, CPU ${(f.importCpuMs / 1000).toFixed(0)} s)`.padEnd(
+          32,
+        ),
         `${(f.rebuildMs / 1000).toFixed(1)} s`.padEnd(9),
         `${mb(f.indexBytes)} ×${(f.indexBytes / f.markdownBytes).toFixed(2)}`.padEnd(20),
         `${f.rank.p50.toFixed(2)} / ${f.rank.p95.toFixed(2)} / ${f.rank.p99.toFixed(2)}`.padEnd(23),
@@ -98,6 +100,11 @@ function scaleTable(figures: ScaleFigures[]): void {
   }
   console.log(
     '  import: generated pages saved through KnowledgeBase.saveMany in batches of 200 in a bulk (the CLI import path minus reading files), generated ahead (not counted);',
+  );
+  console.log(
+    `  CPU: all threads of the process during the import (${availableParallelism()} processors here; load average ${loadavg()
+      .map((n) => n.toFixed(1))
+      .join(' ')} at the end: other work on the machine shows in wall times);`,
   );
   console.log(
     '  rebuild: `parley knowledge reindex` from that database; search: query planning + ranking (as the issue measured); with snippets: KnowledgeBase.search incl. reading the pages;',
