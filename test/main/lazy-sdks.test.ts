@@ -1,0 +1,54 @@
+// What `npm start` loads is what its configuration uses: a platform's SDK only when that channel
+// is configured, the MCP SDK only when parley.config.yaml lists a server (memory and start-up).
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { FakeTelegram } from '../fakes/telegram/index.ts';
+import { cleanEnv } from '../helpers/child.ts';
+import { tempDir, waitFor } from '../helpers/harness.ts';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+const SDKS = ['grammy', 'discord.js', '@larksuiteoapi/node-sdk', '@modelcontextprotocol/sdk'];
+
+/** Starts bin/start.mjs until its ready block, stops it, and returns the npm packages it loaded. */
+async function packagesLoaded(env: Record<string, string>): Promise<Set<string>> {
+  const dir = tempDir('parley-lazy-');
+  const log = join(dir, 'modules.txt');
+  const child = spawn(process.execPath, ['--import', join(import.meta.dirname, 'record-modules.mjs'), join(ROOT, 'bin', 'start.mjs')], {
+    cwd: dir,
+    env: { ...cleanEnv(), PARLEY_WEB: 'off', PARLEY_HTTP_PORT: '0', PARLEY_LOG_LEVEL: 'warn', PARLEY_TEST_MODULE_LOG: log, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  await waitFor(() => out.includes('Press Ctrl-C to stop.') || child.exitCode !== null, 'the ready block', 30_000);
+  expect(child.exitCode, out).toBeNull();
+  child.kill('SIGINT');
+  await exited;
+  const packages = readFileSync(log, 'utf8')
+    .split('\n')
+    .map((url) => /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url)?.[1])
+    .filter((name) => name !== undefined);
+  return new Set(packages);
+}
+
+describe('npm start loads only what is configured', () => {
+  it('no channel and no MCP server: none of the platform or MCP SDKs', async () => {
+    const loaded = await packagesLoaded({});
+    expect(loaded.has('better-sqlite3')).toBe(true); // the log works: the database driver is there
+    expect(SDKS.filter((sdk) => loaded.has(sdk))).toEqual([]);
+  });
+
+  it('Telegram configured: grammY, and no other SDK', async () => {
+    const telegram = await FakeTelegram.start();
+    try {
+      const loaded = await packagesLoaded({ TELEGRAM_BOT_TOKEN: telegram.token, TELEGRAM_API_ROOT: telegram.apiRoot });
+      expect(SDKS.filter((sdk) => loaded.has(sdk))).toEqual(['grammy']);
+    } finally {
+      await telegram.close();
+    }
+  });
+});
