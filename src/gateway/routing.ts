@@ -50,7 +50,10 @@ export class Router {
       log.debug({ channel: inbound.channel, chatId: inbound.chatId }, 'ignored: group message not addressed to the bot');
       return;
     }
-    const session = await store.sessions.ensure(sessionSpecFor(inbound, this.#o.groupSession));
+    // One read for the session and its unfinished turn; a new chat creates the session (no turn yet).
+    const spec = sessionSpecFor(inbound, this.#o.groupSession);
+    const known = await store.turnReads.sessionByKey(spec.key);
+    const session = known?.session ?? (await store.sessions.ensure(spec));
     const chat = chatOf(inbound);
 
     if (this.#o.commands.isControl(command)) {
@@ -81,8 +84,7 @@ export class Router {
       log.debug({ channel: inbound.channel, eventId: inbound.eventId }, 'duplicate delivery ignored');
       return;
     }
-    const active = await store.turns.active(session.id);
-    if (active?.status === 'awaiting_approval') {
+    if (known?.active?.status === 'awaiting_approval') {
       await output.reply(
         chat,
         'I am waiting for a decision on a tool approval in this conversation; I will read your message right after it.',

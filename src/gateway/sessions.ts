@@ -2,6 +2,7 @@
 // time, continues a turn left running by a process that went away, and resumes decided turns.
 import { StopRequest } from '../agent/abort.ts';
 import type { Agent, TurnOutcome, TurnRun } from '../agent/agent.ts';
+import { InboundSchema } from '../core/types.ts';
 import type { Logger } from '../log.ts';
 import type { Store } from '../store/store.ts';
 import type { SessionRecord, TurnRecord } from '../store/types.ts';
@@ -55,33 +56,35 @@ export class SessionRunner {
 
   async #drain(sessionId: string): Promise<void> {
     for (;;) {
+      // One turn per lease: the look after releasing it decides whether there is more to do, so a
+      // message queued while we were finishing is never left behind (and the mailbox is read once
+      // per turn, not before and after the release).
       const worked = await this.#o.scheduler.withLease(sessionId, async (lease) => {
-        while (!this.#o.scheduler.stopping) {
-          const next = await this.#nextTurn(sessionId, lease.setTurn);
-          if (next === 'idle' || next === 'blocked') return;
-        }
+        if (!this.#o.scheduler.stopping) await this.#nextTurn(sessionId, lease.setTurn);
       });
-      // Whoever holds the lease drains the mailbox; after releasing it, look once more so a
-      // message queued while we were finishing is never left behind.
       if (!worked || this.#o.scheduler.stopping) return;
+      const state = await this.#o.store.turnReads.sessionState(sessionId);
       // An unfinished turn (suspended, or left running for the sweep) holds the mailbox back.
-      if ((await this.#o.store.turns.active(sessionId)) || !(await this.#o.store.inbound.hasQueued(sessionId))) return;
+      if (!state || state.active || !state.queuedPayload) return;
     }
   }
 
   async #nextTurn(sessionId: string, setTurn: (turnId: string) => AbortSignal): Promise<'ran' | 'idle' | 'blocked'> {
     const { store } = this.#o;
     const agent = this.#o.agent;
-    const session = await store.sessions.get(sessionId);
-    if (!session || !agent) return 'idle';
-    const active = await store.turns.active(sessionId);
+    if (!agent) return 'idle';
+    const state = await store.turnReads.sessionState(sessionId);
+    if (!state) return 'idle';
+    const { session, active } = state;
     if (active?.status === 'awaiting_approval') return 'blocked';
     if (active?.status === 'running') {
       // We hold the lease, so nobody runs it: a process died or stopped mid-turn. Continue it.
-      return this.#after(await this.#execute(active, session, setTurn, (run) => agent.continue(run)));
+      const turn = await store.turns.get(active.id);
+      if (!turn) return 'idle';
+      return this.#after(await this.#execute(turn, session, setTurn, (run) => agent.continue(run)));
     }
-    const first = await store.inbound.peekQueued(sessionId);
-    if (!first) return 'idle';
+    if (!state.queuedPayload) return 'idle';
+    const first = InboundSchema.parse(JSON.parse(state.queuedPayload));
     const turn = await store.turns.create({ sessionId, epoch: session.epoch, origin: originOf(first) });
     const claimed = await store.inbound.claimAsMessages(sessionId, turn.id, session.epoch);
     if (claimed.length === 0) {

@@ -32,6 +32,13 @@ export interface KnowledgeSearcherOptions {
   tokenizer?: Tokenizer;
 }
 
+/**
+ * For the automatic context (searched on every turn), a knowledge base found empty is counted
+ * again after this long, not on every turn. Explicit searches always look; pages written through
+ * this process open the index at once.
+ */
+const EMPTY_RECHECK_MS = 5_000;
+
 export class KnowledgeSearcher {
   readonly #source: KnowledgeSource;
   readonly #indexFile: string;
@@ -41,6 +48,8 @@ export class KnowledgeSearcher {
   #index: KnowledgeIndex | undefined;
   #embedding: Promise<EmbedReport> | undefined;
   #bulk = false;
+  /** When the pages were last counted and found to be none. */
+  #emptyAt: number | undefined;
   readonly #stopEmbedding = new AbortController();
 
   constructor(options: KnowledgeSearcherOptions) {
@@ -143,7 +152,10 @@ export class KnowledgeSearcher {
   // Until the first page exists there is no index file to open: apps and tests that never use
   // knowledge leave nothing behind.
   async #ready(onProgress?: (progress: SyncProgress) => void): Promise<{ index?: KnowledgeIndex; report: SyncReport }> {
-    if (!this.#index && (await this.#source.count()) === 0) return { report: { indexed: 0, removed: 0, rebuilt: false, ms: 0 } };
+    if (!this.#index && (await this.#source.count()) === 0) {
+      this.#emptyAt = Date.now();
+      return { report: { indexed: 0, removed: 0, rebuilt: false, ms: 0 } };
+    }
     const index = this.#openIndex();
     const report = await index.sync(onProgress);
     // Pages another process wrote: their vectors are computed here (that process may have none).
@@ -159,8 +171,9 @@ export class KnowledgeSearcher {
     return this.#openIndex().stats();
   }
 
-  async #context(): Promise<SearchContext> {
-    const { index } = await this.#ready();
+  async #context(emptyMayLag = false): Promise<SearchContext> {
+    const emptyLately = emptyMayLag && !this.#index && this.#emptyAt !== undefined && Date.now() - this.#emptyAt < EMPTY_RECHECK_MS;
+    const { index } = emptyLately ? {} : await this.#ready();
     return { repo: this.#source, tokenizer: this.#tokenizer, index, ...(this.#semantic ? { semantic: this.#semantic } : {}) };
   }
 
@@ -178,7 +191,7 @@ export class KnowledgeSearcher {
    * each page's best section first, then second-best ones while `limit` allows.
    */
   async relevantSections(query: string, options: { limit: number; minScore: number }): Promise<SectionHit[]> {
-    return relevantSections(await this.#context(), query, options);
+    return relevantSections(await this.#context(true), query, options);
   }
 
   /** Stops background embedding (what was computed is kept) and closes the index. */
