@@ -45,7 +45,7 @@ export class Recovery {
   async start(): Promise<void> {
     this.#stopped = false;
     if (this.#o.wakeups) this.#unsubscribe.push(this.#o.wakeups.subscribe((event) => this.#onWakeup(event)));
-    this.#unsubscribe.push(this.#o.scheduler.onReleased(() => this.#scheduleFollowUp()));
+    this.#unsubscribe.push(this.#o.scheduler.onLeaseEnded(() => this.#scheduleFollowUp()));
     await this.sweep();
   }
 

@@ -47,7 +47,7 @@ export class SessionScheduler {
   readonly #running = new Map<string, Running>();
   readonly #tasks = new Set<Promise<unknown>>();
   readonly #earlyCancels = new Map<string, { by: string; at: number }>();
-  readonly #released = new Set<(sessionId: string) => void>();
+  readonly #leaseEnded = new Set<(sessionId: string) => void>();
   #lastRenewed = Date.now();
   #stopping = false;
 
@@ -60,10 +60,13 @@ export class SessionScheduler {
     options.wakeups?.subscribe((event) => this.#onWakeup(event));
   }
 
-  /** Calls `listener` after this process released a session's lease. */
-  onReleased(listener: (sessionId: string) => void): () => void {
-    this.#released.add(listener);
-    return () => this.#released.delete(listener);
+  /**
+   * Calls `listener` after this process released a session's lease, or gave up waiting for one:
+   * work may be left on that session for a later look.
+   */
+  onLeaseEnded(listener: (sessionId: string) => void): () => void {
+    this.#leaseEnded.add(listener);
+    return () => this.#leaseEnded.delete(listener);
   }
 
   get stopping(): boolean {
@@ -107,7 +110,10 @@ export class SessionScheduler {
       if (!this.#running.has(sessionId) && (await this.#store.sessions.acquireLease(sessionId, this.owner, this.#leaseMs))) {
         if (!this.#running.has(sessionId)) break;
       }
-      if (Date.now() >= deadline) return false;
+      if (Date.now() >= deadline) {
+        if (waitMs > 0) this.#ended(sessionId);
+        return false;
+      }
       await sleep(Math.min(100, Math.max(10, deadline - Date.now())));
     }
     const running: Running = { turnId: undefined, controller: new AbortController() };
@@ -129,8 +135,12 @@ export class SessionScheduler {
       await this.#store.sessions.releaseLease(sessionId, this.owner).catch((error: unknown) => {
         this.#log.warn({ err: error, sessionId }, 'could not release a session lease; it will expire');
       });
-      for (const listener of this.#released) listener(sessionId);
+      this.#ended(sessionId);
     }
+  }
+
+  #ended(sessionId: string): void {
+    for (const listener of this.#leaseEnded) listener(sessionId);
   }
 
   /**
