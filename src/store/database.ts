@@ -32,7 +32,11 @@ export async function openDatabase(target: DatabaseTarget): Promise<Db> {
   }
 }
 
-/** Prisma's error code for a unique constraint violation. */
+const UNIQUE_VIOLATIONS = new Set(['P2002', '23505', 'SQLITE_CONSTRAINT_UNIQUE', 'SQLITE_CONSTRAINT_PRIMARYKEY']);
+
+/** A unique constraint violation, from Prisma or from the store's SQL driver (a StoreError's cause). */
 export function isUniqueViolation(error: unknown): boolean {
-  return (error as { code?: string } | undefined)?.code === 'P2002';
+  const code = (error as { code?: string } | undefined)?.code;
+  if (code !== undefined && UNIQUE_VIOLATIONS.has(code)) return true;
+  return error instanceof Error && error.cause !== undefined && error.cause !== error && isUniqueViolation(error.cause);
 }

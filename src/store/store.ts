@@ -14,28 +14,30 @@ import { messagesRepo } from './repos/messages.ts';
 import { processesRepo } from './repos/processes.ts';
 import { sessionsRepo } from './repos/sessions.ts';
 import { toolStartsRepo } from './repos/tool-starts.ts';
-import { turnReadsRepo } from './repos/turn-reads.ts';
 import { turnsRepo } from './repos/turns.ts';
+import type { SqlDriver } from './sql/driver.ts';
+import { openSql } from './sql/open.ts';
 
-function repositories(db: Db, target?: DatabaseTarget) {
+function repositories(db: Db, sql: SqlDriver, target?: DatabaseTarget) {
   return {
-    sessions: sessionsRepo(db),
-    messages: messagesRepo(db),
-    turns: turnsRepo(db),
-    toolStarts: toolStartsRepo(db),
+    sessions: sessionsRepo(sql, db),
+    messages: messagesRepo(sql),
+    turns: turnsRepo(sql),
+    toolStarts: toolStartsRepo(sql),
     memory: memoryRepo(db),
-    inbound: inboundRepo(db),
+    inbound: inboundRepo(sql),
     approvals: approvalsRepo(db),
     grants: grantsRepo(db),
     audit: auditRepo(db),
     knowledge: knowledgeRepo(db, target),
     processes: processesRepo(db, target?.provider),
-    turnReads: turnReadsRepo(db, target?.provider),
   };
 }
 
 export type Store = ReturnType<typeof repositories> & {
   readonly target: DatabaseTarget;
+  /** The SQL driver the per-message repositories use, for writes that must commit together. */
+  readonly sql: SqlDriver;
   /** Migrations applied while opening (empty when the database was up to date). */
   readonly migrations: MigrationReport;
   /** Cheap round trip, for health checks. */
@@ -47,14 +49,16 @@ export type Store = ReturnType<typeof repositories> & {
 export async function openStore(target: DatabaseTarget): Promise<Store> {
   const migrations = await migrate(target);
   const db = await openDatabase(target);
+  const sql = openSql(target);
   let closed = false;
   return {
-    ...repositories(db, target),
+    ...repositories(db, sql, target),
+    sql,
     target,
     migrations,
     async ping() {
       try {
-        await db.$queryRawUnsafe('SELECT 1');
+        await sql.all('SELECT 1');
       } catch (error) {
         throw StoreError.from(error, target);
       }
@@ -62,7 +66,7 @@ export async function openStore(target: DatabaseTarget): Promise<Store> {
     async close() {
       if (closed) return;
       closed = true;
-      await db.$disconnect();
+      await Promise.all([sql.close(), db.$disconnect()]);
     },
   };
 }

@@ -1,12 +1,50 @@
-import type { Db } from '../database.ts';
+import { z } from 'zod';
 import { isUniqueViolation } from '../database.ts';
 import { InboundSchema, type Inbound } from '../../core/types.ts';
 import { textForModel } from '../../core/attachments.ts';
+import { intColumn } from '../sql/columns.ts';
+import type { SqlDriver, SqlRunner } from '../sql/driver.ts';
 import { appendMessage } from './messages.ts';
 
 export type InboundStatus = 'ignored' | 'queued' | 'done';
 
-export function inboundRepo(db: Db) {
+const parsePayload = (payload: unknown): Inbound => InboundSchema.parse(JSON.parse(z.string().parse(payload)));
+
+/**
+ * Moves the session's queued messages, oldest first, into the conversation of `turnId`: each is
+ * marked done and appended as a user message. Run inside a transaction (the caller's), so a crash
+ * can neither lose nor duplicate one. Callers hold the session lease.
+ */
+export async function claimQueued(tx: SqlRunner, sessionId: string, turnId: string, epoch: number, limit = 50): Promise<Inbound[]> {
+  const queued = await tx.all(
+    `SELECT "id", "payload" FROM "InboundEvent" WHERE "sessionId" = $1 AND "status" = 'queued' ORDER BY "id" LIMIT $2`,
+    [sessionId, limit],
+  );
+  const claimed: Inbound[] = [];
+  for (const row of queued) {
+    const changed = await tx.run(`UPDATE "InboundEvent" SET "status" = 'done', "turnId" = $1 WHERE "id" = $2 AND "status" = 'queued'`, [
+      turnId,
+      intColumn.parse(row.id),
+    ]);
+    if (changed !== 1) continue;
+    const inbound = parsePayload(row.payload ?? '{}');
+    await appendMessage(tx, {
+      sessionId,
+      epoch,
+      turnId,
+      role: 'user',
+      content: textForModel(inbound),
+      senderId: inbound.sender.id,
+      senderName: inbound.sender.displayName,
+    });
+    claimed.push(inbound);
+  }
+  return claimed;
+}
+
+export function inboundRepo(sql: SqlDriver) {
+  const hasQueued = async (sessionId: string) =>
+    (await sql.all(`SELECT 1 AS "one" FROM "InboundEvent" WHERE "sessionId" = $1 AND "status" = 'queued' LIMIT 1`, [sessionId])).length > 0;
   return {
     /**
      * Record a platform event once. Returns false when (channel, eventId) was seen before: the
@@ -14,15 +52,10 @@ export function inboundRepo(db: Db) {
      */
     async record(inbound: Inbound, sessionId: string | null, status: InboundStatus): Promise<boolean> {
       try {
-        await db.inboundEvent.create({
-          data: {
-            channel: inbound.channel,
-            eventId: inbound.eventId,
-            sessionId,
-            status,
-            payload: status === 'queued' ? JSON.stringify(inbound) : null,
-          },
-        });
+        await sql.run(
+          `INSERT INTO "InboundEvent" ("channel", "eventId", "sessionId", "status", "payload", "receivedAt") VALUES ($1, $2, $3, $4, $5, $6)`,
+          [inbound.channel, inbound.eventId, sessionId, status, status === 'queued' ? JSON.stringify(inbound) : null, new Date()],
+        );
         return true;
       } catch (error) {
         if (isUniqueViolation(error)) return false;
@@ -31,63 +64,32 @@ export function inboundRepo(db: Db) {
     },
 
     async peekQueued(sessionId: string): Promise<Inbound | undefined> {
-      const row = await db.inboundEvent.findFirst({ where: { sessionId, status: 'queued' }, orderBy: { id: 'asc' } });
-      return row?.payload ? InboundSchema.parse(JSON.parse(row.payload)) : undefined;
+      const rows = await sql.all(
+        `SELECT "payload" FROM "InboundEvent" WHERE "sessionId" = $1 AND "status" = 'queued' ORDER BY "id" LIMIT 1`,
+        [sessionId],
+      );
+      return rows[0]?.payload ? parsePayload(rows[0].payload) : undefined;
     },
 
-    async hasQueued(sessionId: string): Promise<boolean> {
-      return (await db.inboundEvent.count({ where: { sessionId, status: 'queued' } })) > 0;
-    },
+    hasQueued,
 
-    /**
-     * Move the session's queued messages, oldest first, into the conversation of `turnId`: in one
-     * transaction they are marked done and appended as user messages, so a crash can neither lose
-     * nor duplicate one. Callers hold the session lease.
-     */
+    /** claimQueued in a transaction of its own; an empty mailbox costs one cheap read, no transaction. */
     async claimAsMessages(sessionId: string, turnId: string, epoch: number, limit = 50): Promise<Inbound[]> {
-      // Called after every tool batch: an empty mailbox should cost one cheap read, no transaction.
-      if ((await db.inboundEvent.count({ where: { sessionId, status: 'queued' } })) === 0) return [];
-      return db.$transaction(async (tx) => {
-        const queued = await tx.inboundEvent.findMany({
-          where: { sessionId, status: 'queued' },
-          orderBy: { id: 'asc' },
-          take: limit,
-        });
-        const claimed: Inbound[] = [];
-        for (const row of queued) {
-          const { count } = await tx.inboundEvent.updateMany({ where: { id: row.id, status: 'queued' }, data: { status: 'done', turnId } });
-          if (count !== 1) continue;
-          const inbound = InboundSchema.parse(JSON.parse(row.payload ?? '{}'));
-          await appendMessage(tx, {
-            sessionId,
-            epoch,
-            turnId,
-            role: 'user',
-            content: textForModel(inbound),
-            senderId: inbound.sender.id,
-            senderName: inbound.sender.displayName,
-          });
-          claimed.push(inbound);
-        }
-        return claimed;
-      });
+      if (!(await hasQueued(sessionId))) return [];
+      return sql.transaction((tx) => claimQueued(tx, sessionId, turnId, epoch, limit));
     },
 
     /** Sessions with queued messages, for the sweeper that picks up work nobody is running. */
     async sessionsWithQueued(limit = 100): Promise<string[]> {
-      const rows = await db.inboundEvent.findMany({
-        where: { status: 'queued', sessionId: { not: null } },
-        distinct: ['sessionId'],
-        select: { sessionId: true },
-        take: limit,
-      });
-      return rows.flatMap((r) => (r.sessionId ? [r.sessionId] : []));
+      const rows = await sql.all(
+        `SELECT DISTINCT "sessionId" FROM "InboundEvent" WHERE "status" = 'queued' AND "sessionId" IS NOT NULL LIMIT $1`,
+        [limit],
+      );
+      return rows.map((row) => z.string().parse(row.sessionId));
     },
 
     /** Drop dedup records older than `before` (they only guard against re-delivery). */
-    async prune(before: Date): Promise<number> {
-      const { count } = await db.inboundEvent.deleteMany({ where: { status: { in: ['ignored', 'done'] }, receivedAt: { lt: before } } });
-      return count;
-    },
+    prune: (before: Date): Promise<number> =>
+      sql.run(`DELETE FROM "InboundEvent" WHERE "status" IN ('ignored', 'done') AND "receivedAt" < $1`, [before]),
   };
 }

@@ -1,74 +1,83 @@
 import { randomUUID } from 'node:crypto';
-import { isUniqueViolation, type Db } from '../database.ts';
+import { z } from 'zod';
+import type { Db } from '../database.ts';
+import { isUniqueViolation } from '../database.ts';
+import { dateColumn, intColumn, optionalText } from '../sql/columns.ts';
+import type { SqlDriver, SqlRunner } from '../sql/driver.ts';
 import type { SessionRecord, SessionSpec } from '../types.ts';
-import type { ChatType } from '../../core/types.ts';
 
-type Row = Awaited<ReturnType<Db['session']['findUniqueOrThrow']>>;
+const COLUMNS = `"id", "key", "channel", "chatId", "chatType", "threadId", "userId", "epoch", "createdAt", "updatedAt"`;
 
-function toRecord(row: Row): SessionRecord {
-  return {
-    id: row.id,
-    key: row.key,
-    channel: row.channel,
-    chatId: row.chatId,
-    chatType: row.chatType as ChatType,
-    threadId: row.threadId ?? undefined,
-    userId: row.userId ?? undefined,
-    epoch: row.epoch,
-    createdAt: row.createdAt,
-    updatedAt: row.updatedAt,
-  };
+const rowSchema = z.object({
+  id: z.string(),
+  key: z.string(),
+  channel: z.string(),
+  chatId: z.string(),
+  chatType: z.enum(['direct', 'group']),
+  threadId: optionalText,
+  userId: optionalText,
+  epoch: intColumn,
+  createdAt: dateColumn,
+  updatedAt: dateColumn,
+});
+
+const toRecord = (raw: unknown): SessionRecord => rowSchema.parse(raw);
+
+export async function getSession(db: SqlRunner, id: string): Promise<SessionRecord | undefined> {
+  const rows = await db.all(`SELECT ${COLUMNS} FROM "Session" WHERE "id" = $1`, [id]);
+  return rows[0] ? toRecord(rows[0]) : undefined;
 }
 
-export function sessionsRepo(db: Db) {
+// The lease methods stay on the Prisma client (`db`) while the leases are being redesigned (issue 15).
+export function sessionsRepo(sql: SqlDriver, db: Db) {
+  const byKey = async (key: string) => {
+    const rows = await sql.all(`SELECT ${COLUMNS} FROM "Session" WHERE "key" = $1`, [key]);
+    return rows[0] ? toRecord(rows[0]) : undefined;
+  };
   return {
     /** The session for `spec.key`, created on first use. */
     async ensure(spec: SessionSpec): Promise<SessionRecord> {
       // Look first (the common case), create on a miss; a concurrent creator wins the unique key.
-      const existing = await db.session.findUnique({ where: { key: spec.key } });
-      if (existing) return toRecord(existing);
+      const existing = await byKey(spec.key);
+      if (existing) return existing;
       try {
-        const row = await db.session.create({
-          data: {
-            id: randomUUID(),
-            key: spec.key,
-            channel: spec.channel,
-            chatId: spec.chatId,
-            chatType: spec.chatType,
-            threadId: spec.threadId ?? null,
-            userId: spec.userId ?? null,
-          },
-        });
-        return toRecord(row);
+        const now = new Date();
+        const rows = await sql.all(
+          `INSERT INTO "Session" ("id", "key", "channel", "chatId", "chatType", "threadId", "userId", "createdAt", "updatedAt")
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING ${COLUMNS}`,
+          [randomUUID(), spec.key, spec.channel, spec.chatId, spec.chatType, spec.threadId ?? null, spec.userId ?? null, now, now],
+        );
+        return toRecord(rows[0]);
       } catch (error) {
         if (!isUniqueViolation(error)) throw error;
-        return toRecord(await db.session.findUniqueOrThrow({ where: { key: spec.key } }));
+        const winner = await byKey(spec.key);
+        if (!winner) throw error;
+        return winner;
       }
     },
 
-    async get(id: string): Promise<SessionRecord | undefined> {
-      const row = await db.session.findUnique({ where: { id } });
-      return row ? toRecord(row) : undefined;
-    },
+    get: (id: string) => getSession(sql, id),
 
-    async getByKey(key: string): Promise<SessionRecord | undefined> {
-      const row = await db.session.findUnique({ where: { key } });
-      return row ? toRecord(row) : undefined;
-    },
+    getByKey: byKey,
 
     async list(options: { limit?: number; channel?: string } = {}): Promise<SessionRecord[]> {
-      const rows = await db.session.findMany({
-        where: options.channel ? { channel: options.channel } : {},
-        orderBy: { updatedAt: 'desc' },
-        take: options.limit ?? 100,
-      });
+      const rows = options.channel
+        ? await sql.all(`SELECT ${COLUMNS} FROM "Session" WHERE "channel" = $1 ORDER BY "updatedAt" DESC LIMIT $2`, [
+            options.channel,
+            options.limit ?? 100,
+          ])
+        : await sql.all(`SELECT ${COLUMNS} FROM "Session" ORDER BY "updatedAt" DESC LIMIT $1`, [options.limit ?? 100]);
       return rows.map(toRecord);
     },
 
     /** Start a fresh conversation: later history reads only see the new epoch. */
     async reset(id: string): Promise<number> {
-      const row = await db.session.update({ where: { id }, data: { epoch: { increment: 1 } } });
-      return row.epoch;
+      const rows = await sql.all(`UPDATE "Session" SET "epoch" = "epoch" + 1, "updatedAt" = $1 WHERE "id" = $2 RETURNING "epoch"`, [
+        new Date(),
+        id,
+      ]);
+      if (!rows[0]) throw new Error(`Session ${id} not found`);
+      return intColumn.parse(rows[0].epoch);
     },
 
     /**

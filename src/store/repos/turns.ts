@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { SentRefSchema } from '../../core/types.ts';
-import type { Db } from '../database.ts';
+import { boolColumn, dateColumn, intColumn, optionalText } from '../sql/columns.ts';
+import type { SqlDriver, SqlRunner } from '../sql/driver.ts';
 import type { ReplyState, TurnOrigin, TurnRecord, TurnStatus, Usage } from '../types.ts';
-
-type Row = Awaited<ReturnType<Db['turn']['findUniqueOrThrow']>>;
 
 const ReplyStateSchema = z.object({ fromRound: z.number().int().min(1), refs: z.array(SentRefSchema).min(1) });
 
@@ -19,18 +18,40 @@ function parseReplyState(raw: string | null): ReplyState | undefined {
   }
 }
 
-function toRecord(row: Row): TurnRecord {
+const COLUMNS = `"id", "sessionId", "epoch", "status", "rounds", "promptTokens", "completionTokens", "totalTokens", "error", "cancelRequested", "cancelledBy", "origin", "replyState", "startedAt", "endedAt"`;
+const T_COLUMNS = COLUMNS.replace(/"(\w+)"/g, 't."$1"');
+
+const rowSchema = z.object({
+  id: z.string(),
+  sessionId: z.string(),
+  epoch: intColumn,
+  status: z.enum(['running', 'awaiting_approval', 'done', 'failed', 'cancelled']),
+  rounds: intColumn,
+  promptTokens: intColumn,
+  completionTokens: intColumn,
+  totalTokens: intColumn,
+  error: optionalText,
+  cancelRequested: boolColumn,
+  cancelledBy: optionalText,
+  origin: z.string(),
+  replyState: z.string().nullable(),
+  startedAt: dateColumn,
+  endedAt: dateColumn.nullable(),
+});
+
+function toRecord(raw: unknown): TurnRecord {
+  const row = rowSchema.parse(raw);
   const replyState = parseReplyState(row.replyState);
   return {
     id: row.id,
     sessionId: row.sessionId,
     epoch: row.epoch,
-    status: row.status as TurnStatus,
+    status: row.status,
     rounds: row.rounds,
     usage: { promptTokens: row.promptTokens, completionTokens: row.completionTokens, totalTokens: row.totalTokens },
-    error: row.error ?? undefined,
+    error: row.error,
     cancelRequested: row.cancelRequested,
-    cancelledBy: row.cancelledBy ?? undefined,
+    cancelledBy: row.cancelledBy,
     origin: JSON.parse(row.origin) as TurnOrigin,
     ...(replyState ? { replyState } : {}),
     startedAt: row.startedAt,
@@ -38,126 +59,152 @@ function toRecord(row: Row): TurnRecord {
   };
 }
 
-const FINAL: TurnStatus[] = ['done', 'failed', 'cancelled'];
+const FINAL: readonly TurnStatus[] = ['done', 'failed', 'cancelled'];
+const UNFINISHED = `('running', 'awaiting_approval')`;
 
-export function turnsRepo(db: Db) {
+export async function createTurn(db: SqlRunner, input: { sessionId: string; epoch: number; origin: TurnOrigin }): Promise<TurnRecord> {
+  const now = new Date();
+  const rows = await db.all(
+    `INSERT INTO "Turn" ("id", "sessionId", "epoch", "status", "origin", "startedAt", "updatedAt") VALUES ($1, $2, $3, 'running', $4, $5, $6) RETURNING ${COLUMNS}`,
+    [randomUUID(), input.sessionId, input.epoch, JSON.stringify(input.origin), now, now],
+  );
+  return toRecord(rows[0]);
+}
+
+export async function addRound(db: SqlRunner, id: string, usage: Usage | undefined): Promise<void> {
+  const changed = await db.run(
+    `UPDATE "Turn" SET "rounds" = "rounds" + 1, "promptTokens" = "promptTokens" + $1, "completionTokens" = "completionTokens" + $2,
+      "totalTokens" = "totalTokens" + $3, "updatedAt" = $4 WHERE "id" = $5`,
+    [usage?.promptTokens ?? 0, usage?.completionTokens ?? 0, usage?.totalTokens ?? 0, new Date(), id],
+  );
+  if (changed !== 1) throw new Error(`Turn ${id} not found`);
+}
+
+/** Records the messages of the answer being streamed, only while the turn runs. */
+export async function saveReplyState(db: SqlRunner, id: string, state: ReplyState): Promise<boolean> {
+  const changed = await db.run(`UPDATE "Turn" SET "replyState" = $1, "updatedAt" = $2 WHERE "id" = $3 AND "status" = 'running'`, [
+    JSON.stringify(state),
+    new Date(),
+    id,
+  ]);
+  return changed === 1;
+}
+
+export function turnsRepo(sql: SqlDriver) {
+  const one = async (text: string, values: (string | number | boolean | Date | null)[]) => {
+    const rows = await sql.all(text, values);
+    return rows[0] ? toRecord(rows[0]) : undefined;
+  };
   return {
-    async create(input: { sessionId: string; epoch: number; origin: TurnOrigin }): Promise<TurnRecord> {
-      const row = await db.turn.create({
-        data: {
-          id: randomUUID(),
-          sessionId: input.sessionId,
-          epoch: input.epoch,
-          status: 'running',
-          origin: JSON.stringify(input.origin),
-        },
-      });
-      return toRecord(row);
-    },
+    create: (input: { sessionId: string; epoch: number; origin: TurnOrigin }) => createTurn(sql, input),
 
-    async get(id: string): Promise<TurnRecord | undefined> {
-      const row = await db.turn.findUnique({ where: { id } });
-      return row ? toRecord(row) : undefined;
-    },
+    get: (id: string): Promise<TurnRecord | undefined> => one(`SELECT ${COLUMNS} FROM "Turn" WHERE "id" = $1`, [id]),
 
     /** Conditional status change; true when this caller made it (exactly-once across processes). */
     async transition(id: string, from: TurnStatus | TurnStatus[], to: TurnStatus): Promise<boolean> {
-      const { count } = await db.turn.updateMany({
-        where: { id, status: { in: Array.isArray(from) ? from : [from] } },
-        data: { status: to, ...(FINAL.includes(to) ? { endedAt: new Date(), replyState: null } : { endedAt: null }) },
-      });
-      return count === 1;
+      const froms = Array.isArray(from) ? from : [from];
+      const final = FINAL.includes(to);
+      const now = new Date();
+      const list = froms.map((_, i) => `$${i + 5}`).join(', ');
+      const changed = await sql.run(
+        `UPDATE "Turn" SET "status" = $1, "endedAt" = $2, "replyState" = CASE WHEN $3 THEN NULL ELSE "replyState" END, "updatedAt" = $4
+          WHERE "status" IN (${list}) AND "id" = $${froms.length + 5}`,
+        [to, final ? now : null, final, now, ...froms, id],
+      );
+      return changed === 1;
     },
 
     async finish(id: string, status: Extract<TurnStatus, 'done' | 'failed' | 'cancelled'>, error?: string): Promise<TurnRecord> {
-      return toRecord(
-        await db.turn.update({ where: { id }, data: { status, error: error ?? null, endedAt: new Date(), replyState: null } }),
+      const now = new Date();
+      const record = await one(
+        `UPDATE "Turn" SET "status" = $1, "error" = $2, "endedAt" = $3, "replyState" = NULL, "updatedAt" = $4 WHERE "id" = $5 RETURNING ${COLUMNS}`,
+        [status, error ?? null, now, now, id],
       );
+      if (!record) throw new Error(`Turn ${id} not found`);
+      return record;
     },
 
     /** What was streamed so far is final (it precedes the approval prompt), so its refs go too. */
     async suspend(id: string): Promise<void> {
-      await db.turn.update({ where: { id }, data: { status: 'awaiting_approval', replyState: null } });
+      const changed = await sql.run(
+        `UPDATE "Turn" SET "status" = 'awaiting_approval', "replyState" = NULL, "updatedAt" = $1 WHERE "id" = $2`,
+        [new Date(), id],
+      );
+      if (changed !== 1) throw new Error(`Turn ${id} not found`);
     },
 
-    /**
-     * Records the messages of the answer being streamed. Only while the turn runs: a write that
-     * arrives after the turn suspended or ended changes nothing (those messages are final).
-     */
-    async saveReplyState(id: string, state: ReplyState): Promise<boolean> {
-      const { count } = await db.turn.updateMany({ where: { id, status: 'running' }, data: { replyState: JSON.stringify(state) } });
-      return count === 1;
-    },
+    saveReplyState: (id: string, state: ReplyState) => saveReplyState(sql, id, state),
 
-    async addRound(id: string, usage: Usage | undefined): Promise<void> {
-      await db.turn.update({
-        where: { id },
-        data: {
-          rounds: { increment: 1 },
-          promptTokens: { increment: usage?.promptTokens ?? 0 },
-          completionTokens: { increment: usage?.completionTokens ?? 0 },
-          totalTokens: { increment: usage?.totalTokens ?? 0 },
-        },
-      });
-    },
+    addRound: (id: string, usage: Usage | undefined) => addRound(sql, id, usage),
 
     /** One more continuation of a turn left running (crash, restart, failed write); returns the count so far. */
     async countRecovery(id: string): Promise<number> {
-      const row = await db.turn.update({ where: { id }, data: { recoveries: { increment: 1 } }, select: { recoveries: true } });
-      return row.recoveries;
+      const rows = await sql.all(
+        `UPDATE "Turn" SET "recoveries" = "recoveries" + 1, "updatedAt" = $1 WHERE "id" = $2 RETURNING "recoveries"`,
+        [new Date(), id],
+      );
+      if (!rows[0]) throw new Error(`Turn ${id} not found`);
+      return intColumn.parse(rows[0].recoveries);
     },
 
     /** Ask the running turn to stop; the worker holding it polls this flag. */
     async requestCancel(id: string, by: string): Promise<boolean> {
-      const { count } = await db.turn.updateMany({
-        where: { id, status: { in: ['running', 'awaiting_approval'] } },
-        data: { cancelRequested: true, cancelledBy: by },
-      });
-      return count === 1;
+      const changed = await sql.run(
+        `UPDATE "Turn" SET "cancelRequested" = $1, "cancelledBy" = $2, "updatedAt" = $3 WHERE "id" = $4 AND "status" IN ${UNFINISHED}`,
+        [true, by, new Date(), id],
+      );
+      return changed === 1;
     },
 
     async cancelRequest(id: string): Promise<{ requested: boolean; by?: string }> {
-      const row = await db.turn.findUnique({ where: { id }, select: { cancelRequested: true, cancelledBy: true } });
-      return { requested: row?.cancelRequested ?? false, by: row?.cancelledBy ?? undefined };
+      const rows = await sql.all(`SELECT "cancelRequested", "cancelledBy" FROM "Turn" WHERE "id" = $1`, [id]);
+      const row = rows[0];
+      return row
+        ? { requested: boolColumn.parse(row.cancelRequested), by: optionalText.parse(row.cancelledBy) }
+        : { requested: false, by: undefined };
     },
 
     /** The session's unfinished turn (running or awaiting approval), if any. */
-    async active(sessionId: string): Promise<TurnRecord | undefined> {
-      const row = await db.turn.findFirst({
-        where: { sessionId, status: { in: ['running', 'awaiting_approval'] } },
-        orderBy: { startedAt: 'desc' },
-      });
-      return row ? toRecord(row) : undefined;
-    },
+    active: (sessionId: string): Promise<TurnRecord | undefined> =>
+      one(`SELECT ${COLUMNS} FROM "Turn" WHERE "sessionId" = $1 AND "status" IN ${UNFINISHED} ORDER BY "startedAt" DESC LIMIT 1`, [
+        sessionId,
+      ]),
 
     /** Turns left `running` by a process that is gone (its session lease is free or expired). */
     async orphaned(now = new Date()): Promise<TurnRecord[]> {
-      const rows = await db.turn.findMany({
-        where: {
-          status: 'running',
-          session: { OR: [{ leaseOwner: null }, { leaseUntil: { lt: now } }] },
-        },
-        orderBy: { startedAt: 'asc' },
-        take: 100,
-      });
+      const rows = await sql.all(
+        `SELECT ${T_COLUMNS} FROM "Turn" t JOIN "Session" s ON s."id" = t."sessionId"
+          WHERE t."status" = 'running' AND (s."leaseOwner" IS NULL OR s."leaseUntil" < $1) ORDER BY t."startedAt" LIMIT 100`,
+        [now],
+      );
       return rows.map(toRecord);
     },
 
     /** Suspended turns whose approvals are all decided: ready to continue. */
     async decidedButSuspended(): Promise<TurnRecord[]> {
-      const rows = await db.turn.findMany({
-        where: { status: 'awaiting_approval', approvals: { none: { status: 'pending' } } },
-        take: 100,
-      });
+      const rows = await sql.all(
+        `SELECT ${T_COLUMNS} FROM "Turn" t WHERE t."status" = 'awaiting_approval'
+          AND NOT EXISTS (SELECT 1 FROM "Approval" a WHERE a."turnId" = t."id" AND a."status" = 'pending') LIMIT 100`,
+      );
       return rows.map(toRecord);
     },
 
     async list(options: { sessionId?: string; status?: TurnStatus; limit?: number } = {}): Promise<TurnRecord[]> {
-      const rows = await db.turn.findMany({
-        where: { ...(options.sessionId ? { sessionId: options.sessionId } : {}), ...(options.status ? { status: options.status } : {}) },
-        orderBy: { startedAt: 'desc' },
-        take: options.limit ?? 50,
-      });
+      const where: string[] = [];
+      const values: (string | number)[] = [];
+      if (options.sessionId) {
+        values.push(options.sessionId);
+        where.push(`"sessionId" = $${values.length}`);
+      }
+      if (options.status) {
+        values.push(options.status);
+        where.push(`"status" = $${values.length}`);
+      }
+      values.push(options.limit ?? 50);
+      const rows = await sql.all(
+        `SELECT ${COLUMNS} FROM "Turn" ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY "startedAt" DESC LIMIT $${values.length}`,
+        values,
+      );
       return rows.map(toRecord);
     },
   };

@@ -1,0 +1,12 @@
+// zod types for columns as the two drivers return them: SQLite gives DateTime as text and
+// Boolean as 0/1, PostgreSQL gives Date and boolean; counts come back as text from PostgreSQL.
+import { z } from 'zod';
+
+export const dateColumn = z.coerce.date();
+export const boolColumn = z.union([z.boolean(), z.number()]).transform((value) => value === true || value === 1);
+export const intColumn = z.coerce.number().int();
+/** A nullable text column as an optional field. */
+export const optionalText = z
+  .string()
+  .nullable()
+  .transform((value) => value ?? undefined);
