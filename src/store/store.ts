@@ -14,6 +14,7 @@ import { messagesRepo } from './repos/messages.ts';
 import { processesRepo } from './repos/processes.ts';
 import { sessionsRepo } from './repos/sessions.ts';
 import { toolStartsRepo } from './repos/tool-starts.ts';
+import { turnReadsRepo } from './repos/turn-reads.ts';
 import { turnsRepo } from './repos/turns.ts';
 import type { SqlDriver } from './sql/driver.ts';
 import { openSql } from './sql/open.ts';
@@ -31,6 +32,7 @@ function repositories(db: Db, sql: SqlDriver, target?: DatabaseTarget) {
     audit: auditRepo(db),
     knowledge: knowledgeRepo(db, target),
     processes: processesRepo(db, target?.provider),
+    turnReads: turnReadsRepo(db, target?.provider),
   };
 }
 
