@@ -40,4 +40,30 @@ describe.runIf(adminUrl)('a process killed mid-turn', () => {
     expect(answer.message.text).toContain('Continued elsewhere: 42.');
     expect(b.parley.child.exitCode).toBeNull();
   });
+
+  it('a process that stops cleanly mid-turn hands the turn over at once (it announces itself gone)', { timeout: 90_000 }, async () => {
+    const { tg, model } = cluster;
+    const c = await cluster.start('c');
+    const d = await cluster.start('d');
+    const bob = tg.user('Bob');
+    const chat = tg.privateChat(bob);
+    const before = model.requests.length;
+    model.enqueue({ text: 'Starting a long answer', hold: new Promise(() => {}) });
+    model.enqueue({ text: 'Finished by the other process.' });
+    cluster.routeTo(c);
+    tg.say(bob, chat, 'a long question');
+    await waitFor(() => model.requests.length === before + 1, 'the turn running on c');
+
+    // SIGINT: c waits its grace, interrupts the turn at a checkpoint and exits; d continues it.
+    const t0 = Date.now();
+    expect(await c.parley.stop()).not.toBeNull();
+    const stoppedAt = Date.now();
+    await waitFor(
+      () => tg.botMessages(chat).find((m) => m.message.text?.includes('Finished by the other process.')),
+      'the turn continued by d',
+      5_000,
+    );
+    process.stdout.write(`c stopped in ${stoppedAt - t0} ms (its grace); the turn continued by d ${Date.now() - stoppedAt} ms after\n`);
+    expect(d.parley.child.exitCode).toBeNull();
+  });
 });
