@@ -85,12 +85,10 @@ export class SessionRunner {
     }
     if (!state.queuedPayload) return 'idle';
     const first = InboundSchema.parse(JSON.parse(state.queuedPayload));
-    const turn = await store.turns.create({ sessionId, epoch: session.epoch, origin: originOf(first) });
-    const claimed = await store.inbound.claimAsMessages(sessionId, turn.id, session.epoch);
-    if (claimed.length === 0) {
-      await store.turns.finish(turn.id, 'cancelled', 'nothing to answer');
-      return 'idle';
-    }
+    // The turn, its claimed messages and their user messages are written in one transaction.
+    const started = await store.turns.startWithQueued({ sessionId, epoch: session.epoch, origin: originOf(first) });
+    if (!started) return 'idle';
+    const { turn } = started;
     return this.#after(await this.#execute(turn, session, setTurn, (run) => agent.start(run)));
   }
 

@@ -21,7 +21,7 @@ import { openSql } from './sql/open.ts';
 
 function repositories(db: Db, sql: SqlDriver, target?: DatabaseTarget) {
   return {
-    sessions: sessionsRepo(sql, db),
+    sessions: sessionsRepo(sql),
     messages: messagesRepo(sql),
     turns: turnsRepo(sql),
     toolStarts: toolStartsRepo(sql),
@@ -32,7 +32,7 @@ function repositories(db: Db, sql: SqlDriver, target?: DatabaseTarget) {
     audit: auditRepo(db),
     knowledge: knowledgeRepo(db, target),
     processes: processesRepo(db, target?.provider),
-    turnReads: turnReadsRepo(db, target?.provider),
+    turnReads: turnReadsRepo(sql),
   };
 }
 

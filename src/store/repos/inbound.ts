@@ -4,7 +4,7 @@ import { InboundSchema, type Inbound } from '../../core/types.ts';
 import { textForModel } from '../../core/attachments.ts';
 import { intColumn } from '../sql/columns.ts';
 import type { SqlDriver, SqlRunner } from '../sql/driver.ts';
-import { appendMessage } from './messages.ts';
+import { appendMessages } from './messages.ts';
 
 export type InboundStatus = 'ignored' | 'queued' | 'done';
 
@@ -16,29 +16,27 @@ const parsePayload = (payload: unknown): Inbound => InboundSchema.parse(JSON.par
  * can neither lose nor duplicate one. Callers hold the session lease.
  */
 export async function claimQueued(tx: SqlRunner, sessionId: string, turnId: string, epoch: number, limit = 50): Promise<Inbound[]> {
-  const queued = await tx.all(
-    `SELECT "id", "payload" FROM "InboundEvent" WHERE "sessionId" = $1 AND "status" = 'queued' ORDER BY "id" LIMIT $2`,
-    [sessionId, limit],
+  const rows = await tx.all(
+    `UPDATE "InboundEvent" SET "status" = 'done', "turnId" = $1 WHERE "id" IN
+      (SELECT "id" FROM "InboundEvent" WHERE "sessionId" = $2 AND "status" = 'queued' ORDER BY "id" LIMIT $3) RETURNING "id", "payload"`,
+    [turnId, sessionId, limit],
   );
-  const claimed: Inbound[] = [];
-  for (const row of queued) {
-    const changed = await tx.run(`UPDATE "InboundEvent" SET "status" = 'done', "turnId" = $1 WHERE "id" = $2 AND "status" = 'queued'`, [
-      turnId,
-      intColumn.parse(row.id),
-    ]);
-    if (changed !== 1) continue;
-    const inbound = parsePayload(row.payload ?? '{}');
-    await appendMessage(tx, {
+  const claimed = rows
+    .map((row) => ({ id: intColumn.parse(row.id), inbound: parsePayload(row.payload ?? '{}') }))
+    .sort((a, b) => a.id - b.id)
+    .map((row) => row.inbound);
+  await appendMessages(
+    tx,
+    claimed.map((inbound) => ({
       sessionId,
       epoch,
       turnId,
-      role: 'user',
+      role: 'user' as const,
       content: textForModel(inbound),
       senderId: inbound.sender.id,
       senderName: inbound.sender.displayName,
-    });
-    claimed.push(inbound);
-  }
+    })),
+  );
   return claimed;
 }
 

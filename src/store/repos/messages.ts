@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { boolColumn, dateColumn, intColumn, optionalText } from '../sql/columns.ts';
-import type { SqlDriver, SqlRunner } from '../sql/driver.ts';
+import type { SqlDriver, SqlRunner, SqlValue } from '../sql/driver.ts';
 import type { MessageRecord, NewMessage, ToolCallRecord } from '../types.ts';
 
 const COLUMNS = `"id", "sessionId", "epoch", "turnId", "role", "content", "toolCalls", "toolCallId", "toolName", "isError", "senderId", "senderName", "createdAt"`;
@@ -26,12 +26,11 @@ function toRecord(raw: unknown): MessageRecord {
   return { ...row, toolCalls: row.toolCalls ? (JSON.parse(row.toolCalls) as ToolCallRecord[]) : undefined };
 }
 
-const INSERT = `INSERT INTO "Message" ("sessionId", "epoch", "turnId", "role", "content", "toolCalls", "toolCallId", "toolName", "isError", "senderId", "senderName", "createdAt")
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING ${COLUMNS}`;
+const INSERT = `INSERT INTO "Message" ("sessionId", "epoch", "turnId", "role", "content", "toolCalls", "toolCallId", "toolName", "isError", "senderId", "senderName", "createdAt") VALUES`;
+const PER_ROW = 12;
 
-/** One INSERT … RETURNING; inside a transaction when `db` is one. */
-export async function appendMessage(db: SqlRunner, message: NewMessage): Promise<MessageRecord> {
-  const rows = await db.all(INSERT, [
+function valuesOf(message: NewMessage, now: Date): SqlValue[] {
+  return [
     message.sessionId,
     message.epoch,
     message.turnId ?? null,
@@ -43,15 +42,27 @@ export async function appendMessage(db: SqlRunner, message: NewMessage): Promise
     message.isError ?? false,
     message.senderId ?? null,
     message.senderName ?? null,
-    new Date(),
-  ]);
-  return toRecord(rows[0]);
+    now,
+  ];
 }
 
+/** Appends in order with one INSERT … RETURNING (one statement: all or nothing). */
 export async function appendMessages(db: SqlRunner, messages: readonly NewMessage[]): Promise<MessageRecord[]> {
-  const out: MessageRecord[] = [];
-  for (const message of messages) out.push(await appendMessage(db, message));
-  return out;
+  if (messages.length === 0) return [];
+  const now = new Date();
+  const rows = messages.map((_, row) => `(${Array.from({ length: PER_ROW }, (_, col) => `$${row * PER_ROW + col + 1}`).join(', ')})`);
+  const inserted = await db.all(
+    `${INSERT} ${rows.join(', ')} RETURNING ${COLUMNS}`,
+    messages.flatMap((message) => valuesOf(message, now)),
+  );
+  // Ids grow in insertion order; RETURNING itself promises no order.
+  return inserted.map(toRecord).sort((a, b) => a.id - b.id);
+}
+
+export async function appendMessage(db: SqlRunner, message: NewMessage): Promise<MessageRecord> {
+  const [record] = await appendMessages(db, [message]);
+  if (!record) throw new Error('the insert returned no row');
+  return record;
 }
 
 export function messagesRepo(sql: SqlDriver) {
@@ -59,11 +70,7 @@ export function messagesRepo(sql: SqlDriver) {
     append: (message: NewMessage) => appendMessage(sql, message),
 
     /** Appends in order, all or nothing. */
-    async appendMany(messages: NewMessage[]): Promise<MessageRecord[]> {
-      if (messages.length === 0) return [];
-      if (messages.length === 1) return [await appendMessage(sql, messages[0]!)];
-      return sql.transaction((tx) => appendMessages(tx, messages));
-    },
+    appendMany: (messages: NewMessage[]) => appendMessages(sql, messages),
 
     async get(id: number): Promise<MessageRecord | undefined> {
       const rows = await sql.all(`SELECT ${COLUMNS} FROM "Message" WHERE "id" = $1`, [id]);

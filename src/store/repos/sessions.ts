@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import type { Db } from '../database.ts';
 import { isUniqueViolation } from '../database.ts';
 import { dateColumn, intColumn, optionalText } from '../sql/columns.ts';
 import type { SqlDriver, SqlRunner } from '../sql/driver.ts';
@@ -28,8 +27,7 @@ export async function getSession(db: SqlRunner, id: string): Promise<SessionReco
   return rows[0] ? toRecord(rows[0]) : undefined;
 }
 
-// The lease methods stay on the Prisma client (`db`) while the leases are being redesigned (issue 15).
-export function sessionsRepo(sql: SqlDriver, db: Db) {
+export function sessionsRepo(sql: SqlDriver) {
   const byKey = async (key: string) => {
     const rows = await sql.all(`SELECT ${COLUMNS} FROM "Session" WHERE "key" = $1`, [key]);
     return rows[0] ? toRecord(rows[0]) : undefined;
@@ -86,49 +84,50 @@ export function sessionsRepo(sql: SqlDriver, db: Db) {
      */
     async acquireLease(id: string, owner: string, ttlMs: number): Promise<boolean> {
       const now = new Date();
-      const { count } = await db.session.updateMany({
-        where: { id, OR: [{ leaseOwner: null }, { leaseOwner: owner }, { leaseUntil: { lt: now } }] },
-        data: { leaseOwner: owner, leaseUntil: new Date(now.getTime() + ttlMs) },
-      });
-      return count === 1;
+      const changed = await sql.run(
+        `UPDATE "Session" SET "leaseOwner" = $1, "leaseUntil" = $2, "updatedAt" = $3
+          WHERE "id" = $4 AND ("leaseOwner" IS NULL OR "leaseOwner" = $5 OR "leaseUntil" < $6)`,
+        [owner, new Date(now.getTime() + ttlMs), now, id, owner, now],
+      );
+      return changed === 1;
     },
 
     async renewLease(id: string, owner: string, ttlMs: number): Promise<boolean> {
-      const { count } = await db.session.updateMany({
-        where: { id, leaseOwner: owner },
-        data: { leaseUntil: new Date(Date.now() + ttlMs) },
-      });
-      return count === 1;
+      const now = new Date();
+      const changed = await sql.run(`UPDATE "Session" SET "leaseUntil" = $1, "updatedAt" = $2 WHERE "id" = $3 AND "leaseOwner" = $4`, [
+        new Date(now.getTime() + ttlMs),
+        now,
+        id,
+        owner,
+      ]);
+      return changed === 1;
     },
 
     /** Extends every lease `owner` holds (the process heartbeat: one statement for all its sessions). */
-    async renewLeasesOf(owner: string, until: Date): Promise<number> {
-      const { count } = await db.session.updateMany({ where: { leaseOwner: owner }, data: { leaseUntil: until } });
-      return count;
-    },
+    renewLeasesOf: (owner: string, until: Date): Promise<number> =>
+      sql.run(`UPDATE "Session" SET "leaseUntil" = $1, "updatedAt" = $2 WHERE "leaseOwner" = $3`, [until, new Date(), owner]),
 
     async releaseLease(id: string, owner: string): Promise<void> {
-      await db.session.updateMany({ where: { id, leaseOwner: owner }, data: { leaseOwner: null, leaseUntil: null } });
+      await sql.run(
+        `UPDATE "Session" SET "leaseOwner" = NULL, "leaseUntil" = NULL, "updatedAt" = $1 WHERE "id" = $2 AND "leaseOwner" = $3`,
+        [new Date(), id, owner],
+      );
     },
 
     /** Everyone holding a session lease right now (expired or not), once each. */
     async leaseOwners(): Promise<string[]> {
-      const rows = await db.session.findMany({
-        where: { leaseOwner: { not: null } },
-        select: { leaseOwner: true },
-        distinct: ['leaseOwner'],
-      });
-      return rows.flatMap((row) => (row.leaseOwner ? [row.leaseOwner] : []));
+      const rows = await sql.all(`SELECT DISTINCT "leaseOwner" FROM "Session" WHERE "leaseOwner" IS NOT NULL`);
+      return rows.map((row) => z.string().parse(row.leaseOwner));
     },
 
     /** Frees every lease held by these owners (processes known to be gone); returns how many. */
     async releaseLeasesOf(owners: readonly string[]): Promise<number> {
       if (owners.length === 0) return 0;
-      const { count } = await db.session.updateMany({
-        where: { leaseOwner: { in: [...owners] } },
-        data: { leaseOwner: null, leaseUntil: null },
-      });
-      return count;
+      const list = owners.map((_, i) => `$${i + 2}`).join(', ');
+      return sql.run(`UPDATE "Session" SET "leaseOwner" = NULL, "leaseUntil" = NULL, "updatedAt" = $1 WHERE "leaseOwner" IN (${list})`, [
+        new Date(),
+        ...owners,
+      ]);
     },
   };
 }

@@ -1,10 +1,8 @@
 // Compound reads for the per-message path: what the gateway needs to route a message or pick a
-// session's next turn, in one statement instead of three or four model calls. Raw statements
-// (placeholders written as PostgreSQL's $n, each used once and in order; SQLite gets ?).
+// session's next turn, in one statement instead of three or four model calls.
 import { z } from 'zod';
-import type { DatabaseTarget } from '../../config/config.ts';
 import type { ChatType } from '../../core/types.ts';
-import type { Db } from '../database.ts';
+import type { SqlDriver } from '../sql/driver.ts';
 import type { SessionRecord, TurnStatus } from '../types.ts';
 
 /** A session with the state of its mailbox: the unfinished turn (if any) and the oldest queued message. */
@@ -58,20 +56,19 @@ function toState(raw: unknown): SessionState {
   };
 }
 
-export function turnReadsRepo(db: Db, provider: DatabaseTarget['provider'] = 'sqlite') {
-  const sql = (text: string) => (provider === 'sqlite' ? text.replace(/\$\d+/g, '?') : text);
-  const byKey = sql(`SELECT ${COLUMNS} FROM "Session" s WHERE s."key" = $1`);
-  const byId = sql(`SELECT ${COLUMNS}, ${QUEUED} FROM "Session" s WHERE s."id" = $1`);
+export function turnReadsRepo(sql: SqlDriver) {
+  const byKey = `SELECT ${COLUMNS} FROM "Session" s WHERE s."key" = $1`;
+  const byId = `SELECT ${COLUMNS}, ${QUEUED} FROM "Session" s WHERE s."id" = $1`;
   return {
     /** The session of `key` and its unfinished turn; undefined when the session does not exist yet. */
     async sessionByKey(key: string): Promise<Omit<SessionState, 'queuedPayload'> | undefined> {
-      const rows = await db.$queryRawUnsafe<unknown[]>(byKey, key);
+      const rows = await sql.all(byKey, [key]);
       return rows[0] === undefined ? undefined : toState(rows[0]);
     },
 
     /** The session, its unfinished turn and its oldest queued message; undefined when the session is gone. */
     async sessionState(id: string): Promise<SessionState | undefined> {
-      const rows = await db.$queryRawUnsafe<unknown[]>(byId, id);
+      const rows = await sql.all(byId, [id]);
       return rows[0] === undefined ? undefined : toState(rows[0]);
     },
   };

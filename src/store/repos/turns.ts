@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { SentRefSchema } from '../../core/types.ts';
+import { type Inbound, SentRefSchema } from '../../core/types.ts';
 import { boolColumn, dateColumn, intColumn, optionalText } from '../sql/columns.ts';
 import type { SqlDriver, SqlRunner } from '../sql/driver.ts';
+import { claimQueued } from './inbound.ts';
 import type { ReplyState, TurnOrigin, TurnRecord, TurnStatus, Usage } from '../types.ts';
 
 const ReplyStateSchema = z.object({ fromRound: z.number().int().min(1), refs: z.array(SentRefSchema).min(1) });
@@ -90,6 +91,9 @@ export async function saveReplyState(db: SqlRunner, id: string, state: ReplyStat
   return changed === 1;
 }
 
+/** Thrown inside a turn start to roll it back when there was nothing to answer. */
+class NothingQueued extends Error {}
+
 export function turnsRepo(sql: SqlDriver) {
   const one = async (text: string, values: (string | number | boolean | Date | null)[]) => {
     const rows = await sql.all(text, values);
@@ -97,6 +101,29 @@ export function turnsRepo(sql: SqlDriver) {
   };
   return {
     create: (input: { sessionId: string; epoch: number; origin: TurnOrigin }) => createTurn(sql, input),
+
+    /**
+     * Starts a turn for the session's queued messages: the turn, the claimed inbound events and
+     * their user messages are written in one transaction. Undefined (nothing written) when no
+     * message was queued.
+     */
+    async startWithQueued(input: {
+      sessionId: string;
+      epoch: number;
+      origin: TurnOrigin;
+    }): Promise<{ turn: TurnRecord; claimed: Inbound[] } | undefined> {
+      try {
+        return await sql.transaction(async (tx) => {
+          const turn = await createTurn(tx, input);
+          const claimed = await claimQueued(tx, input.sessionId, turn.id, input.epoch);
+          if (claimed.length === 0) throw new NothingQueued();
+          return { turn, claimed };
+        });
+      } catch (error) {
+        if (error instanceof NothingQueued) return undefined;
+        throw error;
+      }
+    },
 
     get: (id: string): Promise<TurnRecord | undefined> => one(`SELECT ${COLUMNS} FROM "Turn" WHERE "id" = $1`, [id]),
 
