@@ -8,6 +8,8 @@ import { parseWakeup, WakeupHub, type Wakeup, type WakeupEvent, type Wakeups } f
 
 export const WAKEUP_CHANNEL = 'parley_wakeups';
 
+const CHECK_TIMEOUT_MS = 5_000;
+
 export interface PgWakeupsOptions {
   url: string;
   /** Sends one NOTIFY through the store (counted like any other statement). */
@@ -49,6 +51,22 @@ export class PgWakeups implements Wakeups {
     }
   }
 
+  /**
+   * One round trip on the listening connection (run with the heartbeat): a connection that died
+   * silently (a half-open TCP connection after a network cut) would otherwise hear nothing and
+   * never know it.
+   */
+  async check(): Promise<void> {
+    const client = this.#client;
+    if (!client) return;
+    try {
+      await client.query('SELECT 1');
+    } catch (error) {
+      this.#o.log.warn({ err: error }, 'the wake-up listener stopped answering; reconnecting');
+      this.#lost(client);
+    }
+  }
+
   /** Connects the listener; if the database is unreachable now, keeps trying in the background. */
   async start(): Promise<void> {
     this.#stopped = false;
@@ -67,7 +85,13 @@ export class PgWakeups implements Wakeups {
   }
 
   async #connect(): Promise<boolean> {
-    const client = new pg.Client({ connectionString: this.#o.url, keepAlive: true });
+    // The timeouts bound check() and a connect into a dead network: replaced and retried, not waited on.
+    const client = new pg.Client({
+      connectionString: this.#o.url,
+      keepAlive: true,
+      query_timeout: CHECK_TIMEOUT_MS,
+      connectionTimeoutMillis: CHECK_TIMEOUT_MS,
+    });
     client.on('notification', (message) => {
       if (message.channel !== WAKEUP_CHANNEL) return;
       const wakeup = parseWakeup(message.payload);

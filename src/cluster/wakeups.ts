@@ -28,6 +28,8 @@ export interface Wakeups {
   subscribe(handler: (event: WakeupEvent) => void): () => void;
   start(): Promise<void>;
   stop(): Promise<void>;
+  /** Part of the heartbeat: makes sure the listener still hears (a dead connection is replaced). */
+  check(): Promise<void>;
 }
 
 /** The channel's payload as a wake-up, or undefined when it is not one (ignored). */
@@ -77,5 +79,6 @@ export function localWakeups(): Wakeups {
     subscribe: (handler) => hub.subscribe(handler),
     async start() {},
     async stop() {},
+    async check() {},
   };
 }

@@ -1,5 +1,6 @@
 // Wake-ups: LISTEN/NOTIFY between processes on PostgreSQL (here two listeners in one test process,
 // each with its own connection, as two processes would have), the in-process emitter on SQLite.
+import { createServer, type Server, type Socket, connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localWakeups, parseWakeup, type WakeupEvent } from '../../src/cluster/wakeups.ts';
 import { PgWakeups, WAKEUP_CHANNEL } from '../../src/cluster/wakeups-pg.ts';
@@ -8,6 +9,39 @@ import { silentLogger } from '../../src/log.ts';
 import { openStore, type Store } from '../../src/store/store.ts';
 import { waitFor } from '../helpers/harness.ts';
 import { adminQuery, adminUrl, freshDatabase } from './pg-database.ts';
+
+/** A TCP proxy to PostgreSQL that can go silent: connections stay open, nothing passes (a network cut). */
+async function silentableProxy(target: URL): Promise<{ url: string; silent: boolean; close(): void }> {
+  const sockets: Socket[] = [];
+  const state = { silent: false };
+  const server: Server = createServer((client) => {
+    const upstream = connect(Number(target.port || 5432), target.hostname);
+    sockets.push(client, upstream);
+    client.on('data', (chunk) => void (state.silent || upstream.write(chunk)));
+    upstream.on('data', (chunk) => void (state.silent || client.write(chunk)));
+    client.on('error', () => upstream.destroy());
+    upstream.on('error', () => client.destroy());
+    client.on('close', () => upstream.destroy());
+    upstream.on('close', () => client.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const via = new URL(target);
+  via.hostname = '127.0.0.1';
+  via.port = String((server.address() as { port: number }).port);
+  return {
+    url: via.toString(),
+    get silent() {
+      return state.silent;
+    },
+    set silent(value: boolean) {
+      state.silent = value;
+    },
+    close() {
+      for (const socket of sockets) socket.destroy();
+      server.close();
+    },
+  };
+}
 
 function recorder() {
   const events: WakeupEvent[] = [];
@@ -101,6 +135,27 @@ describe.runIf(adminUrl)('wake-ups over PostgreSQL LISTEN/NOTIFY', () => {
     await waitFor(() => a.events.some((event) => event.kind === 'resync') && one.connected, 'a resync after reconnecting');
     await listener().publish({ kind: 'gone', owners: ['h:1:ab'] });
     await waitFor(() => a.events.some((event) => event.kind === 'gone'), 'a wake-up after the reconnect');
+  });
+
+  it('the heartbeat check replaces a listener whose connection went silent (a network cut)', { timeout: 30_000 }, async () => {
+    const proxy = await silentableProxy(new URL(db.url));
+    const cut = new PgWakeups({ url: proxy.url, notify: async () => {}, log: silentLogger, safetyPollMs: 50, maxBackoffMs: 100 });
+    started.push(cut);
+    const a = recorder();
+    cut.subscribe(a.handler);
+    await cut.start();
+    expect(cut.connected).toBe(true);
+    await cut.check();
+    expect(cut.connected).toBe(true);
+    proxy.silent = true;
+    // Nothing errors by itself: the check's round trip times out and the listener is replaced.
+    await cut.check();
+    expect(cut.connected).toBe(false);
+    await waitFor(() => a.events.some((event) => event.kind === 'resync'), 'safety resyncs while cut off');
+    proxy.silent = false;
+    await waitFor(() => cut.connected, 'the reconnect once the network is back', 15_000);
+    await cut.stop();
+    proxy.close();
   });
 
   it('while the database refuses connections, the safety resync fires; none once connected again', async () => {
