@@ -126,7 +126,8 @@ export function createApp(options: AppOptions): App {
     log,
   });
   heartbeat.onBeat(reaper({ store, wakeups, log, staleMs: leaseMs }));
-  heartbeat.onBeat(() => wakeups.check());
+  // Not awaited: a listener that stopped answering must not hold up the lease renewals.
+  heartbeat.onBeat(async () => void wakeups.check());
   // Decisions resume turns through the gateway, which is built next with the approvals in hand;
   // a decision can only arrive once the gateway has started.
   const approvals = new ApprovalService({

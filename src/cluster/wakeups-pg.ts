@@ -25,6 +25,7 @@ export class PgWakeups implements Wakeups {
   readonly #hub = new WakeupHub();
   #client: pg.Client | undefined;
   #connected = false;
+  #checking = false;
   #stopped = false;
   #backoffMs = 250;
   #reconnect: NodeJS.Timeout | undefined;
@@ -58,12 +59,15 @@ export class PgWakeups implements Wakeups {
    */
   async check(): Promise<void> {
     const client = this.#client;
-    if (!client) return;
+    if (!client || this.#checking) return;
+    this.#checking = true;
     try {
       await client.query('SELECT 1');
     } catch (error) {
       this.#o.log.warn({ err: error }, 'the wake-up listener stopped answering; reconnecting');
       this.#lost(client);
+    } finally {
+      this.#checking = false;
     }
   }
 
