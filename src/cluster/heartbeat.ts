@@ -43,6 +43,7 @@ export class Heartbeat {
   readonly #startedAt: Date;
   #timer: NodeJS.Timeout | undefined;
   #beating: Promise<void> | undefined;
+  #tasksRunning: Promise<void> | undefined;
   #stopped = false;
 
   constructor(options: HeartbeatOptions) {
@@ -66,12 +67,16 @@ export class Heartbeat {
     this.#timer = setInterval(() => void this.beat(), this.intervalMs);
   }
 
-  /** One beat; beats never overlap (a slow database skips a beat instead of piling them up). */
+  /**
+   * One beat; resolves when its tasks have run too. Beats never overlap (a slow database skips a
+   * beat instead of piling them up), and slow tasks never delay the next beat's lease renewals:
+   * while they still run, the next beat renews and leaves the tasks out.
+   */
   beat(): Promise<void> {
     this.#beating ??= this.#beat().finally(() => {
       this.#beating = undefined;
     });
-    return this.#beating;
+    return this.#beating.then(() => this.#tasksRunning);
   }
 
   async #beat(): Promise<void> {
@@ -88,11 +93,17 @@ export class Heartbeat {
       this.#o.onFailed?.(now);
       return;
     }
+    this.#tasksRunning ??= this.#runTasks(now).finally(() => {
+      this.#tasksRunning = undefined;
+    });
+  }
+
+  async #runTasks(now: Date): Promise<void> {
     for (const task of this.#tasks) {
       try {
         await task(now);
       } catch (error) {
-        log.warn({ err: error }, 'a heartbeat task failed');
+        this.#o.log.warn({ err: error }, 'a heartbeat task failed');
       }
     }
   }
@@ -103,6 +114,7 @@ export class Heartbeat {
     clearInterval(this.#timer);
     this.#timer = undefined;
     await this.#beating;
+    await this.#tasksRunning;
     await this.#o.processes.remove(this.owner).catch((error: unknown) => {
       this.#o.log.warn({ err: error }, 'could not remove this process from the process table; it will go stale');
     });

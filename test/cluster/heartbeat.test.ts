@@ -70,6 +70,35 @@ function scenarios(databaseUrl: () => Promise<string>) {
     expect(await store.processes.list()).toEqual([]);
   });
 
+  it('a slow task does not hold up the next beats: they renew the leases and leave the tasks out', async () => {
+    const store = await open();
+    const renewed: Date[] = [];
+    const heartbeat = heartbeatOf(
+      store,
+      newLeaseOwner(),
+      () => new Date(),
+      async (now) => void renewed.push(now),
+    );
+    await heartbeat.start();
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let calls = 0;
+    heartbeat.onBeat(async () => {
+      calls++;
+      await gate;
+    });
+    void heartbeat.beat();
+    await waitFor(() => calls === 1, 'the slow task running');
+    const before = renewed.length;
+    void heartbeat.beat();
+    await waitFor(() => renewed.length === before + 1, 'the next beat renewing anyway');
+    expect(calls).toBe(1);
+    release();
+    await heartbeat.beat();
+    expect(calls).toBe(2);
+    await heartbeat.stop();
+  });
+
   it('extends every lease the process holds in one statement, and only its own', async () => {
     const store = await open();
     const mine = newLeaseOwner();
