@@ -30,7 +30,15 @@ export function storeJournal(store: Store): TurnJournal {
     history: (sessionId, epoch) => store.messages.history(sessionId, epoch),
     turnMessages: (turnId) => store.messages.forTurn(turnId),
     append: (messages) => store.messages.appendMany(messages.map(storableMessage)),
-    addRound: (turnId, usage) => store.turns.addRound(turnId, usage),
+    async endRound(turnId, usage, assistant, finish) {
+      const { assistant: record, turn } = await store.turns.endRound({
+        turnId,
+        usage,
+        message: storableMessage(assistant),
+        ...(finish ? { finish } : {}),
+      });
+      return { assistant: record, ended: { usage: turn.usage, rounds: turn.rounds } };
+    },
     recordToolStarts: (turnId, calls) =>
       store.toolStarts.record(
         turnId,

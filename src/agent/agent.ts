@@ -211,14 +211,16 @@ export class Agent {
       const atLimit = rounds >= settings.maxRounds;
       const { completion, history } = await this.#complete(run, rounds + 1, atLimit);
       rounds++;
-      await journal.addRound(run.turn.id, completion.usage);
       const calls = atLimit
         ? []
         : uniqueIds(
             history.filter((m) => m.turnId === run.turn.id),
             completion.toolCalls,
           );
-      const [assistant] = await journal.append([
+      // The round, its message and (when it is the last one) the turn's end: one write.
+      const { assistant, ended: written } = await journal.endRound(
+        run.turn.id,
+        completion.usage,
         {
           sessionId: run.session.id,
           epoch: run.turn.epoch,
@@ -227,14 +229,13 @@ export class Agent {
           content: completion.text,
           ...(calls.length ? { toolCalls: calls } : {}),
         },
-      ]);
-      if (!assistant) throw new Error('the journal did not return the appended message');
+        calls.length === 0 ? 'done' : undefined,
+      );
       if (atLimit) {
         const notice = `I reached the limit of ${settings.maxRounds} tool rounds for one message, so this answer may be incomplete.`;
         run.emit({ type: 'notice', turnId: run.turn.id, text: notice });
-        return this.#finish(run, 'done', completion.text);
       }
-      if (calls.length === 0) return this.#finish(run, 'done', completion.text);
+      if (calls.length === 0) return this.#ended(run, 'done', completion.text, written);
       if (completion.finishReason === 'length') {
         await this.#saveResults(
           run,
@@ -487,6 +488,16 @@ export class Agent {
       });
       return { status: 'running', text: shown };
     }
+    return this.#ended(run, status, text, ended, error);
+  }
+
+  #ended(
+    run: TurnRun,
+    status: 'done' | 'failed' | 'cancelled',
+    text: string,
+    ended: { usage: Usage; rounds: number },
+    error?: string,
+  ): TurnOutcome {
     run.emit({
       type: 'turn_end',
       turnId: run.turn.id,

@@ -12,8 +12,16 @@ export interface TurnJournal {
   turnMessages(turnId: string): Promise<MessageRecord[]>;
   /** Appends in order, all or nothing. */
   append(messages: NewMessage[]): Promise<MessageRecord[]>;
-  /** One model call was made (with its token usage). */
-  addRound(turnId: string, usage: Usage | undefined): Promise<void>;
+  /**
+   * One model call's writes, all or nothing: its round and token usage, its assistant message
+   * and, with `finish`, the end of the turn (the round answered without tool calls).
+   */
+  endRound(
+    turnId: string,
+    usage: Usage | undefined,
+    assistant: NewMessage,
+    finish?: 'done',
+  ): Promise<{ assistant: MessageRecord; ended: { usage: Usage; rounds: number } }>;
   /** Committed before the calls run: after a crash, a started call without a result was interrupted. */
   recordToolStarts(turnId: string, calls: { id: string; name: string }[]): Promise<void>;
   /** Ids of the turn's calls that have a start record. */

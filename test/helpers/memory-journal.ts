@@ -92,7 +92,17 @@ export class MemoryJournal implements TurnJournal {
     return messages.map((message) => this.#push(message));
   }
 
-  async addRound(turnId: string, usage: Usage | undefined) {
+  async endRound(turnId: string, usage: Usage | undefined, assistant: NewMessage, finish?: 'done') {
+    const writes = ['round', 'append:assistant', ...(finish ? [`finish:${finish}`] : [])];
+    // All or nothing: a failing write leaves none of the round's writes behind.
+    for (const what of writes) if (this.failWrites?.(what)) throw new JournalOutage(`journal unavailable (${what})`);
+    this.#addRound(turnId, usage);
+    const [record] = await this.append([assistant]);
+    const ended = finish ? await this.finish(turnId, finish) : { usage: this.turn(turnId).usage, rounds: this.turn(turnId).rounds };
+    return { assistant: record!, ended };
+  }
+
+  #addRound(turnId: string, usage: Usage | undefined) {
     this.#write('round');
     const turn = this.turn(turnId);
     turn.rounds++;

@@ -4,7 +4,8 @@ import { type Inbound, SentRefSchema } from '../../core/types.ts';
 import { boolColumn, dateColumn, intColumn, optionalText } from '../sql/columns.ts';
 import type { SqlDriver, SqlRunner } from '../sql/driver.ts';
 import { claimQueued } from './inbound.ts';
-import type { ReplyState, TurnOrigin, TurnRecord, TurnStatus, Usage } from '../types.ts';
+import { appendMessage } from './messages.ts';
+import type { MessageRecord, NewMessage, ReplyState, TurnOrigin, TurnRecord, TurnStatus, Usage } from '../types.ts';
 
 const ReplyStateSchema = z.object({ fromRound: z.number().int().min(1), refs: z.array(SentRefSchema).min(1) });
 
@@ -91,6 +92,35 @@ export async function saveReplyState(db: SqlRunner, id: string, state: ReplyStat
   return changed === 1;
 }
 
+/**
+ * One model call's writes in one transaction: the assistant message, the round and its usage, and
+ * (when the round ends the turn) the turn's end. All or nothing.
+ */
+export async function endRound(
+  db: SqlDriver,
+  input: { turnId: string; usage: Usage | undefined; message: NewMessage; finish?: 'done' },
+): Promise<{ assistant: MessageRecord; turn: TurnRecord }> {
+  return db.transaction(async (tx) => {
+    const assistant = await appendMessage(tx, input.message);
+    const now = new Date();
+    const end = input.finish ? `, "status" = $5, "error" = NULL, "endedAt" = $6, "replyState" = NULL` : '';
+    const rows = await tx.all(
+      `UPDATE "Turn" SET "rounds" = "rounds" + 1, "promptTokens" = "promptTokens" + $1, "completionTokens" = "completionTokens" + $2,
+        "totalTokens" = "totalTokens" + $3, "updatedAt" = $4${end} WHERE "id" = $${input.finish ? 7 : 5} RETURNING ${COLUMNS}`,
+      [
+        input.usage?.promptTokens ?? 0,
+        input.usage?.completionTokens ?? 0,
+        input.usage?.totalTokens ?? 0,
+        now,
+        ...(input.finish ? [input.finish, now] : []),
+        input.turnId,
+      ],
+    );
+    if (!rows[0]) throw new Error(`Turn ${input.turnId} not found`);
+    return { assistant, turn: toRecord(rows[0]) };
+  });
+}
+
 /** Thrown inside a turn start to roll it back when there was nothing to answer. */
 class NothingQueued extends Error {}
 
@@ -163,6 +193,8 @@ export function turnsRepo(sql: SqlDriver) {
     saveReplyState: (id: string, state: ReplyState) => saveReplyState(sql, id, state),
 
     addRound: (id: string, usage: Usage | undefined) => addRound(sql, id, usage),
+
+    endRound: (input: { turnId: string; usage: Usage | undefined; message: NewMessage; finish?: 'done' }) => endRound(sql, input),
 
     /** One more continuation of a turn left running (crash, restart, failed write); returns the count so far. */
     async countRecovery(id: string): Promise<number> {
