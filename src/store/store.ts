@@ -25,7 +25,7 @@ function repositories(db: Db, sql: SqlDriver, target?: DatabaseTarget) {
     messages: messagesRepo(sql),
     turns: turnsRepo(sql),
     toolStarts: toolStartsRepo(sql),
-    memory: memoryRepo(db),
+    memory: memoryRepo(sql),
     inbound: inboundRepo(sql),
     approvals: approvalsRepo(db),
     grants: grantsRepo(db),

@@ -1,29 +1,33 @@
-import type { Db } from '../database.ts';
+import { z } from 'zod';
+import { dateColumn, intColumn } from '../sql/columns.ts';
+import type { SqlDriver } from '../sql/driver.ts';
 import type { MemoryFactRecord } from '../types.ts';
 
-export function memoryRepo(db: Db) {
+const rowSchema = z.object({ key: z.string(), value: z.string(), updatedAt: dateColumn });
+
+export function memoryRepo(sql: SqlDriver) {
   return {
     async list(sessionId: string): Promise<MemoryFactRecord[]> {
-      const rows = await db.memoryFact.findMany({ where: { sessionId }, orderBy: { key: 'asc' } });
-      return rows.map((r) => ({ key: r.key, value: r.value, updatedAt: r.updatedAt }));
+      const rows = await sql.all(`SELECT "key", "value", "updatedAt" FROM "MemoryFact" WHERE "sessionId" = $1 ORDER BY "key"`, [sessionId]);
+      return rows.map((row) => rowSchema.parse(row));
     },
 
     async set(sessionId: string, key: string, value: string): Promise<void> {
-      await db.memoryFact.upsert({
-        where: { sessionId_key: { sessionId, key } },
-        create: { sessionId, key, value },
-        update: { value },
-      });
+      await sql.run(
+        `INSERT INTO "MemoryFact" ("sessionId", "key", "value", "updatedAt") VALUES ($1, $2, $3, $4)
+          ON CONFLICT ("sessionId", "key") DO UPDATE SET "value" = excluded."value", "updatedAt" = excluded."updatedAt"`,
+        [sessionId, key, value, new Date()],
+      );
     },
 
     /** True when the fact existed. */
     async delete(sessionId: string, key: string): Promise<boolean> {
-      const { count } = await db.memoryFact.deleteMany({ where: { sessionId, key } });
-      return count > 0;
+      return (await sql.run(`DELETE FROM "MemoryFact" WHERE "sessionId" = $1 AND "key" = $2`, [sessionId, key])) > 0;
     },
 
     async count(sessionId: string): Promise<number> {
-      return db.memoryFact.count({ where: { sessionId } });
+      const rows = await sql.all(`SELECT COUNT(*) AS "n" FROM "MemoryFact" WHERE "sessionId" = $1`, [sessionId]);
+      return intColumn.parse(rows[0]?.n);
     },
   };
 }
