@@ -6,6 +6,8 @@ import { FakeTelegram, type RecordedCall, type TgChat, type TgUser } from '../..
 import type { RecordedRequest, Step } from '../../test/fakes/model-server.ts';
 
 const ANSWER = /done-(q\d+)-end/;
+/** Far beyond any answer time under load; only a lost turn waits this long. */
+const ANSWER_TIMEOUT_MS = 30_000;
 const QUESTION = /(ask|tools) (q\d+)/;
 
 /** The fake model's script: "ask qN" → the answer; "tools qN" → two tool rounds, then the answer. */
@@ -49,12 +51,24 @@ export class TelegramDriver {
     return this.#people[index]!;
   }
 
-  /** Person `index` asks; resolves with the milliseconds until the final answer arrived. */
+  /**
+   * Person `index` asks; resolves with the milliseconds until the final answer arrived. Rejects
+   * when no answer comes within ANSWER_TIMEOUT_MS (a bot that lost a turn fails the run, not hangs it).
+   */
   ask(index: number, kind: 'ask' | 'tools' = 'ask'): Promise<number> {
     const { user, chat } = this.#person(index);
     const id = `q${++this.#next}`;
     const started = performance.now();
-    const answered = new Promise<number>((resolve) => this.#waiters.set(id, (at) => resolve(at - started)));
+    const answered = new Promise<number>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.#waiters.delete(id);
+        reject(new Error(`no answer to "${kind} ${id}" (person ${index}) within ${ANSWER_TIMEOUT_MS / 1000} s`));
+      }, ANSWER_TIMEOUT_MS);
+      this.#waiters.set(id, (at) => {
+        clearTimeout(timer);
+        resolve(at - started);
+      });
+    });
     this.telegram.say(user, chat, `${kind} ${id}`);
     return answered;
   }
