@@ -71,6 +71,8 @@ const LENGTH_RESULT =
 
 export class Agent {
   readonly #o: AgentOptions;
+  /** The conversation as read by a running loop, kept current with its own writes (see #remember). */
+  readonly #histories = new WeakMap<TurnRun, MessageRecord[]>();
   constructor(options: AgentOptions) {
     this.#o = options;
   }
@@ -218,18 +220,22 @@ export class Agent {
             completion.toolCalls,
           );
       // The round, its message and (when it is the last one) the turn's end: one write.
-      const { assistant, ended: written } = await journal.endRound(
-        run.turn.id,
-        completion.usage,
-        {
-          sessionId: run.session.id,
-          epoch: run.turn.epoch,
-          turnId: run.turn.id,
-          role: 'assistant',
-          content: completion.text,
-          ...(calls.length ? { toolCalls: calls } : {}),
-        },
-        calls.length === 0 ? 'done' : undefined,
+      const { assistant, ended: written } = await this.#remember(
+        run,
+        journal.endRound(
+          run.turn.id,
+          completion.usage,
+          {
+            sessionId: run.session.id,
+            epoch: run.turn.epoch,
+            turnId: run.turn.id,
+            role: 'assistant',
+            content: completion.text,
+            ...(calls.length ? { toolCalls: calls } : {}),
+          },
+          calls.length === 0 ? 'done' : undefined,
+        ),
+        (w) => [w.assistant],
       );
       if (atLimit) {
         const notice = `I reached the limit of ${settings.maxRounds} tool rounds for one message, so this answer may be incomplete.`;
@@ -265,7 +271,12 @@ export class Agent {
 
   async #complete(run: TurnRun, round: number, atLimit: boolean): Promise<{ completion: Completion; history: MessageRecord[] }> {
     const { journal, settings, tools } = this.#o;
-    const history = await journal.history(run.session.id, run.turn.epoch);
+    // Read once per run of the loop: later rounds add what this turn wrote since (see #remember).
+    let history = this.#histories.get(run);
+    if (!history) {
+      history = await journal.history(run.session.id, run.turn.epoch);
+      this.#histories.set(run, history);
+    }
     const systemPrompt = await this.#systemPrompt(run, history);
     const context = buildContext({
       systemPrompt,
@@ -428,25 +439,42 @@ export class Agent {
     });
   }
 
+  /**
+   * Adds what `write` stored to the history this run of the loop already read, so the next round
+   * does not read the whole conversation again (the session's lease makes this turn its only
+   * writer; steering, written elsewhere, drops the copy instead).
+   */
+  async #remember<T>(run: TurnRun, write: Promise<T>, written: (result: T) => MessageRecord[]): Promise<T> {
+    const result = await write;
+    this.#histories.get(run)?.push(...written(result));
+    return result;
+  }
+
   async #saveResults(run: TurnRun, results: ToolResult[]): Promise<void> {
     if (results.length === 0) return;
-    await this.#o.journal.append(
-      results.map((result) => ({
-        sessionId: run.session.id,
-        epoch: run.turn.epoch,
-        turnId: run.turn.id,
-        role: 'tool' as const,
-        content: result.content,
-        toolCallId: result.callId,
-        toolName: result.name,
-        isError: result.isError,
-      })),
+    await this.#remember(
+      run,
+      this.#o.journal.append(
+        results.map((result) => ({
+          sessionId: run.session.id,
+          epoch: run.turn.epoch,
+          turnId: run.turn.id,
+          role: 'tool' as const,
+          content: result.content,
+          toolCallId: result.callId,
+          toolName: result.name,
+          isError: result.isError,
+        })),
+      ),
+      (records) => records,
     );
   }
 
   async #injectSteering(run: TurnRun): Promise<void> {
     const steered = (await run.takeSteering?.()) ?? [];
-    if (steered.length > 0) this.#o.log.debug({ turnId: run.turn.id, count: steered.length }, 'steering messages injected');
+    if (steered.length === 0) return;
+    this.#histories.delete(run);
+    this.#o.log.debug({ turnId: run.turn.id, count: steered.length }, 'steering messages injected');
   }
 
   async #cancelled(run: TurnRun): Promise<TurnOutcome> {

@@ -1,0 +1,114 @@
+// The conversation is read once per turn, not once per round (a 3-round turn in a long chat would
+// otherwise read the whole history three times): later rounds see what the turn itself wrote, and
+// steering messages (written by the gateway) make the next round read it again.
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { Agent, type TurnRun } from '../../src/agent/agent.ts';
+import { type AnyTool, defineTool, ToolRegistry } from '../../src/agent/tools.ts';
+import { silentLogger } from '../../src/log.ts';
+import { MemoryJournal, ScriptedModel, type ScriptedReply } from '../helpers/memory-journal.ts';
+
+const SETTINGS = { maxRounds: 10, loopWarnAt: 3, loopStopAt: 5, toolTimeoutMs: 5_000, toolResultMaxChars: 16_000, contextTokens: 24_000 };
+
+const count = defineTool({
+  name: 'count',
+  description: 'count',
+  parameters: z.object({ n: z.number() }),
+  approval: 'never',
+  async execute(args) {
+    return `counted ${args.n}`;
+  },
+}) as AnyTool;
+
+const THREE_ROUNDS: ScriptedReply[] = [
+  { toolCalls: [{ id: 'c1', name: 'count', arguments: { n: 1 } }] },
+  { text: 'One more.', toolCalls: [{ id: 'c2', name: 'count', arguments: { n: 2 } }] },
+  { text: 'Counted to two.' },
+];
+
+function setup() {
+  const journal = new MemoryJournal();
+  const reads: number[] = [];
+  const history = journal.history.bind(journal);
+  journal.history = async (sessionId, epoch) => {
+    const messages = await history(sessionId, epoch);
+    reads.push(messages.length);
+    return messages;
+  };
+  const model = new ScriptedModel(...THREE_ROUNDS);
+  const agent = new Agent({
+    journal,
+    llm: model,
+    tools: new ToolRegistry([count]),
+    hooks: { beforeToolCall: async () => ({ allow: true }), settle: async () => new Map() },
+    settings: SETTINGS,
+    prompt: { botName: 'Parley' },
+    log: silentLogger,
+  });
+  return { journal, model, agent, reads };
+}
+
+/** What each model request carried, as role:content (tool calls by id). */
+function shapes(model: ScriptedModel): string[][] {
+  return model.requests.map((request) =>
+    request.messages
+      .filter((m) => m.role !== 'system')
+      .map(
+        (m) => `${m.role}:${m.content ?? ''}${m.role === 'assistant' && m.toolCalls ? `[${m.toolCalls.map((c) => c.id).join(',')}]` : ''}`,
+      ),
+  );
+}
+
+describe('history reads per turn', () => {
+  it('a 3-round turn reads the conversation once and still shows every round its own writes', async () => {
+    const { journal, model, agent, reads } = setup();
+    journal.append([{ sessionId: 's1', epoch: 0, role: 'user', content: 'earlier question' }]);
+    journal.append([{ sessionId: 's1', epoch: 0, role: 'assistant', content: 'earlier answer' }]);
+    const started = journal.begin('count to two');
+    const run: TurnRun = { ...started, signal: new AbortController().signal, emit: () => {} };
+    expect(await agent.start(run)).toEqual({ status: 'done', text: 'Counted to two.' });
+    expect(reads).toEqual([3]);
+    expect(shapes(model)).toEqual([
+      ['user:earlier question', 'assistant:earlier answer', 'user:count to two'],
+      ['user:earlier question', 'assistant:earlier answer', 'user:count to two', 'assistant:[c1]', 'tool:counted 1'],
+      [
+        'user:earlier question',
+        'assistant:earlier answer',
+        'user:count to two',
+        'assistant:[c1]',
+        'tool:counted 1',
+        'assistant:One more.[c2]',
+        'tool:counted 2',
+      ],
+    ]);
+  });
+
+  it('a steering message makes the next round read the conversation again, and the model sees it', async () => {
+    const { journal, model, agent, reads } = setup();
+    const started = journal.begin('count to two');
+    let steered = false;
+    const run: TurnRun = {
+      ...started,
+      signal: new AbortController().signal,
+      emit: () => {},
+      // The gateway writes steering messages itself; the agent only learns that some arrived.
+      takeSteering: async () => {
+        if (steered) return [];
+        steered = true;
+        await journal.append([{ sessionId: 's1', epoch: 0, turnId: started.turn.id, role: 'user', content: 'and then stop' }]);
+        return [{} as never];
+      },
+    };
+    expect(await agent.start(run)).toEqual({ status: 'done', text: 'Counted to two.' });
+    expect(reads).toHaveLength(2);
+    expect(shapes(model)[1]).toEqual(['user:count to two', 'assistant:[c1]', 'tool:counted 1', 'user:and then stop']);
+    expect(shapes(model)[2]).toEqual([
+      'user:count to two',
+      'assistant:[c1]',
+      'tool:counted 1',
+      'user:and then stop',
+      'assistant:One more.[c2]',
+      'tool:counted 2',
+    ]);
+  });
+});
