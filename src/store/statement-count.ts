@@ -1,7 +1,8 @@
-// Opt-in count of the SQL statements the store sends through its Prisma driver adapter
+// Opt-in count of the SQL statements the store sends, through its own SQL driver (every
+// statement, BEGIN/COMMIT/ROLLBACK included) and through the Prisma driver adapter
 // (PARLEY_COUNT_SQL=1): the hot-path benchmark prints statements per turn and a test pins them.
 // Off (the default) the adapter is used as is, so counting costs nothing.
-// Counted: every queryRaw/executeRaw on the connection or inside a transaction (Prisma sends
+// Prisma: every queryRaw/executeRaw on the connection or inside a transaction (Prisma sends
 // COMMIT/ROLLBACK that way) and one BEGIN per transaction started.
 
 export interface StatementCounter {
@@ -15,8 +16,8 @@ const KEY = Symbol.for('parley.sqlStatements');
 type WithCounter = { [KEY]?: StatementCounter };
 
 /** The process's counter, or undefined when counting is off. */
-export function statementCounter(): StatementCounter | undefined {
-  return (globalThis as WithCounter)[KEY];
+export function statementCounter(env: NodeJS.ProcessEnv = process.env): StatementCounter | undefined {
+  return (globalThis as WithCounter)[KEY] ?? enabledCounter(env);
 }
 
 function enabledCounter(env: NodeJS.ProcessEnv): StatementCounter | undefined {

@@ -1,7 +1,7 @@
 // The store: small repository objects over one database connection. Everything outside src/store
 // talks to these functions, never to Prisma.
 import type { DatabaseTarget } from '../config/config.ts';
-import { openDatabase, type Db } from './database.ts';
+import { type Db, lazyDatabase } from './database.ts';
 import { StoreError } from './errors.ts';
 import { migrate, type MigrationReport } from './migrate.ts';
 import { approvalsRepo } from './repos/approvals.ts';
@@ -50,7 +50,9 @@ export type Store = ReturnType<typeof repositories> & {
 /** Applies pending migrations, then opens the database. */
 export async function openStore(target: DatabaseTarget): Promise<Store> {
   const migrations = await migrate(target);
-  const db = await openDatabase(target);
+  // Prisma opens on first use by a repository that still needs it.
+  const prisma = lazyDatabase(target);
+  const db = prisma.db;
   const sql = openSql(target);
   let closed = false;
   return {
@@ -68,7 +70,7 @@ export async function openStore(target: DatabaseTarget): Promise<Store> {
     async close() {
       if (closed) return;
       closed = true;
-      await Promise.all([sql.close(), db.$disconnect()]);
+      await Promise.all([sql.close(), prisma.close()]);
     },
   };
 }

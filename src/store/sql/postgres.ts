@@ -35,8 +35,8 @@ export function openPostgres(target: PostgresTarget): SqlDriver {
   // An idle client that loses its server is dropped by the pool; the next query reports the outage.
   pool.on('error', () => {});
 
+  const counter = statementCounter();
   const query = async (on: pg.Pool | pg.PoolClient, text: string, values: readonly SqlValue[], prepared = true) => {
-    const counter = statementCounter();
     if (counter) {
       counter.total++;
       counter.log?.push(text);

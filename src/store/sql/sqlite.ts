@@ -33,8 +33,8 @@ export function openSqlite(target: SqliteTarget): SqlDriver {
     }
     return statement;
   };
+  const counter = statementCounter();
   const counted = (text: string) => {
-    const counter = statementCounter();
     if (counter) {
       counter.total++;
       counter.log?.push(text);
