@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { boolColumn, dateColumn, intColumn, optionalText } from '../sql/columns.ts';
 import type { SqlDriver, SqlRunner, SqlValue } from '../sql/driver.ts';
-import type { MessageRecord, NewMessage, ToolCallRecord } from '../types.ts';
+import type { MessageRecord, MessageRole, NewMessage, ToolCallRecord } from '../types.ts';
 
 const COLUMNS = `"id", "sessionId", "epoch", "turnId", "role", "content", "toolCalls", "toolCallId", "toolName", "isError", "senderId", "senderName", "createdAt"`;
 
@@ -10,7 +10,7 @@ const rowSchema = z.object({
   sessionId: z.string(),
   epoch: intColumn,
   turnId: optionalText,
-  role: z.enum(['user', 'assistant', 'tool', 'summary']),
+  role: z.enum(['user', 'assistant', 'tool', 'summary'] as const satisfies readonly MessageRole[]),
   content: z.string(),
   toolCalls: z.string().nullable(),
   toolCallId: optionalText,

@@ -22,7 +22,7 @@ const rowSchema = z.object({
 
 const toRecord = (raw: unknown): SessionRecord => rowSchema.parse(raw);
 
-export async function getSession(db: SqlRunner, id: string): Promise<SessionRecord | undefined> {
+async function getSession(db: SqlRunner, id: string): Promise<SessionRecord | undefined> {
   const rows = await db.all(`SELECT ${COLUMNS} FROM "Session" WHERE "id" = $1`, [id]);
   return rows[0] ? toRecord(rows[0]) : undefined;
 }

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { SqlDriver, SqlRunner } from '../sql/driver.ts';
 
 /** One statement for a whole batch. A call recorded already is an error: filter first. */
-export async function recordToolStarts(db: SqlRunner, turnId: string, calls: readonly { id: string; name: string }[]): Promise<void> {
+async function recordToolStarts(db: SqlRunner, turnId: string, calls: readonly { id: string; name: string }[]): Promise<void> {
   if (calls.length === 0) return;
   const now = new Date();
   const values = calls.map((_, i) => `($${i * 4 + 1}, $${i * 4 + 2}, $${i * 4 + 3}, $${i * 4 + 4})`).join(', ');

@@ -64,7 +64,7 @@ function toRecord(raw: unknown): TurnRecord {
 const FINAL: readonly TurnStatus[] = ['done', 'failed', 'cancelled'];
 const UNFINISHED = `('running', 'awaiting_approval')`;
 
-export async function createTurn(db: SqlRunner, input: { sessionId: string; epoch: number; origin: TurnOrigin }): Promise<TurnRecord> {
+async function createTurn(db: SqlRunner, input: { sessionId: string; epoch: number; origin: TurnOrigin }): Promise<TurnRecord> {
   const now = new Date();
   const rows = await db.all(
     `INSERT INTO "Turn" ("id", "sessionId", "epoch", "status", "origin", "startedAt", "updatedAt") VALUES ($1, $2, $3, 'running', $4, $5, $6) RETURNING ${COLUMNS}`,
@@ -73,7 +73,7 @@ export async function createTurn(db: SqlRunner, input: { sessionId: string; epoc
   return toRecord(rows[0]);
 }
 
-export async function addRound(db: SqlRunner, id: string, usage: Usage | undefined): Promise<void> {
+async function addRound(db: SqlRunner, id: string, usage: Usage | undefined): Promise<void> {
   const changed = await db.run(
     `UPDATE "Turn" SET "rounds" = "rounds" + 1, "promptTokens" = "promptTokens" + $1, "completionTokens" = "completionTokens" + $2,
       "totalTokens" = "totalTokens" + $3, "updatedAt" = $4 WHERE "id" = $5`,
@@ -83,7 +83,7 @@ export async function addRound(db: SqlRunner, id: string, usage: Usage | undefin
 }
 
 /** Records the messages of the answer being streamed, only while the turn runs. */
-export async function saveReplyState(db: SqlRunner, id: string, state: ReplyState): Promise<boolean> {
+async function saveReplyState(db: SqlRunner, id: string, state: ReplyState): Promise<boolean> {
   const changed = await db.run(`UPDATE "Turn" SET "replyState" = $1, "updatedAt" = $2 WHERE "id" = $3 AND "status" = 'running'`, [
     JSON.stringify(state),
     new Date(),
@@ -96,7 +96,7 @@ export async function saveReplyState(db: SqlRunner, id: string, state: ReplyStat
  * One model call's writes in one transaction: the assistant message, the round and its usage, and
  * (when the round ends the turn) the turn's end. All or nothing.
  */
-export async function endRound(
+async function endRound(
   db: SqlDriver,
   input: { turnId: string; usage: Usage | undefined; message: NewMessage; finish?: 'done' },
 ): Promise<{ assistant: MessageRecord; turn: TurnRecord }> {
