@@ -117,6 +117,32 @@ describe.each(backends())('repositories on $name', (backend) => {
     await expect(store.toolStarts.record(turn.id, [{ id: 'c1', name: 'clock' }])).rejects.toThrow();
   });
 
+  it("writes a round's usage, its message and the turn's end together, and nothing for a turn that is gone", async () => {
+    const session = await store.sessions.ensure(spec('k7'));
+    const turn = await store.turns.create({ sessionId: session.id, epoch: 0, origin });
+    const message = { sessionId: session.id, epoch: 0, turnId: turn.id, role: 'assistant' as const, content: 'let me look' };
+    const usage = { promptTokens: 10, completionTokens: 5, totalTokens: 15 };
+    const first = await store.turns.endRound({
+      turnId: turn.id,
+      usage,
+      message: { ...message, toolCalls: [{ id: 'c1', name: 'clock', arguments: '{}' }] },
+    });
+    expect(first.turn).toMatchObject({ status: 'running', rounds: 1, usage });
+    expect(first.assistant).toMatchObject({
+      role: 'assistant',
+      content: 'let me look',
+      toolCalls: [{ id: 'c1', name: 'clock', arguments: '{}' }],
+    });
+    const last = await store.turns.endRound({ turnId: turn.id, usage, message: { ...message, content: 'noon' }, finish: 'done' });
+    expect(last.turn).toMatchObject({ status: 'done', rounds: 2, usage: { promptTokens: 20, completionTokens: 10, totalTokens: 30 } });
+    expect(last.turn.endedAt).toBeInstanceOf(Date);
+    expect((await store.messages.forTurn(turn.id)).map((m) => m.content)).toEqual(['let me look', 'noon']);
+
+    const gone = { ...message, turnId: 'no-such-turn', content: 'orphan' };
+    await expect(store.turns.endRound({ turnId: 'no-such-turn', usage, message: gone })).rejects.toThrow(/not found/);
+    expect(await store.messages.forTurn('no-such-turn')).toEqual([]);
+  });
+
   it('gives a session lease to one owner at a time, until it expires or is released', async () => {
     const session = await store.sessions.ensure(spec('k6'));
     const won = await Promise.all(['p1', 'p2', 'p3'].map((owner) => store.sessions.acquireLease(session.id, owner, 60_000)));

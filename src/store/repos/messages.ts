@@ -21,12 +21,12 @@ const rowSchema = z.object({
   createdAt: dateColumn,
 });
 
-function toRecord(raw: unknown): MessageRecord {
+export function toMessageRecord(raw: unknown): MessageRecord {
   const row = rowSchema.parse(raw);
   return { ...row, toolCalls: row.toolCalls ? (JSON.parse(row.toolCalls) as ToolCallRecord[]) : undefined };
 }
 
-const INSERT = `INSERT INTO "Message" ("sessionId", "epoch", "turnId", "role", "content", "toolCalls", "toolCallId", "toolName", "isError", "senderId", "senderName", "createdAt") VALUES`;
+const INSERT = `INSERT INTO "Message" ("sessionId", "epoch", "turnId", "role", "content", "toolCalls", "toolCallId", "toolName", "isError", "senderId", "senderName", "createdAt")`;
 const PER_ROW = 12;
 
 function valuesOf(message: NewMessage, now: Date): SqlValue[] {
@@ -46,17 +46,26 @@ function valuesOf(message: NewMessage, now: Date): SqlValue[] {
   ];
 }
 
+/**
+ * One message's INSERT … SELECT … FROM `from` … RETURNING (placeholders $1..$12), for use inside a
+ * larger statement: nothing is inserted when `from` has no row.
+ */
+export function insertOneFrom(from: string, message: NewMessage, now: Date): { text: string; values: SqlValue[] } {
+  const placeholders = Array.from({ length: PER_ROW }, (_, col) => `$${col + 1}`).join(', ');
+  return { text: `${INSERT} SELECT ${placeholders} FROM ${from} RETURNING ${COLUMNS}`, values: valuesOf(message, now) };
+}
+
 /** Appends in order with one INSERT … RETURNING (one statement: all or nothing). */
 export async function appendMessages(db: SqlRunner, messages: readonly NewMessage[]): Promise<MessageRecord[]> {
   if (messages.length === 0) return [];
   const now = new Date();
   const rows = messages.map((_, row) => `(${Array.from({ length: PER_ROW }, (_, col) => `$${row * PER_ROW + col + 1}`).join(', ')})`);
   const inserted = await db.all(
-    `${INSERT} ${rows.join(', ')} RETURNING ${COLUMNS}`,
+    `${INSERT} VALUES ${rows.join(', ')} RETURNING ${COLUMNS}`,
     messages.flatMap((message) => valuesOf(message, now)),
   );
   // Ids grow in insertion order; RETURNING itself promises no order.
-  return inserted.map(toRecord).sort((a, b) => a.id - b.id);
+  return inserted.map(toMessageRecord).sort((a, b) => a.id - b.id);
 }
 
 export async function appendMessage(db: SqlRunner, message: NewMessage): Promise<MessageRecord> {
@@ -74,7 +83,7 @@ export function messagesRepo(sql: SqlDriver) {
 
     async get(id: number): Promise<MessageRecord | undefined> {
       const rows = await sql.all(`SELECT ${COLUMNS} FROM "Message" WHERE "id" = $1`, [id]);
-      return rows[0] ? toRecord(rows[0]) : undefined;
+      return rows[0] ? toMessageRecord(rows[0]) : undefined;
     },
 
     /** The conversation of one epoch, oldest first. */
@@ -83,12 +92,12 @@ export function messagesRepo(sql: SqlDriver) {
         sessionId,
         epoch,
       ]);
-      return rows.map(toRecord);
+      return rows.map(toMessageRecord);
     },
 
     async forTurn(turnId: string): Promise<MessageRecord[]> {
       const rows = await sql.all(`SELECT ${COLUMNS} FROM "Message" WHERE "turnId" = $1 ORDER BY "id"`, [turnId]);
-      return rows.map(toRecord);
+      return rows.map(toMessageRecord);
     },
 
     async count(sessionId: string): Promise<number> {

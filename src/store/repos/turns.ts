@@ -4,7 +4,7 @@ import { type Inbound, SentRefSchema } from '../../core/types.ts';
 import { boolColumn, dateColumn, intColumn, optionalText } from '../sql/columns.ts';
 import type { SqlDriver, SqlRunner } from '../sql/driver.ts';
 import { claimQueued } from './inbound.ts';
-import { appendMessage } from './messages.ts';
+import { appendMessage, insertOneFrom, toMessageRecord } from './messages.ts';
 import type { MessageRecord, NewMessage, ReplyState, TurnOrigin, TurnRecord, TurnStatus, Usage } from '../types.ts';
 
 const ReplyStateSchema = z.object({ fromRound: z.number().int().min(1), refs: z.array(SentRefSchema).min(1) });
@@ -100,6 +100,7 @@ async function endRound(
   db: SqlDriver,
   input: { turnId: string; usage: Usage | undefined; message: NewMessage; finish?: 'done' },
 ): Promise<{ assistant: MessageRecord; turn: TurnRecord }> {
+  if (db.provider === 'postgresql') return endRoundInOneStatement(db, input);
   return db.transaction(async (tx) => {
     const assistant = await appendMessage(tx, input.message);
     const now = new Date();
@@ -119,6 +120,38 @@ async function endRound(
     if (!rows[0]) throw new Error(`Turn ${input.turnId} not found`);
     return { assistant, turn: toRecord(rows[0]) };
   });
+}
+
+const PREFIXED = COLUMNS.replace(/"(\w+)"/g, '"$1" AS "turn_$1"');
+
+/**
+ * PostgreSQL: the same writes as one statement (data-modifying CTEs): one round trip, atomic, and
+ * no message when the turn is gone.
+ */
+async function endRoundInOneStatement(
+  db: SqlDriver,
+  input: { turnId: string; usage: Usage | undefined; message: NewMessage; finish?: 'done' },
+): Promise<{ assistant: MessageRecord; turn: TurnRecord }> {
+  const now = new Date();
+  const end = input.finish ? `, "status" = $5, "error" = NULL, "endedAt" = $6, "replyState" = NULL` : '';
+  const update = `UPDATE "Turn" SET "rounds" = "rounds" + 1, "promptTokens" = "promptTokens" + $1, "completionTokens" = "completionTokens" + $2,
+    "totalTokens" = "totalTokens" + $3, "updatedAt" = $4${end} WHERE "id" = $${input.finish ? 7 : 5} RETURNING ${PREFIXED}`;
+  const updateValues = [
+    input.usage?.promptTokens ?? 0,
+    input.usage?.completionTokens ?? 0,
+    input.usage?.totalTokens ?? 0,
+    now,
+    ...(input.finish ? [input.finish, now] : []),
+    input.turnId,
+  ];
+  const insert = insertOneFrom('t', input.message, now);
+  // The INSERT's placeholders follow the UPDATE's.
+  const shifted = insert.text.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + updateValues.length}`);
+  const rows = await db.all(`WITH t AS (${update}), m AS (${shifted}) SELECT * FROM m, t`, [...updateValues, ...insert.values]);
+  const row = rows[0];
+  if (!row) throw new Error(`Turn ${input.turnId} not found`);
+  const turn = Object.fromEntries(Object.entries(row).flatMap(([key, value]) => (key.startsWith('turn_') ? [[key.slice(5), value]] : [])));
+  return { assistant: toMessageRecord(row), turn: toRecord(turn) };
 }
 
 /** Thrown inside a turn start to roll it back when there was nothing to answer. */
