@@ -7,6 +7,7 @@ import { approvalHooks } from './approvals/hook.ts';
 import { ApprovalService } from './approvals/service.ts';
 import { Heartbeat, heartbeatMsFromEnv, LEASE_BEATS } from './cluster/heartbeat.ts';
 import { reaper } from './cluster/reaper.ts';
+import { exclusiveReceivers } from './cluster/receivers.ts';
 import { localWakeups, type Wakeups } from './cluster/wakeups.ts';
 import { PgWakeups } from './cluster/wakeups-pg.ts';
 import type { Config } from './config/config.ts';
@@ -126,6 +127,8 @@ export function createApp(options: AppOptions): App {
     log,
   });
   heartbeat.onBeat(reaper({ store, wakeups, log, staleMs: leaseMs }));
+  // Long polling, gateways, long connections: one process at a time, under a lease renewed on the beat.
+  const receivers = exclusiveReceivers({ adapters: options.adapters, store, heartbeat, leaseMs, log });
   // Not awaited: a listener that stopped answering must not hold up the lease renewals.
   heartbeat.onBeat(async () => void wakeups.check());
   // Decisions resume turns through the gateway, which is built next with the approvals in hand;
@@ -164,11 +167,13 @@ export function createApp(options: AppOptions): App {
       await wakeups.start();
       await heartbeat.start();
       await gateway.start();
+      await receivers.start();
       // Brings the search index up to date (builds it on first start) without delaying start-up;
       // searches meanwhile wait for it.
       knowledge.sync().catch((error: unknown) => log.warn({ err: error }, 'could not update the knowledge index'));
     },
     async stop(graceMs = 3_000) {
+      await receivers.stop();
       await gateway.stop(graceMs);
       await approvals.settled();
       await heartbeat.stop();

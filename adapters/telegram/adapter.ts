@@ -12,6 +12,7 @@ import type {
   ChannelCapabilities,
   ChatRef,
   CoreLogger,
+  ExclusiveReceiver,
   HttpRoutes,
   InboundSink,
   OutboundMessage,
@@ -69,6 +70,8 @@ export class TelegramAdapter implements ChannelAdapter {
   #sink: InboundSink | undefined;
   #identity: BotIdentity | undefined;
   #polling: Promise<void> | undefined;
+  /** Long polling is run by the core under the receiver lease (exclusiveReceiver() was called). */
+  #pollingManaged = false;
   /** Where the webhook is served (webhook mode, once routes() ran): the listener's URL and the path. */
   #webhookAt: string | undefined;
 
@@ -153,14 +156,37 @@ export class TelegramAdapter implements ChannelAdapter {
       }
       return;
     }
-    await new Promise<void>((resolve, reject) => {
+    if (!this.#pollingManaged) await this.#startPolling();
+  }
+
+  /** Long polling is the one receiver a bot token allows (a second poller gets 409 Conflict). */
+  exclusiveReceiver(): ExclusiveReceiver | undefined {
+    if (this.#config.mode.kind !== 'polling') return undefined;
+    this.#pollingManaged = true;
+    return { start: (onEnded) => this.#startPolling(onEnded), stop: () => this.#stopPolling() };
+  }
+
+  #startPolling(onEnded?: (error: unknown) => void): Promise<void> {
+    const token = this.#config.token;
+    return new Promise<void>((resolve, reject) => {
       this.#polling = this.bot.start({ allowed_updates: [...ALLOWED_UPDATES], onStart: () => resolve() }).catch((error: unknown) => {
         const safe = toSafeError(error, token);
         reject(safe);
         const hint = safe.code === 409 ? '; only one process may poll with a bot token (set TELEGRAM_WEBHOOK_URL to run several)' : '';
         this.#log.error({}, `Telegram long polling stopped: ${safe.message}${hint}`);
+        onEnded?.(safe);
       });
     });
+  }
+
+  async #stopPolling(): Promise<void> {
+    if (this.bot.isRunning()) {
+      await this.bot
+        .stop()
+        .catch((error: unknown) => this.#log.warn({}, `stopping long polling: ${safeErrorMessage(error, this.#config.token)}`));
+    }
+    await this.#polling;
+    this.#polling = undefined;
   }
 
   #startError(error: unknown, timedOut: boolean): TelegramApiError {
@@ -185,13 +211,7 @@ export class TelegramAdapter implements ChannelAdapter {
     // In webhook mode the webhook stays registered: Telegram keeps the updates that arrive while
     // no process listens (they get 503 here meanwhile), and other processes of this bot may still be serving it.
     if (this.#config.mode.kind === 'webhook') this.#sink = undefined;
-    if (this.bot.isRunning()) {
-      await this.bot
-        .stop()
-        .catch((error: unknown) => this.#log.warn({}, `stopping long polling: ${safeErrorMessage(error, this.#config.token)}`));
-    }
-    await this.#polling;
-    this.#polling = undefined;
+    await this.#stopPolling();
     while (this.#buttonPresses.size > 0) await Promise.allSettled([...this.#buttonPresses]);
     this.#sink = undefined;
   }

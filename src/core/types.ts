@@ -243,6 +243,22 @@ export interface ChannelAdapter {
   routes?(http: HttpRoutes): void;
   /** Optional: user ids this channel itself vouches for as admins (added to PARLEY_ADMINS); known before start(). */
   readonly admins?: readonly string[];
+  /**
+   * Optional: the receiver only one process may run at a time (Telegram long polling, a Discord
+   * gateway session, a Feishu long connection). Called once, before start(); when it returns a
+   * receiver, start() brings up only the sending side and the core runs the receiver while this
+   * process holds the channel's receiver lease (src/cluster/receivers.ts). Undefined (webhooks):
+   * every process receives.
+   */
+  exclusiveReceiver?(): ExclusiveReceiver | undefined;
+}
+
+/** A channel's exclusive receiver, started and stopped by whichever process holds its lease. */
+export interface ExclusiveReceiver {
+  /** Resolves once receiving; `onEnded` is called if it later stops by itself (an error, a conflict). */
+  start(onEnded: (error: unknown) => void): Promise<void>;
+  /** Stops receiving and waits for the updates in hand; the sending side stays up. */
+  stop(): Promise<void>;
 }
 
 /** A web-standard request handler: Hono's `app.fetch`, grammY's `webhookCallback(bot, 'std/http')`. */

@@ -12,6 +12,7 @@ import { knowledgeRepo } from './repos/knowledge.ts';
 import { memoryRepo } from './repos/memory.ts';
 import { messagesRepo } from './repos/messages.ts';
 import { processesRepo } from './repos/processes.ts';
+import { receiversRepo } from './repos/receivers.ts';
 import { sessionsRepo } from './repos/sessions.ts';
 import { toolStartsRepo } from './repos/tool-starts.ts';
 import { turnReadsRepo } from './repos/turn-reads.ts';
@@ -31,7 +32,8 @@ function repositories(db: Db, sql: SqlDriver, target?: DatabaseTarget) {
     grants: grantsRepo(db),
     audit: auditRepo(db),
     knowledge: knowledgeRepo(db, target),
-    processes: processesRepo(db, target?.provider),
+    processes: processesRepo(sql),
+    receivers: receiversRepo(sql),
     turnReads: turnReadsRepo(sql),
   };
 }

@@ -1,0 +1,99 @@
+// Receiver leases on both backends: one holder at a time, the fencing token grows on every change
+// of holder, an expired lease or a holder without a process row is taken over, a release frees it;
+// a leader starts its receiver when it holds the lease and stops it when another process took it.
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ReceiverLeader } from '../../src/cluster/receiver-leader.ts';
+import { parseDatabaseUrl } from '../../src/config/config.ts';
+import { silentLogger } from '../../src/log.ts';
+import { openStore, type Store } from '../../src/store/store.ts';
+import { tempDir } from '../helpers/harness.ts';
+import { adminUrl, freshDatabase } from './pg-database.ts';
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()!();
+});
+
+const at = (seconds: number) => new Date(Date.UTC(2026, 10, 23, 10, 0, seconds));
+
+async function alive(store: Store, owner: string, now: Date): Promise<void> {
+  await store.processes.beat({ owner, host: 'h', pid: 1, startedAt: now, channels: ['telegram'] }, now);
+}
+
+function scenarios(databaseUrl: () => Promise<string>) {
+  async function open(): Promise<Store> {
+    const store = await openStore(parseDatabaseUrl(await databaseUrl()));
+    cleanups.push(() => store.close());
+    return store;
+  }
+
+  it('one holder at a time; takeover after expiry or when the holder has no process row; token +1 each change', async () => {
+    const store = await open();
+    await alive(store, 'a:1:aa', at(0));
+    await alive(store, 'b:2:bb', at(0));
+    const claim = (owner: string, s: number) =>
+      store.receivers.claim({ receiver: 'telegram', owner, now: at(s), leaseUntil: at(s + 6) });
+    expect(await claim('a:1:aa', 0)).toBe(1);
+    expect(await claim('b:2:bb', 1)).toBeUndefined();
+    expect(await claim('a:1:aa', 2)).toBe(1);
+    expect(await claim('b:2:bb', 9)).toBe(2); // a's lease ran out at 8
+    expect(await claim('a:1:aa', 10)).toBeUndefined();
+    await store.processes.remove('b:2:bb');
+    expect(await claim('a:1:aa', 11)).toBe(3); // b is gone although its lease runs to 15
+    await store.receivers.release('telegram', 'a:1:aa');
+    expect(await claim('b:2:bb', 12)).toBe(4);
+    const [row] = await store.receivers.list();
+    expect(row).toMatchObject({ receiver: 'telegram', owner: 'b:2:bb', token: 4 });
+  });
+
+  it('a leader runs its receiver only while it holds the lease, and gives it up on stop', async () => {
+    const store = await open();
+    await alive(store, 'a:1:aa', new Date());
+    await alive(store, 'b:2:bb', new Date());
+    const events: string[] = [];
+    const leader = (owner: string) =>
+      new ReceiverLeader({
+        id: 'telegram',
+        owner,
+        repo: store.receivers,
+        leaseMs: 60_000,
+        beatMs: 20_000,
+        force: false,
+        log: silentLogger,
+        receiver: {
+          start: async () => void events.push(`${owner} start`),
+          stop: async () => void events.push(`${owner} stop`),
+        },
+      });
+    const a = leader('a:1:aa');
+    const b = leader('b:2:bb');
+    await a.tick(new Date());
+    await b.tick(new Date());
+    await a.tick(new Date());
+    expect(events).toEqual(['a:1:aa start']);
+    expect([a.receiving, b.receiving, a.token]).toEqual([true, false, 1]);
+    await a.stop();
+    await b.tick(new Date());
+    expect(events).toEqual(['a:1:aa start', 'a:1:aa stop', 'b:2:bb start']);
+    expect(b.token).toBe(2);
+    await b.stop();
+  });
+}
+
+describe('receiver leases on SQLite', () => {
+  scenarios(async () => {
+    const dir = tempDir();
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    return `file:${join(dir, 'parley.db')}`;
+  });
+});
+
+describe.runIf(adminUrl)('receiver leases on PostgreSQL', () => {
+  scenarios(async () => {
+    const db = await freshDatabase('parley_receivers');
+    cleanups.push(() => db.drop());
+    return db.url;
+  });
+});
