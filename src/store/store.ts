@@ -32,7 +32,7 @@ function repositories(db: Db, sql: SqlDriver, target?: DatabaseTarget) {
     grants: grantsRepo(db),
     audit: auditRepo(db),
     knowledge: knowledgeRepo(db, target),
-    processes: processesRepo(sql),
+    processes: processesRepo(db, target?.provider),
     receivers: receiversRepo(sql),
     turnReads: turnReadsRepo(sql),
   };
