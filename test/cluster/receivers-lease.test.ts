@@ -33,8 +33,7 @@ function scenarios(databaseUrl: () => Promise<string>) {
     const store = await open();
     await alive(store, 'a:1:aa', at(0));
     await alive(store, 'b:2:bb', at(0));
-    const claim = (owner: string, s: number) =>
-      store.receivers.claim({ receiver: 'telegram', owner, now: at(s), leaseUntil: at(s + 6) });
+    const claim = (owner: string, s: number) => store.receivers.claim({ receiver: 'telegram', owner, now: at(s), leaseUntil: at(s + 6) });
     expect(await claim('a:1:aa', 0)).toBe(1);
     expect(await claim('b:2:bb', 1)).toBeUndefined();
     expect(await claim('a:1:aa', 2)).toBe(1);
