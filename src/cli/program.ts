@@ -12,6 +12,7 @@ const GROUPS: { names: string[]; load: () => Promise<Register> }[] = [
   { names: ['knowledge'], load: async () => (await import('./knowledge.ts')).registerKnowledgeCommands },
   { names: ['db', 'sessions', 'approvals'], load: async () => (await import('./admin.ts')).registerAdminCommands },
   { names: ['mcp'], load: async () => (await import('./mcp.ts')).registerMcpCommands },
+  { names: ['status'], load: async () => (await import('./status.ts')).registerStatusCommand },
 ];
 
 async function buildProgram(ctx: CliContext, argv: string[] = []): Promise<Command> {

@@ -2,14 +2,32 @@
 // receiver lease); kill -9 it while 300 messages over 50 chats are being answered, another process
 // takes the lease and polls within 10 s, and every message is answered exactly once (updates the
 // dead poller had fetched but not confirmed come again and are de-duplicated by the inbound table).
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeModelServer } from '../fakes/model-server.ts';
 import { FakeTelegram } from '../fakes/telegram/index.ts';
-import { killAll, type ParleyProcess, startParley } from '../helpers/child.ts';
+import { cleanEnv, killAll, type ParleyProcess, startParley } from '../helpers/child.ts';
 import { waitFor } from '../helpers/harness.ts';
 import { adminQuery, adminUrl, freshDatabase } from './pg-database.ts';
 
 const CHATS = 50;
+const run = promisify(execFile);
+
+interface StatusJson {
+  processes: { owner: string; pid: number }[];
+  receivers: { receiver: string; owner: string | null; token: number }[];
+}
+
+/** `parley status --json`, the real CLI as a child process. */
+async function parleyStatus(databaseUrl: string): Promise<StatusJson> {
+  const { stdout } = await run(process.execPath, [join(import.meta.dirname, '..', '..', 'bin', 'parley.mjs'), 'status', '--json'], {
+    env: { ...cleanEnv(), DATABASE_URL: databaseUrl },
+  });
+  return JSON.parse(stdout) as StatusJson;
+}
+
 const ROUNDS = 6;
 
 describe.runIf(adminUrl)('Telegram long polling across three processes', () => {
@@ -57,6 +75,11 @@ describe.runIf(adminUrl)('Telegram long polling across three processes', () => {
     const first = await waitFor(() => holder(), 'a receiver holder');
     const poller = processes.find((p) => p.child.pid === first.pid);
     expect(poller, 'the holder is one of the three').toBeDefined();
+    const before = await parleyStatus(db.url);
+    expect(before.processes.map((p) => p.pid).sort()).toEqual(processes.map((p) => p.child.pid).sort());
+    const heldBefore = before.receivers.find((r) => r.receiver === 'telegram');
+    expect(heldBefore).toMatchObject({ token: first.token });
+    expect(Number(heldBefore?.owner?.split(':').at(-2))).toBe(first.pid);
 
     const chats = Array.from({ length: CHATS }, (_, i) => {
       const user = tg.user(`User${i}`);
@@ -84,6 +107,9 @@ describe.runIf(adminUrl)('Telegram long polling across three processes', () => {
           `receiver taken over by pid ${next.pid} (token ${first.token} -> ${next.token}) and polling ${Date.now() - killedAt} ms after the kill -9\n`,
         );
         expect(next.token).toBeGreaterThan(first.token);
+        const after = (await parleyStatus(db.url)).receivers.find((r) => r.receiver === 'telegram');
+        expect(after?.token).toBe(next.token);
+        expect(Number(after?.owner?.split(':').at(-2))).toBe(next.pid);
       }
       await waitFor(
         () => chats.every(({ chat }) => tg.botMessages(chat).length >= round + 1),
