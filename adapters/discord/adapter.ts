@@ -19,6 +19,7 @@ import type {
   ChannelAdapter,
   ChannelCapabilities,
   ChatRef,
+  ExclusiveReceiver,
   CoreLogger,
   InboundSink,
   OutboundMessage,
@@ -66,6 +67,8 @@ export class DiscordAdapter implements ChannelAdapter {
   readonly #pending = new Map<string, PendingCommand>();
   readonly #work = new Set<Promise<void>>();
   #sink: InboundSink | undefined;
+  /** The gateway connection is run by the core under the receiver lease (exclusiveReceiver() was called). */
+  #gatewayManaged = false;
 
   constructor(options: DiscordAdapterOptions) {
     this.id = options.id ?? 'discord';
@@ -124,11 +127,28 @@ export class DiscordAdapter implements ChannelAdapter {
     this.client.on(Events.ShardError, (error) =>
       this.#log.warn({}, `Discord gateway error: ${safeErrorMessage(error, this.#config.token)}`),
     );
+    if (this.#gatewayManaged) {
+      // Sending needs only REST; the gateway (one session per bot) connects when this process holds it.
+      this.client.rest.setToken(this.#config.token);
+      return;
+    }
     await this.#connect();
     await this.#registerCommands();
   }
 
-  async #connect(): Promise<void> {
+  /** The gateway session is the one receiver per bot token (every connection would get every event). */
+  exclusiveReceiver(): ExclusiveReceiver {
+    this.#gatewayManaged = true;
+    return {
+      start: async (onEnded) => {
+        await this.#connect(onEnded);
+        await this.#registerCommands();
+      },
+      stop: () => this.client.destroy(),
+    };
+  }
+
+  async #connect(onEnded?: (error: unknown) => void): Promise<void> {
     const token = this.#config.token;
     let timer: NodeJS.Timeout | undefined;
     let onDisconnect: ((event: { code: number }) => void) | undefined;
@@ -157,9 +177,11 @@ export class DiscordAdapter implements ChannelAdapter {
       clearTimeout(timer);
       if (onDisconnect) this.client.off(Events.ShardDisconnect, onDisconnect);
     }
-    this.client.on(Events.ShardDisconnect, ({ code }) =>
-      this.#log.error({ code }, closeCodeMessage(code) ?? `the Discord gateway closed the connection for good (code ${code})`),
-    );
+    this.client.once(Events.ShardDisconnect, ({ code }) => {
+      const text = closeCodeMessage(code) ?? `the Discord gateway closed the connection for good (code ${code})`;
+      this.#log.error({ code }, text);
+      onEnded?.(new DiscordStartError(text));
+    });
   }
 
   async #registerCommands(): Promise<void> {
