@@ -66,7 +66,14 @@ describe.runIf(adminUrl)('the Discord gateway across three processes', () => {
       return { person, dm: dc.dm(person) };
     });
     for (const [i, { person, dm }] of people.entries()) dc.say(person, dm, `c${i}-before`);
-    await waitFor(() => people.every(({ dm }) => dc.botMessages(dm).length >= 1), 'every chat answered before the kill', 60_000);
+    // The kill comes once these answers are complete: a turn cut between its send and recording it
+    // is the turn recovery's business (test/cluster/heartbeat-takeover.test.ts), not the receiver's.
+    await waitFor(
+      () => people.every(({ dm }, i) => dc.botMessages(dm)[0]?.versions.at(-1) === `answer to c${i}-before`),
+      'every chat answered before the kill',
+      60_000,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
 
     const killedAt = Date.now();
     await holderProcess!.kill9();
