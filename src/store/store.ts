@@ -32,7 +32,7 @@ function repositories(db: Db, sql: SqlDriver, target?: DatabaseTarget) {
     grants: grantsRepo(db),
     audit: auditRepo(db),
     knowledge: knowledgeRepo(db, target),
-    processes: processesRepo(db, target?.provider),
+    processes: processesRepo(sql),
     receivers: receiversRepo(sql),
     turnReads: turnReadsRepo(sql),
   };

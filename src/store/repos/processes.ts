@@ -1,8 +1,9 @@
 // The live Parley processes (one row each, kept fresh by the process heartbeat), on the table of
-// migration 0005. Raw statements: one per call, counted like every other statement.
+// migration 0005. On the store's own SQL driver (one statement per call), so the heartbeat every
+// process runs from its start does not load Prisma.
 import { z } from 'zod';
-import type { DatabaseTarget } from '../../config/config.ts';
-import type { Db } from '../database.ts';
+import { dateColumn, intColumn } from '../sql/columns.ts';
+import type { SqlDriver } from '../sql/driver.ts';
 
 export interface ProcessRecord {
   owner: string;
@@ -16,9 +17,9 @@ export interface ProcessRecord {
 const rowSchema = z.object({
   owner: z.string(),
   host: z.string(),
-  pid: z.coerce.number(),
-  startedAt: z.coerce.date(),
-  heartbeatAt: z.coerce.date(),
+  pid: intColumn,
+  startedAt: dateColumn,
+  heartbeatAt: dateColumn,
   channels: z.string(),
 });
 
@@ -30,44 +31,34 @@ function toRecord(raw: unknown): ProcessRecord {
   return { ...row, channels: channels.success ? channels.data : [] };
 }
 
-export function processesRepo(db: Db, provider: DatabaseTarget['provider'] = 'sqlite') {
-  // Statements are written with PostgreSQL's $n placeholders (each used once, in order); SQLite wants ?.
-  const sql = (text: string) => (provider === 'sqlite' ? text.replace(/\$\d+/g, '?') : text);
+export function processesRepo(sql: SqlDriver) {
   return {
     /** Insert or refresh this process's row (one statement). */
     async beat(record: Omit<ProcessRecord, 'heartbeatAt'>, now: Date): Promise<void> {
-      await db.$executeRawUnsafe(
-        sql(`INSERT INTO "ParleyProcess" ("owner", "host", "pid", "startedAt", "heartbeatAt", "channels") VALUES ($1, $2, $3, $4, $5, $6)
-         ON CONFLICT ("owner") DO UPDATE SET "heartbeatAt" = excluded."heartbeatAt", "channels" = excluded."channels"`),
-        record.owner,
-        record.host,
-        record.pid,
-        record.startedAt,
-        now,
-        JSON.stringify(record.channels),
+      await sql.run(
+        `INSERT INTO "ParleyProcess" ("owner", "host", "pid", "startedAt", "heartbeatAt", "channels") VALUES ($1, $2, $3, $4, $5, $6)
+         ON CONFLICT ("owner") DO UPDATE SET "heartbeatAt" = excluded."heartbeatAt", "channels" = excluded."channels"`,
+        [record.owner, record.host, record.pid, record.startedAt, now, JSON.stringify(record.channels)],
       );
     },
 
     /** Deletes the rows of processes whose last beat is older than `before`; returns their owners. */
     async reap(before: Date): Promise<string[]> {
-      const rows = await db.$queryRawUnsafe<{ owner: string }[]>(
-        sql(`DELETE FROM "ParleyProcess" WHERE "heartbeatAt" < $1 RETURNING "owner"`),
-        before,
-      );
+      const rows = await sql.all(`DELETE FROM "ParleyProcess" WHERE "heartbeatAt" < $1 RETURNING "owner"`, [before]);
       return rows.map((row) => z.string().parse(row.owner));
     },
 
     async remove(owner: string): Promise<void> {
-      await db.$executeRawUnsafe(sql(`DELETE FROM "ParleyProcess" WHERE "owner" = $1`), owner);
+      await sql.run(`DELETE FROM "ParleyProcess" WHERE "owner" = $1`, [owner]);
     },
 
     /** PostgreSQL only: one NOTIFY (wake-ups between processes). */
     async notify(channel: string, payload: string): Promise<void> {
-      await db.$executeRawUnsafe('SELECT pg_notify($1, $2)', channel, payload);
+      await sql.all('SELECT pg_notify($1, $2)', [channel, payload]);
     },
 
     async list(): Promise<ProcessRecord[]> {
-      const rows = await db.$queryRawUnsafe<unknown[]>(
+      const rows = await sql.all(
         `SELECT "owner", "host", "pid", "startedAt", "heartbeatAt", "channels" FROM "ParleyProcess" ORDER BY "startedAt"`,
       );
       return rows.map(toRecord);
