@@ -18,10 +18,30 @@ export function withDeadline<T>(what: string, ms: number, run: () => Promise<T>)
   return Promise.race([Promise.resolve().then(run), late]).finally(() => clearTimeout(timer));
 }
 
-/** Bounds an adapter's stop(), so a platform that does not answer cannot hold the others up. */
-export function boundStop<A extends { readonly id: string; stop(): Promise<void> }>(adapter: A, ms: number): A {
+type Stoppable = { stop(): Promise<void> };
+
+/**
+ * Bounds an adapter's stop(), and its exclusive receiver's (long polling, a gateway session), which
+ * the core stops on its own: a platform that does not answer cannot hold the others up.
+ */
+export function boundStop<A extends { readonly id: string; stop(): Promise<void>; exclusiveReceiver?(): Stoppable | undefined }>(
+  adapter: A,
+  ms: number,
+): A {
+  const what = `stopping ${adapter.id}`;
   const stop = adapter.stop.bind(adapter);
-  adapter.stop = () => withDeadline(`stopping ${adapter.id}`, ms, stop);
+  adapter.stop = () => withDeadline(what, ms, stop);
+  const receiverOf = adapter.exclusiveReceiver?.bind(adapter);
+  if (receiverOf) {
+    adapter.exclusiveReceiver = () => {
+      const receiver = receiverOf();
+      if (receiver) {
+        const stopReceiving = receiver.stop.bind(receiver);
+        receiver.stop = () => withDeadline(what, ms, stopReceiving);
+      }
+      return receiver;
+    };
+  }
   return adapter;
 }
 
