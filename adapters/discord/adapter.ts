@@ -9,11 +9,13 @@ import {
   GatewayIntentBits,
   Partials,
   Routes,
+  SimpleShardingStrategy,
   type ButtonInteraction,
   type ChatInputCommandInteraction,
   type Interaction,
   type Message,
 } from 'discord.js';
+import { z } from 'zod';
 import { COMMANDS } from '../../src/core/commands.ts';
 import type {
   ChannelAdapter,
@@ -45,6 +47,24 @@ export interface DiscordAdapterOptions {
 }
 
 const START_TIMEOUT_MS = 30_000;
+
+/** @discordjs/ws's SessionInfo: what a gateway RESUME needs, kept with the receiver lease. */
+const sessionSchema = z.object({
+  sessionId: z.string(),
+  sequence: z.number().int(),
+  shardId: z.number().int(),
+  shardCount: z.number().int(),
+  resumeURL: z.string(),
+});
+type Session = z.infer<typeof sessionSchema>;
+
+const botUserSchema = z.looseObject({ id: z.string(), username: z.string() });
+
+function parseSession(state: string | undefined): Session | undefined {
+  if (state === undefined) return undefined;
+  const parsed = sessionSchema.safeParse(JSON.parse(state));
+  return parsed.success ? parsed.data : undefined;
+}
 const INTERACTION_DEADLINE_MS = 2_000;
 
 /** A slash command the core is handling; what it sends to the chat for it becomes the command's reply. */
@@ -69,6 +89,10 @@ export class DiscordAdapter implements ChannelAdapter {
   #sink: InboundSink | undefined;
   /** The gateway connection is run by the core under the receiver lease (exclusiveReceiver() was called). */
   #gatewayManaged = false;
+  /** The previous holder's session, handed to the next connect so that it RESUMEs instead of IDENTIFYing. */
+  #resumeFrom: Session | undefined;
+  /** The live session as @discordjs/ws last reported it (sequence updated on every dispatch). */
+  #session: Session | undefined;
 
   constructor(options: DiscordAdapterOptions) {
     this.id = options.id ?? 'discord';
@@ -95,6 +119,7 @@ export class DiscordAdapter implements ChannelAdapter {
         GatewayIntentBits.DirectMessages,
       ],
       partials: [Partials.Channel],
+      ws: { buildStrategy: (manager) => this.#seedSession(manager) },
       rest: {
         api: options.config.apiRoot,
         // Called on every rate limit, anticipated or a 429; false = wait it out (discord.js's queue).
@@ -140,15 +165,45 @@ export class DiscordAdapter implements ChannelAdapter {
   exclusiveReceiver(): ExclusiveReceiver {
     this.#gatewayManaged = true;
     return {
-      start: async (onEnded) => {
-        await this.#connect(onEnded);
-        await this.#registerCommands();
+      start: async (onEnded, resumeFrom) => {
+        this.#resumeFrom = parseSession(resumeFrom);
+        const resumed = await this.#connect(onEnded);
+        if (!resumed) await this.#registerCommands();
       },
       stop: () => this.client.destroy(),
+      state: () => (this.#session ? JSON.stringify(this.#session) : undefined),
     };
   }
 
-  async #connect(onEnded?: (error: unknown) => void): Promise<void> {
+  /**
+   * discord.js has no option to start from a stored session: its WebSocketManager answers
+   * @discordjs/ws's retrieveSessionInfo from its own shards, created empty on connect. The strategy
+   * hook is the one place that sees those options before the shard connects, so the seeded session
+   * is answered there once (and stored on the shard, as discord.js does, so that it reports Resuming),
+   * and the updates are watched there.
+   */
+  #seedSession(manager: ConstructorParameters<typeof SimpleShardingStrategy>[0]): SimpleShardingStrategy {
+    const options = manager.options;
+    const retrieve = options.retrieveSessionInfo;
+    const update = options.updateSessionInfo;
+    Object.assign(options, {
+      updateSessionInfo: (shardId: number, info: Session | null) => {
+        this.#session = info ?? undefined;
+        update(shardId, info);
+      },
+      retrieveSessionInfo: (shardId: number) => {
+        const seeded = this.#resumeFrom;
+        if (!seeded || seeded.shardId !== shardId) return retrieve(shardId);
+        this.#resumeFrom = undefined;
+        update(shardId, seeded);
+        return seeded;
+      },
+    });
+    return new SimpleShardingStrategy(manager);
+  }
+
+  /** Connects (a RESUME when a session was seeded); true when the seeded session was resumed. */
+  async #connect(onEnded?: (error: unknown) => void): Promise<boolean> {
     const token = this.#config.token;
     let timer: NodeJS.Timeout | undefined;
     let onDisconnect: ((event: { code: number }) => void) | undefined;
@@ -161,9 +216,18 @@ export class DiscordAdapter implements ChannelAdapter {
         reject(new DiscordStartError(closeCodeMessage(code) ?? `the Discord gateway closed the connection (code ${code})`));
       this.client.once(Events.ShardDisconnect, onDisconnect);
     });
-    const ready = new Promise<void>((resolve) => this.client.once(Events.ClientReady, () => resolve()));
+    let onRaw: ((packet: { t?: string }) => void) | undefined;
+    const ready = new Promise<boolean>((resolve) => {
+      this.client.once(Events.ClientReady, () => resolve(false));
+      onRaw = (packet) => {
+        if (packet.t === 'RESUMED') resolve(true);
+      };
+      this.client.on(Events.Raw, onRaw);
+    });
+    let resumed: boolean;
     try {
-      await Promise.race([this.client.login(token).then(() => ready), failed]);
+      resumed = await Promise.race([this.client.login(token).then(() => ready), failed]);
+      if (resumed && !this.client.isReady()) await this.#readyAfterResume();
     } catch (error) {
       await this.client.destroy().catch(() => {});
       if (error instanceof DiscordStartError) throw error;
@@ -176,12 +240,30 @@ export class DiscordAdapter implements ChannelAdapter {
     } finally {
       clearTimeout(timer);
       if (onDisconnect) this.client.off(Events.ShardDisconnect, onDisconnect);
+      if (onRaw) this.client.off(Events.Raw, onRaw);
     }
     this.client.once(Events.ShardDisconnect, ({ code }) => {
       const text = closeCodeMessage(code) ?? `the Discord gateway closed the connection for good (code ${code})`;
       this.#log.error({ code }, text);
       onEnded?.(new DiscordStartError(text));
     });
+    return resumed;
+  }
+
+  /**
+   * A resumed session gets no READY, and discord.js holds every dispatch (the replayed messages too)
+   * until its client is ready. The bot user comes from REST instead, fed through discord.js's own
+   * READY handler (a bot's application id is its user id; guilds arrive as their events come).
+   */
+  async #readyAfterResume(): Promise<void> {
+    const user = botUserSchema.parse(await this.client.rest.get(Routes.user()));
+    const ready = { user, guilds: [], application: { id: user.id, flags: 0 } };
+    // discord.js's private READY path: the shard notes the (no) guilds to wait for, then the
+    // manager's READY handler sets the user and marks the client ready, releasing the held dispatches.
+    const shard = this.client.ws.shards.get(0) as unknown as { onReadyPacket(d: object): void } | undefined;
+    const ws = this.client.ws as unknown as { handlePacket(packet: object, shard: unknown): boolean };
+    shard?.onReadyPacket(ready);
+    ws.handlePacket({ t: 'READY', d: ready }, shard);
   }
 
   async #registerCommands(): Promise<void> {

@@ -53,7 +53,8 @@ export class ReceiverLeader {
     if (this.#stopped) return;
     const { repo, id, owner, leaseMs, force } = this.#o;
     const leaseUntil = new Date(now.getTime() + leaseMs);
-    const token = await repo.claim({ receiver: id, owner, now, leaseUntil, force });
+    const state = this.#receiving ? this.#o.receiver.state?.() : undefined;
+    const token = await repo.claim({ receiver: id, owner, now, leaseUntil, force, state });
     if (token === undefined) {
       if (this.#receiving) {
         this.#o.log.warn({ receiver: id }, 'another process took this receiver; stopping it here');
@@ -81,7 +82,8 @@ export class ReceiverLeader {
   }
 
   async #startReceiver(): Promise<void> {
-    const { receiver, id, log } = this.#o;
+    const { receiver, id, log, repo } = this.#o;
+    const resumeFrom = receiver.state ? await repo.state(id) : undefined;
     this.#receiving = true;
     try {
       await receiver.start((error) => {
@@ -89,7 +91,7 @@ export class ReceiverLeader {
         log.warn({ err: error, receiver: id }, `${id}: the receiver stopped by itself; giving up the lease`);
         this.#receiving = false;
         void this.#release();
-      });
+      }, resumeFrom);
     } catch (error) {
       this.#receiving = false;
       await this.#release();

@@ -255,10 +255,15 @@ export interface ChannelAdapter {
 
 /** A channel's exclusive receiver, started and stopped by whichever process holds its lease. */
 export interface ExclusiveReceiver {
-  /** Resolves once receiving; `onEnded` is called if it later stops by itself (an error, a conflict). */
-  start(onEnded: (error: unknown) => void): Promise<void>;
+  /**
+   * Resolves once receiving; `onEnded` is called if it later stops by itself (an error, a conflict).
+   * `resumeFrom` is the last `state()` the previous holder stored (to resume its session).
+   */
+  start(onEnded: (error: unknown) => void, resumeFrom?: string): Promise<void>;
   /** Stops receiving and waits for the updates in hand; the sending side stays up. */
   stop(): Promise<void>;
+  /** A resumable state to keep with the lease (written once per beat while receiving). */
+  state?(): string | undefined;
 }
 
 /** A web-standard request handler: Hono's `app.fetch`, grammY's `webhookCallback(bot, 'std/http')`. */

@@ -47,6 +47,26 @@ function scenarios(databaseUrl: () => Promise<string>) {
     expect(row).toMatchObject({ receiver: 'telegram', owner: 'b:2:bb', token: 4 });
   });
 
+  it('the holder stores its resumable state with the lease; others cannot; a takeover reads it', async () => {
+    const store = await open();
+    await alive(store, 'a:1:aa', at(0));
+    await alive(store, 'b:2:bb', at(0));
+    const claim = (owner: string, s: number, state?: string) =>
+      store.receivers.claim({ receiver: 'discord', owner, now: at(s), leaseUntil: at(s + 6), ...(state ? { state } : {}) });
+    expect(await claim('a:1:aa', 0)).toBe(1);
+    expect(await store.receivers.state('discord')).toBeUndefined();
+    expect(await claim('a:1:aa', 1, '{"seq":1}')).toBe(1);
+    expect(await claim('b:2:bb', 2, '{"seq":99}')).toBeUndefined();
+    expect(await claim('a:1:aa', 3)).toBe(1); // no state this beat: the stored one stays
+    expect(await store.receivers.state('discord')).toBe('{"seq":1}');
+    expect(await claim('b:2:bb', 10, '{"seq":99}')).toBe(2); // taken over: the old holder's state stays
+    expect(await store.receivers.state('discord')).toBe('{"seq":1}');
+    expect(await claim('b:2:bb', 11, '{"seq":2}')).toBe(2);
+    expect(await store.receivers.state('discord')).toBe('{"seq":2}');
+    await store.receivers.release('discord', 'b:2:bb');
+    expect(await store.receivers.state('discord')).toBeUndefined();
+  });
+
   it('a leader runs its receiver only while it holds the lease, and gives it up on stop', async () => {
     const store = await open();
     await alive(store, 'a:1:aa', new Date());

@@ -30,7 +30,11 @@ export interface ClaimInput {
   leaseUntil: Date;
   /** Take it whoever holds it (a single process on SQLite: any holder is a previous run). */
   force?: boolean;
+  /** The holder's resumable state to keep with the lease; undefined keeps the stored one. */
+  state?: string;
 }
+
+const stateSchema = z.object({ state: z.string().nullable() });
 
 export function receiversRepo(sql: SqlDriver) {
   return {
@@ -42,15 +46,17 @@ export function receiversRepo(sql: SqlDriver) {
      */
     async claim(input: ClaimInput): Promise<number | undefined> {
       const rows = await sql.all(
-        `INSERT INTO "ReceiverLease" ("receiver", "owner", "token", "leaseUntil", "updatedAt") VALUES ($1, $2, 1, $3, $4)
+        `INSERT INTO "ReceiverLease" ("receiver", "owner", "token", "leaseUntil", "updatedAt", "state") VALUES ($1, $2, 1, $3, $4, $5)
          ON CONFLICT ("receiver") DO UPDATE SET
+           "state" = CASE WHEN "ReceiverLease"."owner" = excluded."owner" THEN COALESCE(excluded."state", "ReceiverLease"."state") ELSE "ReceiverLease"."state" END,
            "token" = CASE WHEN "ReceiverLease"."owner" = excluded."owner" THEN "ReceiverLease"."token" ELSE "ReceiverLease"."token" + 1 END,
            "owner" = excluded."owner", "leaseUntil" = excluded."leaseUntil", "updatedAt" = excluded."updatedAt"
-         WHERE $5 OR "ReceiverLease"."owner" IS NULL OR "ReceiverLease"."owner" = excluded."owner"
-           OR "ReceiverLease"."leaseUntil" IS NULL OR "ReceiverLease"."leaseUntil" < $6
+         WHERE $6 OR "ReceiverLease"."owner" IS NULL OR "ReceiverLease"."owner" = excluded."owner"
+           OR "ReceiverLease"."leaseUntil" IS NULL OR "ReceiverLease"."leaseUntil" < $7
            OR NOT EXISTS (SELECT 1 FROM "ParleyProcess" p WHERE p."owner" = "ReceiverLease"."owner")
          RETURNING "owner", "token"`,
-        [input.receiver, input.owner, input.leaseUntil, input.now, input.force === true, input.now],
+        // In order of appearance: the SQLite driver binds placeholders positionally.
+        [input.receiver, input.owner, input.leaseUntil, input.now, input.state ?? null, input.force === true, input.now],
       );
       const row = rows[0];
       if (!row) return undefined;
@@ -58,10 +64,19 @@ export function receiversRepo(sql: SqlDriver) {
       return held.owner === input.owner ? held.token : undefined;
     },
 
-    /** Gives the lease up (the token stays; the next holder gets token + 1). */
+    /** The resumable state the last holder left (read once by a process taking the lease over). */
+    async state(receiver: string): Promise<string | undefined> {
+      const rows = await sql.all(`SELECT "state" FROM "ReceiverLease" WHERE "receiver" = $1`, [receiver]);
+      return rows[0] ? (stateSchema.parse(rows[0]).state ?? undefined) : undefined;
+    },
+
+    /**
+     * Gives the lease up (the token stays; the next holder gets token + 1). The state goes with it:
+     * a receiver stopped cleanly has ended its session (discord.js closes the gateway with 1000).
+     */
     async release(receiver: string, owner: string): Promise<void> {
       await sql.run(
-        `UPDATE "ReceiverLease" SET "owner" = NULL, "leaseUntil" = NULL, "updatedAt" = $1 WHERE "receiver" = $2 AND "owner" = $3`,
+        `UPDATE "ReceiverLease" SET "owner" = NULL, "leaseUntil" = NULL, "state" = NULL, "updatedAt" = $1 WHERE "receiver" = $2 AND "owner" = $3`,
         [new Date(), receiver, owner],
       );
     },
