@@ -251,17 +251,26 @@ export class DiscordAdapter implements ChannelAdapter {
   }
 
   /**
-   * A resumed session gets no READY, and discord.js holds every dispatch (the replayed messages too)
-   * until its client is ready. The bot user comes from REST instead, fed through discord.js's own
-   * READY handler (a bot's application id is its user id; guilds arrive as their events come).
+   * A resumed session gets no READY nor GUILD_CREATE, and discord.js holds every dispatch (the
+   * replayed messages too) until its client is ready. The bot user and its guilds (with their
+   * channels, without which discord.js drops guild messages) come from REST instead, fed through
+   * discord.js's own GUILD_CREATE and READY paths (a bot's application id is its user id).
    */
   async #readyAfterResume(): Promise<void> {
-    const user = botUserSchema.parse(await this.client.rest.get(Routes.user()));
-    const ready = { user, guilds: [], application: { id: user.id, flags: 0 } };
-    // discord.js's private READY path: the shard notes the (no) guilds to wait for, then the
-    // manager's READY handler sets the user and marks the client ready, releasing the held dispatches.
+    const rest = this.client.rest;
+    const user = botUserSchema.parse(await rest.get(Routes.user()));
+    const ids = z.array(z.looseObject({ id: z.string() })).parse(await rest.get(Routes.userGuilds()));
+    const guilds = await Promise.all(
+      ids.map(async ({ id }) => {
+        const [guild, channels] = await Promise.all([rest.get(Routes.guild(id)), rest.get(Routes.guildChannels(id))]);
+        return { ...z.looseObject({ id: z.string() }).parse(guild), channels, threads: [], members: [], unavailable: false };
+      }),
+    );
+    // discord.js's private dispatch entries (the calls the gateway frames take).
     const shard = this.client.ws.shards.get(0) as unknown as { onReadyPacket(d: object): void } | undefined;
     const ws = this.client.ws as unknown as { handlePacket(packet: object, shard: unknown): boolean };
+    for (const guild of guilds) ws.handlePacket({ t: 'GUILD_CREATE', d: guild }, shard);
+    const ready = { user, guilds: [], application: { id: user.id, flags: 0 } };
     shard?.onReadyPacket(ready);
     ws.handlePacket({ t: 'READY', d: ready }, shard);
   }

@@ -65,6 +65,9 @@ describe.runIf(adminUrl)('a Discord gateway taken over by another process', () =
       const person = dc.user(`User${i}`);
       return { person, dm: dc.dm(person), sent: [] as string[] };
     });
+    // A guild channel too: a resumed session gets no GUILD_CREATE, the guild must come from REST.
+    const { channels } = dc.guild('Team');
+    const guildPerson = dc.user('GuildUser');
     const say = (label: string) => {
       for (const [i, chat] of people.entries()) {
         const text = `c${i}-${label}`;
@@ -87,6 +90,7 @@ describe.runIf(adminUrl)('a Discord gateway taken over by another process', () =
     say('gap-1');
     await new Promise((resolve) => setTimeout(resolve, 2_000));
     say('gap-2');
+    dc.say(guildPerson, channels[0]!, 'guild-gap', { mention: true });
     const next = await waitFor(
       async () => {
         const h = await holder();
@@ -116,15 +120,21 @@ describe.runIf(adminUrl)('a Discord gateway taken over by another process', () =
     await waitFor(
       async () => {
         const rows = await inbound();
-        return rows.length === sent.length && rows.every((r) => r.status === 'done');
+        return rows.length === sent.length + 1 && rows.every((r) => r.status === 'done');
       },
       'every message received and handled after the takeover',
       60_000,
     );
     await new Promise((resolve) => setTimeout(resolve, 2_000));
     const users = await adminQuery<{ content: string }>(`SELECT "content" FROM "Message" WHERE "role" = 'user'`, [], db.url);
-    expect(users.map((u) => u.content).toSorted()).toEqual(sent.toSorted());
-    expect((await inbound()).length).toBe(sent.length);
+    const [guildMessages, dmMessages] = [
+      users.filter((u) => u.content.includes('guild-gap')),
+      users.filter((u) => !u.content.includes('guild-gap')),
+    ];
+    expect(dmMessages.map((u) => u.content).toSorted()).toEqual(sent.toSorted());
+    expect(guildMessages).toHaveLength(1);
+    expect(dc.botMessages(channels[0]!).map((m) => m.versions.at(-1))).toHaveLength(1);
+    expect((await inbound()).length).toBe(sent.length + 1);
     for (const { dm, sent: texts } of people) {
       const answers = dc.botMessages(dm).map((m) => m.versions.at(-1));
       expect(new Set(answers).size, 'no answer sent twice').toBe(answers.length);

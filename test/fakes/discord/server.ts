@@ -325,6 +325,15 @@ export class FakeDiscord {
       };
     }
     if (method === 'GET' && path === '/users/@me') return this.bot;
+    if (method === 'GET' && path === '/users/@me/guilds') return this.guilds.map((g) => ({ id: g.id, name: g.name }));
+    m = on('GET', /^\/guilds\/(\d+)(\/channels)?$/);
+    if (m) {
+      const guild = this.guilds.find((g) => g.id === m![1]);
+      if (!guild) throw new HttpError(404, 10004, 'Unknown Guild');
+      if (m[2]) return guild.channels;
+      const { channels: _channels, ...rest } = guildCreate(guild, []) as { channels?: unknown };
+      return rest;
+    }
     m = on('PUT', /^\/applications\/(\d+)(?:\/guilds\/(\d+))?\/commands$/);
     if (m) {
       const list = Array.isArray(body) ? body : [];
