@@ -27,3 +27,17 @@ export async function freshDatabase(prefix: string): Promise<{ url: string; drop
   parsed.pathname = `/${name}`;
   return { url: parsed.toString(), drop: async () => void (await adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)) };
 }
+
+/** Who holds a channel's receiver lease (the pid from the owner `host:pid:random`), with its token and stored state. */
+export async function receiverHolder(
+  receiver: string,
+  databaseUrl: string,
+): Promise<{ pid: number; token: number; state: string | null } | undefined> {
+  const rows = await adminQuery<{ owner: string | null; token: number; state: string | null }>(
+    `SELECT "owner", "token", "state" FROM "ReceiverLease" WHERE "receiver" = $1`,
+    [receiver],
+    databaseUrl,
+  );
+  const row = rows[0];
+  return row?.owner ? { pid: Number(row.owner.split(':').at(-2)), token: row.token, state: row.state } : undefined;
+}

@@ -9,7 +9,7 @@ import { FakeDiscord } from '../fakes/discord/index.ts';
 import { FakeModelServer } from '../fakes/model-server.ts';
 import { killAll, type ParleyProcess, startParley } from '../helpers/child.ts';
 import { waitFor } from '../helpers/harness.ts';
-import { adminQuery, adminUrl, freshDatabase } from './pg-database.ts';
+import { adminQuery, adminUrl, freshDatabase, receiverHolder } from './pg-database.ts';
 
 const CHATS = 20;
 
@@ -30,15 +30,7 @@ describe.runIf(adminUrl)('a Discord gateway taken over by another process', () =
     await db?.drop();
   });
 
-  async function holder(): Promise<{ pid: number; token: number; state: string | null } | undefined> {
-    const rows = await adminQuery<{ owner: string | null; token: number; state: string | null }>(
-      `SELECT "owner", "token", "state" FROM "ReceiverLease" WHERE "receiver" = 'discord'`,
-      [],
-      db.url,
-    );
-    const owner = rows[0]?.owner;
-    return owner ? { pid: Number(owner.split(':').at(-2)), token: rows[0]!.token, state: rows[0]!.state } : undefined;
-  }
+  const holder = () => receiverHolder('discord', db.url);
 
   it('the new holder RESUMEs; messages before, across and after the kill -9 are answered once each', {
     timeout: 180_000,

@@ -7,7 +7,7 @@ import { FakeDiscord } from '../fakes/discord/index.ts';
 import { FakeModelServer } from '../fakes/model-server.ts';
 import { killAll, type ParleyProcess, startParley } from '../helpers/child.ts';
 import { waitFor } from '../helpers/harness.ts';
-import { adminQuery, adminUrl, freshDatabase } from './pg-database.ts';
+import { adminUrl, freshDatabase, receiverHolder } from './pg-database.ts';
 
 const CHATS = 20;
 
@@ -28,15 +28,7 @@ describe.runIf(adminUrl)('the Discord gateway across three processes', () => {
     await db?.drop();
   });
 
-  async function holder(): Promise<{ pid: number; token: number } | undefined> {
-    const rows = await adminQuery<{ owner: string | null; token: number }>(
-      `SELECT "owner", "token" FROM "ReceiverLease" WHERE "receiver" = 'discord'`,
-      [],
-      db.url,
-    );
-    const owner = rows[0]?.owner;
-    return owner ? { pid: Number(owner.split(':').at(-2)), token: rows[0]!.token } : undefined;
-  }
+  const holder = () => receiverHolder('discord', db.url);
 
   it('one process holds the gateway; after its kill -9 another connects within 10 s; answers once each', {
     timeout: 120_000,

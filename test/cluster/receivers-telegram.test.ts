@@ -10,7 +10,7 @@ import { FakeModelServer } from '../fakes/model-server.ts';
 import { FakeTelegram } from '../fakes/telegram/index.ts';
 import { cleanEnv, killAll, type ParleyProcess, startParley } from '../helpers/child.ts';
 import { waitFor } from '../helpers/harness.ts';
-import { adminQuery, adminUrl, freshDatabase } from './pg-database.ts';
+import { adminUrl, freshDatabase, receiverHolder } from './pg-database.ts';
 
 const CHATS = 50;
 const run = promisify(execFile);
@@ -47,15 +47,7 @@ describe.runIf(adminUrl)('Telegram long polling across three processes', () => {
     await db?.drop();
   });
 
-  async function holder(): Promise<{ pid: number; token: number } | undefined> {
-    const rows = await adminQuery<{ owner: string | null; token: number }>(
-      `SELECT "owner", "token" FROM "ReceiverLease" WHERE "receiver" = 'telegram'`,
-      [],
-      db.url,
-    );
-    const owner = rows[0]?.owner;
-    return owner ? { pid: Number(owner.split(':').at(-2)), token: rows[0]!.token } : undefined;
-  }
+  const holder = () => receiverHolder('telegram', db.url);
 
   it('one process polls; after its kill -9 another polls within 10 s; 300 messages answered once each', { timeout: 240_000 }, async () => {
     const env = {
