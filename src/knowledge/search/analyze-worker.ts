@@ -6,7 +6,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import type { KnowledgePageRecord } from '../../store/repos/knowledge.ts';
 import type { PreparedBatch } from './analyzer-pool.ts';
 import { assignTermIds } from './index-layout.ts';
-import { analyzePage, encodeForward, type AnalyzedPage } from './indexed-page.ts';
+import { analyzePage, encodeForward, pageTermIds, type AnalyzedPage } from './indexed-page.ts';
 
 const port = parentPort;
 if (!port) throw new Error('analyze-worker.ts runs as a worker thread');
@@ -22,28 +22,7 @@ function termIds(pages: AnalyzedPage[]): Int32Array[] {
     owner++;
     epoch = current;
   }
-  const missing = new Map<string, AnalyzedPage['terms']>();
-  for (const page of pages) {
-    for (const term of page.terms) {
-      if (term.idOwner === owner) continue;
-      const same = missing.get(term.text);
-      if (same) same.push(term);
-      else missing.set(term.text, [term]);
-    }
-  }
-  if (missing.size) {
-    for (const [text, id] of assignTermIds(db, missing.keys())) {
-      for (const term of missing.get(text)!) {
-        term.idOwner = owner;
-        term.id = id;
-      }
-    }
-  }
-  return pages.map((page) => {
-    const ids = new Int32Array(page.terms.length);
-    for (let n = 0; n < ids.length; n++) ids[n] = page.terms[n]!.id;
-    return ids;
-  });
+  return pageTermIds(pages, owner, (texts) => assignTermIds(db, texts));
 }
 
 port.on('message', ({ id, pages }: { id: number; pages: KnowledgePageRecord[] }) => {

@@ -8,7 +8,7 @@ import type { Tokenizer } from '../tokenizer.ts';
 import { AnalyzerPool, type PreparedBatch } from './analyzer-pool.ts';
 import type { SearchIndexFile } from './index-file.ts';
 import { StaleSegmentError } from './index-layout.ts';
-import { analyzePage, type AnalyzedPage } from './indexed-page.ts';
+import { analyzePage, pageTermIds, type AnalyzedPage } from './indexed-page.ts';
 import { mergeSegments } from './merge.ts';
 import { SegmentBuilder } from './segment-builder.ts';
 import { SYNONYMS_SLUG } from './synonyms.ts';
@@ -181,27 +181,6 @@ export class IndexWriter {
   #termIds(pages: AnalyzedPage[]): Int32Array[] {
     this.#checkEpoch();
     const owner = this.#owner;
-    const missing = new Map<string, AnalyzedPage['terms']>();
-    for (const page of pages) {
-      for (const term of page.terms) {
-        if (term.idOwner === owner) continue;
-        const same = missing.get(term.text);
-        if (same) same.push(term);
-        else missing.set(term.text, [term]);
-      }
-    }
-    if (missing.size) {
-      for (const [text, id] of this.#file.termIds(missing.keys())) {
-        for (const term of missing.get(text)!) {
-          term.idOwner = owner;
-          term.id = id;
-        }
-      }
-    }
-    return pages.map((page) => {
-      const ids = new Int32Array(page.terms.length);
-      for (let n = 0; n < ids.length; n++) ids[n] = page.terms[n]!.id;
-      return ids;
-    });
+    return pageTermIds(pages, owner, (texts) => this.#file.termIds(texts));
   }
 }

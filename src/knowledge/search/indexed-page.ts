@@ -327,3 +327,32 @@ export function decodeForward(blob: Uint8Array, wanted: Map<number, number>): Fo
   }
   return { ...header, matches };
 }
+
+/**
+ * The term ids of each page's terms. Ids are cached on the term objects, tagged with `owner` (the
+ * index's epoch as the caller counts it); only terms without an id of this owner are looked up.
+ */
+export function pageTermIds(pages: AnalyzedPage[], owner: number, lookup: (texts: Iterable<string>) => Map<string, number>): Int32Array[] {
+  const missing = new Map<string, AnalyzedPage['terms']>();
+  for (const page of pages) {
+    for (const term of page.terms) {
+      if (term.idOwner === owner) continue;
+      const same = missing.get(term.text);
+      if (same) same.push(term);
+      else missing.set(term.text, [term]);
+    }
+  }
+  if (missing.size) {
+    for (const [text, id] of lookup(missing.keys())) {
+      for (const term of missing.get(text)!) {
+        term.idOwner = owner;
+        term.id = id;
+      }
+    }
+  }
+  return pages.map((page) => {
+    const ids = new Int32Array(page.terms.length);
+    for (let n = 0; n < ids.length; n++) ids[n] = page.terms[n]!.id;
+    return ids;
+  });
+}
