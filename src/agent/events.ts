@@ -3,9 +3,10 @@ import type { ApprovalRecord, ReplyState, TurnStatus, Usage } from '../store/typ
 
 /**
  * Where a continued turn's answer goes: `refs` (possibly none) are the messages already showing
- * it, with the text of rounds `fromRound`... in `texts`; edit them in place, never send a copy.
+ * it, from round `fromRound` on; edit them in place, never send a copy. `rounds` holds the text of
+ * every round the turn completed (round n at index n - 1).
  */
-export type ReplyResume = ReplyState & { texts: string[] };
+export type ReplyResume = ReplyState & { rounds: string[] };
 
 export type AgentEvent =
   | { type: 'turn_start'; turnId: string; sessionId: string; resumed: boolean; reply?: ReplyResume }

@@ -63,8 +63,6 @@ function errorResult(call: ToolCall, content: string): ToolResult {
  * turn's assistant messages (one per completed round; the interrupted round has none).
  */
 export function replyResume(turn: TurnRecord, messages: MessageRecord[]): ReplyResume {
-  const rounds = messages.filter((m) => m.role === 'assistant');
-  const state = turn.replyState;
-  if (!state) return { fromRound: rounds.length + 1, refs: [], texts: [] };
-  return { ...state, texts: rounds.slice(Math.max(0, state.fromRound - 1)).map((m) => m.content) };
+  const rounds = messages.filter((m) => m.role === 'assistant').map((m) => m.content);
+  return { ...(turn.replyState ?? { fromRound: rounds.length + 1, refs: [] }), rounds };
 }

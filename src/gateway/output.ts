@@ -6,8 +6,10 @@ import { errorText } from '../core/errors.ts';
 import type { ChannelAdapter, ChatRef, Inbound } from '../core/types.ts';
 import type { Logger } from '../log.ts';
 import type { Store } from '../store/store.ts';
-import type { TurnRecord } from '../store/types.ts';
+import type { ReplyState, TurnRecord } from '../store/types.ts';
 import { ReplyRenderer, type ApprovalPromptSink } from './renderer.ts';
+
+const PAUSED_KEPT_MS = 60 * 60_000;
 
 export interface OutputOptions {
   store: Store;
@@ -20,12 +22,24 @@ export class Output {
   readonly #o: OutputOptions;
   /** Per chat: settles when the last renderer opened for it has delivered everything. */
   readonly #tails = new Map<string, Promise<void>>();
+  /** Per turn: its last renderer here, kept while the turn is paused so a continuation takes its messages over. */
+  readonly #byTurn = new Map<string, ReplyRenderer>();
 
   constructor(options: OutputOptions) {
     this.#o = options;
   }
 
-  renderer({ id: turnId, origin }: TurnRecord): ReplyRenderer | undefined {
+  /**
+   * A renderer for the turn. A turn this process paused (its storage failed) is continued in the
+   * messages that renderer sent, even when recording them failed as well.
+   */
+  async renderer({ id: turnId, origin }: TurnRecord): Promise<ReplyRenderer | undefined> {
+    const previous = this.#byTurn.get(turnId);
+    let handoff: ReplyState | undefined;
+    if (previous?.pausedState) {
+      await previous.closed;
+      handoff = previous.pausedState;
+    }
     const adapter = this.#o.adapters.get(origin.chat.channel);
     if (!adapter) {
       this.#o.log.warn({ channel: origin.chat.channel }, 'no adapter for this channel in this process; replies are not shown');
@@ -40,14 +54,23 @@ export class Output {
       log: this.#o.log,
       ...(this.#o.prompts ? { prompts: this.#o.prompts } : {}),
       ...(after ? { after } : {}),
+      ...(handoff ? { handoff } : {}),
       saveReplyState: async (state) => void (await this.#o.store.turns.saveReplyState(turnId, state)),
     });
     const tail = renderer.closed;
     this.#tails.set(key, tail);
+    this.#byTurn.set(turnId, renderer);
     void tail.then(() => {
       if (this.#tails.get(key) === tail) this.#tails.delete(key);
+      if (!renderer.pausedState) this.#forget(turnId, renderer);
+      // A paused turn continued by another process (or never) must not be kept forever.
+      else setTimeout(() => this.#forget(turnId, renderer), PAUSED_KEPT_MS).unref();
     });
     return renderer;
+  }
+
+  #forget(turnId: string, renderer: ReplyRenderer): void {
+    if (this.#byTurn.get(turnId) === renderer) this.#byTurn.delete(turnId);
   }
 
   async reply(chat: ChatRef, text: string, inReplyTo?: Inbound): Promise<void> {

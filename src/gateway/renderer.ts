@@ -36,6 +36,11 @@ export interface RendererOptions {
   deliveryBudgetMs?: number;
   /** Nothing is sent before this settles: the previous turn's delivery in the same chat (keeps order). */
   after?: Promise<unknown>;
+  /**
+   * What this process's earlier renderer of the same turn was showing when the turn paused (its
+   * storage failed). Newer than the stored reply state when storing it failed too.
+   */
+  handoff?: ReplyState;
 }
 
 interface SentPiece {
@@ -71,6 +76,8 @@ export class ReplyRenderer {
   #typing: NodeJS.Timeout | undefined;
   #queue: Promise<void> = Promise.resolve();
   #closed = false;
+  /** The turn was left running (paused): a continuation takes over these messages. */
+  #pausing = false;
   #markClosed: () => void = noop;
   /** Settles once close() has delivered everything (what the chat's next renderer waits for). */
   readonly closed: Promise<void> = new Promise((resolve) => (this.#markClosed = resolve));
@@ -88,7 +95,10 @@ export class ReplyRenderer {
     if (this.#closed) return;
     switch (event.type) {
       case 'turn_start':
-        if (event.reply) this.#inherit(event.reply.fromRound, event.reply.refs, event.reply.texts);
+        if (event.reply) {
+          const { fromRound, refs } = newerReplyState(event.reply, this.#o.handoff);
+          this.#inherit(fromRound, refs, event.reply.rounds.slice(Math.max(0, fromRound - 1)));
+        }
         this.#startTyping();
         break;
       case 'message_delta':
@@ -143,11 +153,17 @@ export class ReplyRenderer {
         if (event.status === 'done' && !text) text = event.text || '_(no answer)_';
         for (const notice of this.#notices) text = `${text}\n\n_${notice}_`;
         // Left `running` (shutdown): the next process continues this answer in these messages.
+        this.#pausing = event.status === 'running';
         this.#enqueue(() => (event.status === 'running' ? this.#render(text.trim(), 'paused') : this.#deliver(text.trim())));
         break;
       }
     }
   };
+
+  /** Left paused (the turn is to be continued): the messages it shows, once `closed` has settled. */
+  get pausedState(): ReplyState | undefined {
+    return this.#pausing ? { fromRound: this.#fromRound, refs: this.#sent.map((p) => p.ref) } : undefined;
+  }
 
   /** Resolves when everything queued has been sent, including work queued while waiting. */
   async flush(): Promise<void> {
@@ -361,3 +377,15 @@ export class ReplyRenderer {
 }
 
 function noop(): void {}
+
+/**
+ * Of two records of the same answer's messages, the one that extends the other (else the stored
+ * one: another process continued the answer since).
+ */
+function newerReplyState(stored: ReplyState, handoff: ReplyState | undefined): ReplyState {
+  if (!handoff || handoff.refs.length <= stored.refs.length) return stored;
+  if (stored.refs.length === 0) return handoff;
+  const extends_ =
+    handoff.fromRound === stored.fromRound && stored.refs.every((ref, i) => JSON.stringify(ref) === JSON.stringify(handoff.refs[i]));
+  return extends_ ? handoff : stored;
+}

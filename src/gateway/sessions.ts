@@ -104,7 +104,7 @@ export class SessionRunner {
     body: (run: TurnRun) => Promise<TurnOutcome>,
   ): Promise<TurnOutcome | undefined> {
     const signal = setTurn(turn.id);
-    const renderer = this.#o.output.renderer(turn);
+    const renderer = await this.#o.output.renderer(turn);
     try {
       return await body({
         turn,
@@ -136,7 +136,7 @@ export class SessionRunner {
       turn.sessionId,
       async (lease) => {
         const signal = lease.setTurn(turnId);
-        const renderer = this.#o.output.renderer(turn);
+        const renderer = await this.#o.output.renderer(turn);
         try {
           outcome = await agent.resume(turnId, {
             signal,

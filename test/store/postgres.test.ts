@@ -72,55 +72,76 @@ describe.runIf(adminUrl)('PostgreSQL', () => {
     await h.stop();
   });
 
-  it('when the database goes away mid-turn, the user is told, and the turn continues once it is back', async () => {
-    let pullThePlug: () => Promise<void> = async () => {};
-    const unplug = defineTool({
-      name: 'unplug',
-      description: 'Takes the database away under the running turn',
-      parameters: z.object({}),
-      approval: 'never',
-      async execute() {
-        await pullThePlug();
-        return 'unplugged';
-      },
-    }) as AnyTool;
-    const h = await createHarness({ databaseUrl: url, tools: [unplug], scheduler: { leaseMs: 1_000 } });
-    pullThePlug = () =>
-      admin(async (c) => {
-        await c.query(`ALTER DATABASE ${database} ALLOW_CONNECTIONS false`);
-        await c.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [database]);
-      });
-    h.model.enqueue({ text: 'Working on it.', toolCalls: [{ name: 'unplug', arguments: {} }] }, (request) => ({
-      text: request.body.messages.at(-1)!.content?.startsWith('Interrupted') ? 'Back again: the thing is done.' : 'unexpected',
-    }));
-    await h.adapter.say('please do the thing', { from: { id: 'u-dora', name: 'Dora' } });
-    const reply = await waitFor(
-      () => h.adapter.botMessages('dm-u-dora').find((m) => m.text.includes('database')),
-      'the failure message',
-      20_000,
-    );
-    expect(reply.text).toBe(
-      'Working on it.\n\n_I lost the connection to my database and had to pause here. I will pick this up again as soon as it is back._',
-    );
-    expect(h.model.requests).toHaveLength(1);
+  // `late`: the answer's first message reaches the chat only after the database is gone, so this
+  // process could not record it either, and still continues the answer in it.
+  it.each([
+    { sends: 'at once', user: 'u-dora' },
+    { sends: 'late', user: 'u-erin' },
+  ])(
+    'when the database goes away mid-turn, the user is told, and the turn continues once it is back (sends $sends)',
+    async ({ sends, user }) => {
+      const chat = `dm-${user}`;
+      let pullThePlug: () => Promise<void> = async () => {};
+      let unplugged = (): void => {};
+      const plugPulled = new Promise<void>((resolve) => (unplugged = resolve));
+      const unplug = defineTool({
+        name: 'unplug',
+        description: 'Takes the database away under the running turn',
+        parameters: z.object({}),
+        approval: 'never',
+        async execute() {
+          await pullThePlug();
+          unplugged();
+          return 'unplugged';
+        },
+      }) as AnyTool;
+      const h = await createHarness({ databaseUrl: url, tools: [unplug], scheduler: { leaseMs: 1_000 } });
+      pullThePlug = () =>
+        admin(async (c) => {
+          await c.query(`ALTER DATABASE ${database} ALLOW_CONNECTIONS false`);
+          await c.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [
+            database,
+          ]);
+        });
+      h.model.enqueue({ text: 'Working on it.', toolCalls: [{ name: 'unplug', arguments: {} }] }, (request) => ({
+        text: request.body.messages.at(-1)!.content?.startsWith('Interrupted') ? 'Back again: the thing is done.' : 'unexpected',
+      }));
+      if (sends === 'late') {
+        const send = h.adapter.send.bind(h.adapter);
+        h.adapter.send = async (...args) => {
+          await plugPulled;
+          return send(...args);
+        };
+      }
+      await h.adapter.say('please do the thing', { from: { id: user, name: 'Dora' } });
+      const reply = await waitFor(
+        () => h.adapter.botMessages(chat).find((m) => m.text.includes('database')),
+        'the failure message',
+        20_000,
+      );
+      expect(reply.text).toBe(
+        'Working on it.\n\n_I lost the connection to my database and had to pause here. I will pick this up again as soon as it is back._',
+      );
+      expect(h.model.requests).toHaveLength(1);
 
-    // The database comes back: the same process continues the turn from what was stored.
-    await admin((c) => c.query(`ALTER DATABASE ${database} ALLOW_CONNECTIONS true`));
-    const [turn] = await settled(h.store, 'memory:dm-u-dora', 20_000);
-    expect(turn!.status).toBe('done');
-    // One answer: the message that said it paused is continued in place.
-    await waitFor(() => h.adapter.lastBotMessage('dm-u-dora')!.text.includes('Back again'), 'the continued answer');
-    // The tool ran but its result could not be stored: it is not run again, and the chat is told.
-    expect(h.adapter.botMessages('dm-u-dora').map((m) => m.text)).toEqual([
-      'Working on it.\n\nBack again: the thing is done.\n\n_I was interrupted while running unplug; it may or may not have taken effect, and I did not run it again._',
-    ]);
-    const session = (await h.store.sessions.getByKey('memory:dm-u-dora'))!;
-    const history = await h.store.messages.history(session.id, 0);
-    expect(history.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
-    expect(history[0]!.content).toBe('please do the thing');
-    expect(history[2]!.content).toMatch(/^Interrupted/);
-    await h.stop();
-  });
+      // The database comes back: the same process continues the turn from what was stored.
+      await admin((c) => c.query(`ALTER DATABASE ${database} ALLOW_CONNECTIONS true`));
+      const [turn] = await settled(h.store, `memory:${chat}`, 20_000);
+      expect(turn!.status).toBe('done');
+      // One answer: the message that said it paused is continued in place.
+      await waitFor(() => h.adapter.lastBotMessage(chat)!.text.includes('Back again'), 'the continued answer');
+      // The tool ran but its result could not be stored: it is not run again, and the chat is told.
+      expect(h.adapter.botMessages(chat).map((m) => m.text)).toEqual([
+        'Working on it.\n\nBack again: the thing is done.\n\n_I was interrupted while running unplug; it may or may not have taken effect, and I did not run it again._',
+      ]);
+      const session = (await h.store.sessions.getByKey(`memory:${chat}`))!;
+      const history = await h.store.messages.history(session.id, 0);
+      expect(history.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
+      expect(history[0]!.content).toBe('please do the thing');
+      expect(history[2]!.content).toMatch(/^Interrupted/);
+      await h.stop();
+    },
+  );
 
   it('two processes racing for one decision and one lease: exactly one wins each', async () => {
     const h = await createHarness({ databaseUrl: url, tools: [transfer] });
