@@ -20,6 +20,7 @@ import { goldenQuality, hardQuality, type Rank } from './knowledge-quality.ts';
 
 const BATCH = 200;
 const CHUNK = 5_000;
+export const CLI_RUNS = 11;
 const REPO = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 interface Latency {
@@ -81,7 +82,7 @@ function cliImport(pages: () => Iterable<KnowledgePageRecord>): number {
   }
 }
 
-/** Wall time of `parley knowledge search` minus that of `node -e 0` (medians of five runs each). */
+/** Wall time of `parley knowledge search` minus that of `node -e 0` (medians of CLI_RUNS runs each). */
 function cliOverhead(dbFile: string, cwd: string): number {
   const env = { ...process.env, DATABASE_URL: `file:${dbFile}`, PARLEY_LOG_LEVEL: 'silent' };
   const time = (args: string[]) => () => {
@@ -92,7 +93,7 @@ function cliOverhead(dbFile: string, cwd: string): number {
   };
   const search = time([join(REPO, 'bin', 'parley.mjs'), 'knowledge', 'search', 'send a message with buttons']);
   search(); // the first run fills tsx's transform cache
-  return median(search, 5) - median(time(['-e', '0']), 5);
+  return median(search, CLI_RUNS) - median(time(['-e', '0']), CLI_RUNS);
 }
 
 export async function measureScale(corpus: KnowledgePageRecord[], size: number): Promise<ScaleFigures> {

@@ -20,7 +20,7 @@ import { CORPUS_DIR, loadCorpus } from './knowledge-corpus.ts';
 import { GOLDEN_QUESTIONS, OFF_TOPIC_MESSAGES } from './knowledge-golden.ts';
 import { HARD_KINDS } from './knowledge-hard.ts';
 import { goldenQuality, hardQuality, type Quality, type Rank } from './knowledge-quality.ts';
-import { measureScale, type ScaleFigures } from './knowledge-scale.ts';
+import { CLI_RUNS, measureScale, type ScaleFigures } from './knowledge-scale.ts';
 
 const f3 = (n: number) => n.toFixed(3);
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!;
@@ -93,7 +93,7 @@ function scaleTable(figures: ScaleFigures[]): void {
         `${f.search.p50.toFixed(2)} / ${f.search.p95.toFixed(2)}`.padEnd(23),
         `${f3(f.golden.en)} / ${f3(f.golden.zh)}`.padEnd(18),
         f3(f.hard).padEnd(10),
-        f.cliMs === undefined ? '' : `${Math.round(f.cliMs)} ms above node -e 0 (median of 5)`,
+        f.cliMs === undefined ? '' : `${Math.round(f.cliMs)} ms above node -e 0 (medians of ${CLI_RUNS})`,
         f.cliImportMs === undefined ? '' : `; \`parley knowledge import\` of the pages as files: ${(f.cliImportMs / 1000).toFixed(1)} s`,
       ].join(' '),
     );

@@ -15,7 +15,7 @@ import { generatedPage, generatorBase } from './knowledge-generator.ts';
 const ROOT = join(import.meta.dirname, '..');
 const PARLEY = join(ROOT, 'bin', 'parley.mjs');
 const START = join(ROOT, 'bin', 'start.mjs');
-const RUNS = 5;
+const RUNS = 11;
 const PAGES = 10_000;
 const BATCH = 500;
 

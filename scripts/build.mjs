@@ -1,6 +1,6 @@
 // Compiles src/ and adapters/ (generated Prisma clients included) to dist/ with the project's
 // TypeScript, copies the files the code reads at run time (migrations, the web console's static
-// files) and stamps the result with the state of its sources (bin/build-state.mjs). Runs at
+// files), bundles the CLI for a fast start (scripts/bundle-cli.mjs) and stamps the result with the state of its sources (bin/build-state.mjs). Runs at
 // `npm install` after prisma generate, and from bin/ when the sources changed since.
 //
 // Builds into a temporary folder and swaps it in, under a lock folder: processes starting side by
@@ -44,6 +44,8 @@ function compileTo(outDir) {
     stdio: ['ignore', 2, 2], // tsc reports on stderr: stdout may be a command's JSON
   });
   for (const asset of ASSETS) cpSync(join(ROOT, asset), join(outDir, asset), { recursive: true });
+  // A child process: the bundler's API is asynchronous and this build is not.
+  execFileSync(process.execPath, [join(ROOT, 'scripts', 'bundle-cli.mjs'), outDir], { cwd: ROOT, stdio: ['ignore', 2, 2] });
   writeFileSync(join(outDir, STAMP_FILE), `${JSON.stringify(inputs)}\n`);
 }
 

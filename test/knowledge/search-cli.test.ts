@@ -2,7 +2,7 @@
 // JSON line each, the synonyms commands, imports committed in whole batches (checked by killing
 // the import midway), and a search that loads neither the database client nor the Markdown parser.
 import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -177,8 +177,13 @@ describe('start-up of a search', () => {
     expect(run.code).toBe(0);
     expect(JSON.parse(run.out).hits[0].slug).toBe('en/plugins/keyboard');
     const loaded = (await import('node:fs')).readFileSync(log, 'utf8');
-    // The sources, or the compiled JavaScript when bin/parley.mjs runs a build (dist/).
-    expect(loaded).toMatch(/knowledge-searcher\.(?:ts|js)\b/);
+    // The sources, the compiled JavaScript (dist/src/) or the bundled CLI (dist/bundle/, chunks named after their module).
+    expect(loaded).toMatch(/knowledge-searcher(?:\.ts|\.js|-\w+\.js)\b/);
+    // bin/parley.mjs has built dist/ by now; with a bundler installed the search runs from its bundle.
+    if (existsSync(join(REPO_ROOT, 'dist', 'bundle', 'cli', 'main.js'))) {
+      expect(loaded).toContain('/dist/bundle/cli/main.js');
+      expect(loaded).not.toContain('/dist/src/cli/');
+    }
     expect(loaded).not.toMatch(/@prisma\/client|adapter-better-sqlite3/);
     expect(loaded).not.toContain('markdown-it');
     expect(loaded).not.toContain('modelcontextprotocol');
