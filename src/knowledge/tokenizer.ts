@@ -111,7 +111,10 @@ export function createTokenizer(options: TokenizerOptions = {}): Tokenizer {
   let byText = new Map<string, Term>();
   let byWord = new Map<string, Term | null>();
   const plainWords = new WordTable<Term | null>();
-  let pairs = new Map<number, Term>();
+  const pairs = new WordTable<Term>();
+  // Identifier as written → the terms it gives, in order (splitting one is most of its cost, and
+  // pages repeat theirs: ctx.reply, bot.api.sendMessage).
+  let byIdentifier = new Map<string, Term[]>();
   const intern = (text: string): Term => {
     let found = byText.get(text);
     if (!found) {
@@ -145,23 +148,35 @@ export function createTokenizer(options: TokenizerOptions = {}): Tokenizer {
     if (found) sink(found);
   };
   const pair = (text: string, at: number, sink: TermSink): void => {
-    const key = text.charCodeAt(at) * 65_536 + text.charCodeAt(at + 1);
-    let found = pairs.get(key);
+    const hash = hashSpan(text, at, at + 2);
+    let found = pairs.get(text, at, at + 2, hash);
     if (!found) {
       found = intern(text.slice(at, at + 2));
-      pairs.set(key, found);
+      pairs.set(found.text, hash, found);
     }
     sink(found);
   };
   const trim = (): void => {
-    if (byText.size + byWord.size + plainWords.size <= MAX_INTERNED) return;
+    if (byText.size + byWord.size + plainWords.size + byIdentifier.size <= MAX_INTERNED) return;
     byText = new Map();
     byWord = new Map();
-    pairs = new Map();
+    pairs.clear();
+    byIdentifier = new Map();
     plainWords.clear();
   };
 
   const identifier = (word: string, sink: TermSink): void => {
+    let terms = byIdentifier.get(word);
+    if (!terms) {
+      const found: Term[] = [];
+      splitIdentifier(word, (term) => found.push(term));
+      terms = found;
+      byIdentifier.set(word, terms);
+    }
+    for (const term of terms) sink(term);
+  };
+
+  const splitIdentifier = (word: string, sink: TermSink): void => {
     const pieces: string[] = [];
     let start = 0;
     let punctuated = false;

@@ -194,8 +194,10 @@ export function encodeForward(page: AnalyzedCounts, ids: ArrayLike<number>, out 
   let previous = 0;
   const { counts, entries, first, next } = page;
   for (let k = 0; k < keys.length; k++) {
-    const n = keys[k]! % 1_048_576;
-    const id = ids[n]!;
+    // The id is the high part (exact in a double); `%` on doubles would be a slow library call.
+    const key = keys[k]!;
+    const id = Math.floor(key / 1_048_576);
+    const n = key - id * 1_048_576;
     if (k % SKIP === 0) {
       skips.push(id, body.length);
       previous = id;
