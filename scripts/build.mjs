@@ -44,8 +44,14 @@ function compileTo(outDir) {
     stdio: ['ignore', 2, 2], // tsc reports on stderr: stdout may be a command's JSON
   });
   for (const asset of ASSETS) cpSync(join(ROOT, asset), join(outDir, asset), { recursive: true });
-  // A child process: the bundler's API is asynchronous and this build is not.
-  execFileSync(process.execPath, [join(ROOT, 'scripts', 'bundle-cli.mjs'), outDir], { cwd: ROOT, stdio: ['ignore', 2, 2] });
+  // A child process: the bundler's API is asynchronous and this build is not. Without the bundle
+  // bin/parley.mjs runs the compiled modules, only slower to start: a warning, not a failed build.
+  try {
+    execFileSync(process.execPath, [join(ROOT, 'scripts', 'bundle-cli.mjs'), outDir], { cwd: ROOT, stdio: ['ignore', 2, 2] });
+  } catch (error) {
+    rmSync(join(outDir, 'bundle'), { recursive: true, force: true });
+    process.stderr.write(`parley: could not bundle the CLI (${error.message.split('\n')[0]}); it runs unbundled\n`);
+  }
   writeFileSync(join(outDir, STAMP_FILE), `${JSON.stringify(inputs)}\n`);
 }
 
