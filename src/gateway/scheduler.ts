@@ -7,6 +7,7 @@ import { ShutdownRequest, StopRequest } from '../agent/abort.ts';
 import { DEFAULT_HEARTBEAT_MS, LEASE_BEATS } from '../cluster/heartbeat.ts';
 import type { WakeupEvent, Wakeups } from '../cluster/wakeups.ts';
 import type { Logger } from '../log.ts';
+import type { SessionState } from '../store/repos/turn-reads.ts';
 import type { Store } from '../store/store.ts';
 import { newLeaseOwner } from './lease-owner.ts';
 
@@ -36,7 +37,17 @@ interface Running {
   controller: AbortController;
 }
 
-export type SessionWork = (lease: { setTurn(turnId: string): AbortSignal }) => Promise<void>;
+/** A held lease: the session's state as it was taken, and where the turn's abort signal comes from. */
+export interface Lease {
+  /** The session as the lease was taken (same statement): its unfinished turn and oldest queued message. */
+  readonly state: SessionState;
+  setTurn(turnId: string): AbortSignal;
+}
+
+export type SessionWork = (lease: Lease) => Promise<void>;
+
+/** What withLeaseThenLook found: no lease, or the session's state once the lease was released. */
+export type LeasedLook = { worked: false } | { worked: true; after: SessionState | undefined };
 
 export class SessionScheduler {
   readonly owner: string;
@@ -103,23 +114,35 @@ export class SessionScheduler {
    * elsewhere. Returns false when the lease could not be had (someone else is working on it).
    */
   async withLease(sessionId: string, work: SessionWork, waitMs = 0): Promise<boolean> {
+    return (await this.withLeaseThenLook(sessionId, work, waitMs)).worked;
+  }
+
+  /**
+   * withLease, and the session's state right after the lease was released (read by the releasing
+   * statement itself): what the worker decides whether to go on with.
+   */
+  async withLeaseThenLook(sessionId: string, work: SessionWork, waitMs = 0): Promise<LeasedLook> {
     const deadline = Date.now() + waitMs;
+    let state: SessionState | undefined;
     for (;;) {
-      if (this.#stopping) return false;
+      if (this.#stopping) return { worked: false };
       // A lease held by this process is re-entrant in the database, so local work is checked here.
-      if (!this.#running.has(sessionId) && (await this.#store.sessions.acquireLease(sessionId, this.owner, this.#leaseMs))) {
-        if (!this.#running.has(sessionId)) break;
+      if (!this.#running.has(sessionId)) {
+        state = await this.#store.turnReads.takeLease(sessionId, this.owner, this.#leaseMs);
+        if (state && !this.#running.has(sessionId)) break;
       }
       if (Date.now() >= deadline) {
         if (waitMs > 0) this.#ended(sessionId);
-        return false;
+        return { worked: false };
       }
       await sleep(Math.min(100, Math.max(10, deadline - Date.now())));
     }
     const running: Running = { turnId: undefined, controller: new AbortController() };
     this.#running.set(sessionId, running);
+    let after: SessionState | undefined | 'unknown' = 'unknown';
     try {
       await work({
+        state,
         setTurn: (turnId) => {
           running.turnId = turnId;
           running.controller = new AbortController();
@@ -129,13 +152,21 @@ export class SessionScheduler {
           return running.controller.signal;
         },
       });
-      return true;
     } finally {
       this.#running.delete(sessionId);
-      await this.#store.sessions.releaseLease(sessionId, this.owner).catch((error: unknown) => {
-        this.#log.warn({ err: error, sessionId }, 'could not release a session lease; it will expire');
-      });
+      after = await this.#release(sessionId);
       this.#ended(sessionId);
+    }
+    // Not released here (the lease had been taken over, or releasing failed): a separate look.
+    return { worked: true, after: after === 'unknown' ? await this.#store.turnReads.sessionState(sessionId) : after };
+  }
+
+  async #release(sessionId: string): Promise<SessionState | 'unknown'> {
+    try {
+      return (await this.#store.turnReads.releaseLease(sessionId, this.owner)) ?? 'unknown';
+    } catch (error) {
+      this.#log.warn({ err: error, sessionId }, 'could not release a session lease; it will expire');
+      return 'unknown';
     }
   }
 

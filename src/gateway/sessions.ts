@@ -4,6 +4,7 @@ import { StopRequest } from '../agent/abort.ts';
 import type { Agent, TurnOutcome, TurnRun } from '../agent/agent.ts';
 import { InboundSchema } from '../core/types.ts';
 import type { Logger } from '../log.ts';
+import type { SessionState } from '../store/repos/turn-reads.ts';
 import type { Store } from '../store/store.ts';
 import type { SessionRecord, TurnRecord } from '../store/types.ts';
 import type { Output } from './output.ts';
@@ -56,25 +57,23 @@ export class SessionRunner {
 
   async #drain(sessionId: string): Promise<void> {
     for (;;) {
-      // One turn per lease: the look after releasing it decides whether there is more to do, so a
-      // message queued while we were finishing is never left behind (and the mailbox is read once
-      // per turn, not before and after the release).
-      const worked = await this.#o.scheduler.withLease(sessionId, async (lease) => {
-        if (!this.#o.scheduler.stopping) await this.#nextTurn(sessionId, lease.setTurn);
+      // One turn per lease: the look after releasing it (made by the releasing statement) decides
+      // whether there is more to do, so a message queued while we were finishing is never left
+      // behind (and the mailbox is read once per turn, not before and after the release).
+      const look = await this.#o.scheduler.withLeaseThenLook(sessionId, async (lease) => {
+        if (!this.#o.scheduler.stopping) await this.#nextTurn(lease.state, lease.setTurn);
       });
-      if (!worked || this.#o.scheduler.stopping) return;
-      const state = await this.#o.store.turnReads.sessionState(sessionId);
+      if (!look.worked || this.#o.scheduler.stopping) return;
+      const state = look.after;
       // An unfinished turn (suspended, or left running for the sweep) holds the mailbox back.
       if (!state || state.active || !state.queuedPayload) return;
     }
   }
 
-  async #nextTurn(sessionId: string, setTurn: (turnId: string) => AbortSignal): Promise<'ran' | 'idle' | 'blocked'> {
+  async #nextTurn(state: SessionState, setTurn: (turnId: string) => AbortSignal): Promise<'ran' | 'idle' | 'blocked'> {
     const { store } = this.#o;
     const agent = this.#o.agent;
     if (!agent) return 'idle';
-    const state = await store.turnReads.sessionState(sessionId);
-    if (!state) return 'idle';
     const { session, active } = state;
     if (active?.status === 'awaiting_approval') return 'blocked';
     if (active?.status === 'running') {
@@ -86,7 +85,7 @@ export class SessionRunner {
     if (!state.queuedPayload) return 'idle';
     const first = InboundSchema.parse(JSON.parse(state.queuedPayload));
     // The turn, its claimed messages and their user messages are written in one transaction.
-    const started = await store.turns.startWithQueued({ sessionId, epoch: session.epoch, origin: originOf(first) });
+    const started = await store.turns.startWithQueued({ sessionId: session.id, epoch: session.epoch, origin: originOf(first) });
     if (!started) return 'idle';
     const { turn } = started;
     return this.#after(await this.#execute(turn, session, setTurn, (run) => agent.start(run)));

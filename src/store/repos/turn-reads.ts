@@ -1,5 +1,7 @@
 // Compound reads for the per-message path: what the gateway needs to route a message or pick a
-// session's next turn, in one statement instead of three or four model calls.
+// session's next turn, in one statement instead of three or four model calls. Taking and releasing
+// a session's lease return the same state (UPDATE … RETURNING), so the worker's look at the mailbox
+// costs no statement of its own.
 import { z } from 'zod';
 import type { ChatType } from '../../core/types.ts';
 import type { SqlDriver } from '../sql/driver.ts';
@@ -13,11 +15,20 @@ export interface SessionState {
   queuedPayload?: string;
 }
 
-const ACTIVE = `FROM "Turn" t WHERE t."sessionId" = s."id" AND t."status" IN ('running', 'awaiting_approval') ORDER BY t."startedAt" DESC LIMIT 1`;
-const COLUMNS = `s."id", s."key", s."channel", s."chatId", s."chatType", s."threadId", s."userId", s."epoch", s."createdAt", s."updatedAt",
-  (SELECT t."id" ${ACTIVE}) AS "activeId",
-  (SELECT t."status" ${ACTIVE}) AS "activeStatus"`;
-const QUEUED = `(SELECT i."payload" FROM "InboundEvent" i WHERE i."sessionId" = s."id" AND i."status" = 'queued' ORDER BY i."id" LIMIT 1) AS "queuedPayload"`;
+// `table` names the session row: `s` in a SELECT; in an UPDATE … RETURNING, "Session" itself
+// (SQLite does not resolve an UPDATE's alias inside RETURNING's subqueries).
+const active = (table: string) =>
+  `FROM "Turn" t WHERE t."sessionId" = ${table}."id" AND t."status" IN ('running', 'awaiting_approval') ORDER BY t."startedAt" DESC LIMIT 1`;
+const columns = (
+  table: string,
+) => `${table}."id", ${table}."key", ${table}."channel", ${table}."chatId", ${table}."chatType", ${table}."threadId", ${table}."userId", ${table}."epoch", ${table}."createdAt", ${table}."updatedAt",
+  (SELECT t."id" ${active(table)}) AS "activeId",
+  (SELECT t."status" ${active(table)}) AS "activeStatus"`;
+const queued = (table: string) =>
+  `(SELECT i."payload" FROM "InboundEvent" i WHERE i."sessionId" = ${table}."id" AND i."status" = 'queued' ORDER BY i."id" LIMIT 1) AS "queuedPayload"`;
+const COLUMNS = columns('s');
+const QUEUED = queued('s');
+const RETURNING = `RETURNING ${columns('"Session"')}, ${queued('"Session"')}`;
 
 const rowSchema = z.object({
   id: z.string(),
@@ -69,6 +80,34 @@ export function turnReadsRepo(sql: SqlDriver) {
     /** The session, its unfinished turn and its oldest queued message; undefined when the session is gone. */
     async sessionState(id: string): Promise<SessionState | undefined> {
       const rows = await sql.all(byId, [id]);
+      return rows[0] === undefined ? undefined : toState(rows[0]);
+    },
+
+    /**
+     * Takes (or extends) the session's lease with one conditional update, so exactly one process
+     * wins even when several try at once; returns the session's state as it holds the lease, or
+     * undefined when the lease is held elsewhere (or the session is gone).
+     */
+    async takeLease(id: string, owner: string, ttlMs: number): Promise<SessionState | undefined> {
+      const now = new Date();
+      const rows = await sql.all(
+        `UPDATE "Session" SET "leaseOwner" = $1, "leaseUntil" = $2, "updatedAt" = $3
+          WHERE "id" = $4 AND ("leaseOwner" IS NULL OR "leaseOwner" = $5 OR "leaseUntil" < $6) ${RETURNING}`,
+        [owner, new Date(now.getTime() + ttlMs), now, id, owner, now],
+      );
+      return rows[0] === undefined ? undefined : toState(rows[0]);
+    },
+
+    /**
+     * Releases the lease `owner` holds and returns the session's state as released (what is left to
+     * do); undefined when `owner` did not hold it (it expired and was taken, or the session is gone).
+     */
+    async releaseLease(id: string, owner: string): Promise<SessionState | undefined> {
+      const rows = await sql.all(
+        `UPDATE "Session" SET "leaseOwner" = NULL, "leaseUntil" = NULL, "updatedAt" = $1
+          WHERE "id" = $2 AND "leaseOwner" = $3 ${RETURNING}`,
+        [new Date(), id, owner],
+      );
       return rows[0] === undefined ? undefined : toState(rows[0]);
     },
   };

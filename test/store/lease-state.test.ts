@@ -1,0 +1,70 @@
+// Taking and releasing a session lease return the session's mailbox state from the same statement
+// (what the session worker decides on): the same suite on SQLite and on PostgreSQL.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Inbound } from '../../src/core/types.ts';
+import type { Store } from '../../src/store/store.ts';
+import { backends } from './backends.ts';
+
+const inbound = (eventId: string, text: string): Inbound => ({
+  channel: 'test',
+  chatId: 'c',
+  chatType: 'direct',
+  messageId: `m-${eventId}`,
+  eventId,
+  sender: { id: 'u1', displayName: 'Alice', isBot: false },
+  text,
+  attachments: [],
+  mentionsBot: false,
+  repliesToBot: false,
+  receivedAt: new Date('2026-11-23T10:00:00Z'),
+});
+const origin = { chat: { channel: 'test', chatId: 'c', chatType: 'direct' as const }, requester: { id: 'u1', displayName: 'Alice' } };
+
+describe.each(backends())('session lease with state on $name', (backend) => {
+  let store: Store;
+
+  beforeAll(async () => {
+    store = await (await backend.create())();
+  });
+  afterAll(async () => {
+    await store.close();
+    await backend.destroy();
+  });
+
+  it('takes the lease for one owner at a time and returns the session, its unfinished turn and oldest queued message', async () => {
+    const session = await store.sessions.ensure({ key: 'lease-1', channel: 'test', chatId: 'c', chatType: 'direct' });
+    await store.inbound.record(inbound('a1', 'first'), session.id, 'queued');
+    await store.inbound.record(inbound('a2', 'second'), session.id, 'queued');
+
+    const taken = await Promise.all(['p1', 'p2', 'p3'].map((owner) => store.turnReads.takeLease(session.id, owner, 60_000)));
+    expect(taken.filter(Boolean)).toHaveLength(1);
+    const index = taken.findIndex(Boolean);
+    const owner = ['p1', 'p2', 'p3'][index]!;
+    const state = taken[index]!;
+    expect(state.session).toMatchObject({ id: session.id, key: 'lease-1', chatType: 'direct', epoch: 0 });
+    expect(state.active).toBeUndefined();
+    expect(JSON.parse(state.queuedPayload!)).toMatchObject({ eventId: 'a1', text: 'first' });
+    // Re-entrant for its holder.
+    expect(await store.turnReads.takeLease(session.id, owner, 60_000)).toBeDefined();
+
+    const started = await store.turns.startWithQueued({ sessionId: session.id, epoch: 0, origin });
+    expect(started).toBeDefined();
+    await store.inbound.record(inbound('a3', 'while it ran'), session.id, 'queued');
+    // Released: the running turn and what was queued while it ran; a non-holder releases nothing.
+    expect(await store.turnReads.releaseLease(session.id, owner === 'p1' ? 'p2' : 'p1')).toBeUndefined();
+    const after = await store.turnReads.releaseLease(session.id, owner);
+    expect(after?.active).toEqual({ id: started!.turn.id, status: 'running' });
+    expect(JSON.parse(after!.queuedPayload!)).toMatchObject({ eventId: 'a3' });
+    expect(await store.sessions.leaseOwners()).toEqual([]);
+    expect(await store.turnReads.releaseLease(session.id, owner)).toBeUndefined();
+  });
+
+  it('lets another owner take an expired lease, and takes nothing for a session that does not exist', async () => {
+    const session = await store.sessions.ensure({ key: 'lease-2', channel: 'test', chatId: 'c2', chatType: 'direct' });
+    expect(await store.turnReads.takeLease(session.id, 'short', -1_000)).toBeDefined();
+    const next = await store.turnReads.takeLease(session.id, 'next', 60_000);
+    expect(next?.session.id).toBe(session.id);
+    expect(await store.sessions.leaseOwners()).toEqual(['next']);
+    expect(await store.turnReads.takeLease('no-such-session', 'next', 60_000)).toBeUndefined();
+  });
+});
