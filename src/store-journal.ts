@@ -30,6 +30,7 @@ export function storeJournal(store: Store): TurnJournal {
     history: (sessionId, epoch) => store.messages.history(sessionId, epoch),
     turnMessages: (turnId) => store.messages.forTurn(turnId),
     append: (messages) => store.messages.appendMany(messages.map(storableMessage)),
+    appendSeeingQueue: (messages, sessionId) => store.messages.appendManySeeingQueue(messages.map(storableMessage), sessionId),
     async endRound(turnId, usage, assistant, finish) {
       const { assistant: record, turn } = await store.turns.endRound({
         turnId,

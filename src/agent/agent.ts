@@ -73,6 +73,8 @@ export class Agent {
   readonly #o: AgentOptions;
   /** The conversation as read by a running loop, kept current with its own writes (see #remember). */
   readonly #histories = new WeakMap<TurnRun, MessageRecord[]>();
+  /** Runs whose last tool results were written while nothing was queued for their session. */
+  readonly #nothingQueued = new WeakSet<TurnRun>();
   constructor(options: AgentOptions) {
     this.#o = options;
   }
@@ -452,25 +454,30 @@ export class Agent {
 
   async #saveResults(run: TurnRun, results: ToolResult[]): Promise<void> {
     if (results.length === 0) return;
-    await this.#remember(
-      run,
-      this.#o.journal.append(
-        results.map((result) => ({
-          sessionId: run.session.id,
-          epoch: run.turn.epoch,
-          turnId: run.turn.id,
-          role: 'tool' as const,
-          content: result.content,
-          toolCallId: result.callId,
-          toolName: result.name,
-          isError: result.isError,
-        })),
-      ),
-      (records) => records,
-    );
+    const messages = results.map((result) => ({
+      sessionId: run.session.id,
+      epoch: run.turn.epoch,
+      turnId: run.turn.id,
+      role: 'tool' as const,
+      content: result.content,
+      toolCallId: result.callId,
+      toolName: result.name,
+      isError: result.isError,
+    }));
+    const { journal } = this.#o;
+    if (!journal.appendSeeingQueue) {
+      await this.#remember(run, journal.append(messages), (records) => records);
+      return;
+    }
+    const { queued } = await this.#remember(run, journal.appendSeeingQueue(messages, run.session.id), (written) => written.records);
+    if (queued) this.#nothingQueued.delete(run);
+    else this.#nothingQueued.add(run);
   }
 
   async #injectSteering(run: TurnRun): Promise<void> {
+    // The tool results just written saw an empty mailbox: a message queued since is taken after
+    // the next round, or starts the next turn.
+    if (this.#nothingQueued.delete(run)) return;
     const steered = (await run.takeSteering?.()) ?? [];
     if (steered.length === 0) return;
     this.#histories.delete(run);

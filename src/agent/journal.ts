@@ -13,6 +13,11 @@ export interface TurnJournal {
   /** Appends in order, all or nothing. */
   append(messages: NewMessage[]): Promise<MessageRecord[]>;
   /**
+   * Optional: append, and say in the same write whether messages were queued for the session
+   * then. After a tool step with none queued, the agent skips its look for steering messages.
+   */
+  appendSeeingQueue?(messages: NewMessage[], sessionId: string): Promise<{ records: MessageRecord[]; queued: boolean }>;
+  /**
    * One model call's writes, all or nothing: its round and token usage, its assistant message
    * and, with `finish`, the end of the turn (the round answered without tool calls).
    */

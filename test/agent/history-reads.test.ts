@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { Agent, type TurnRun } from '../../src/agent/agent.ts';
+import type { TurnJournal } from '../../src/agent/journal.ts';
 import { type AnyTool, defineTool, ToolRegistry } from '../../src/agent/tools.ts';
 import { silentLogger } from '../../src/log.ts';
 import { MemoryJournal, ScriptedModel, type ScriptedReply } from '../helpers/memory-journal.ts';
@@ -110,5 +111,27 @@ describe('history reads per turn', () => {
       'assistant:One more.[c2]',
       'tool:counted 2',
     ]);
+  });
+
+  it('skips the look for steering messages after a tool step whose results were written while none was queued', async () => {
+    const { journal, agent } = setup();
+    // Queued as the first results are written, none as the second: one look, after the first step.
+    const seen = [true, false];
+    const seeing: TurnJournal = journal;
+    seeing.appendSeeingQueue = async (messages) => ({ records: await journal.append(messages), queued: seen.shift() ?? true });
+    const started = journal.begin('count to two');
+    let looks = 0;
+    const run: TurnRun = {
+      ...started,
+      signal: new AbortController().signal,
+      emit: () => {},
+      takeSteering: async () => {
+        looks++;
+        return [];
+      },
+    };
+    expect(await agent.start(run)).toEqual({ status: 'done', text: 'Counted to two.' });
+    expect(looks).toBe(1);
+    expect(seen).toEqual([]);
   });
 });

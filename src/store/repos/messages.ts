@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { boolColumn, dateColumn, intColumn, optionalText } from '../sql/columns.ts';
-import type { SqlDriver, SqlRunner, SqlValue } from '../sql/driver.ts';
+import type { SqlDriver, SqlRow, SqlRunner, SqlValue } from '../sql/driver.ts';
 import type { MessageRecord, MessageRole, NewMessage, ToolCallRecord } from '../types.ts';
 
 const COLUMNS = `"id", "sessionId", "epoch", "turnId", "role", "content", "toolCalls", "toolCallId", "toolName", "isError", "senderId", "senderName", "createdAt"`;
@@ -55,17 +55,38 @@ export function insertOneFrom(from: string, message: NewMessage, now: Date): { t
   return { text: `${INSERT} SELECT ${placeholders} FROM ${from} RETURNING ${COLUMNS}`, values: valuesOf(message, now) };
 }
 
+function insertMany(db: SqlRunner, messages: readonly NewMessage[], extra?: { returning: string; values: SqlValue[] }) {
+  const now = new Date();
+  const rows = messages.map((_, row) => `(${Array.from({ length: PER_ROW }, (_, col) => `$${row * PER_ROW + col + 1}`).join(', ')})`);
+  const values = messages.flatMap((message) => valuesOf(message, now));
+  // The extra expression's placeholders follow the rows'.
+  const returning = extra ? `, ${extra.returning.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + values.length}`)}` : '';
+  return db.all(`${INSERT} VALUES ${rows.join(', ')} RETURNING ${COLUMNS}${returning}`, [...values, ...(extra?.values ?? [])]);
+}
+
+// Ids grow in insertion order; RETURNING itself promises no order.
+const inOrder = (rows: SqlRow[]): MessageRecord[] => rows.map(toMessageRecord).sort((a, b) => a.id - b.id);
+
 /** Appends in order with one INSERT … RETURNING (one statement: all or nothing). */
 export async function appendMessages(db: SqlRunner, messages: readonly NewMessage[]): Promise<MessageRecord[]> {
   if (messages.length === 0) return [];
-  const now = new Date();
-  const rows = messages.map((_, row) => `(${Array.from({ length: PER_ROW }, (_, col) => `$${row * PER_ROW + col + 1}`).join(', ')})`);
-  const inserted = await db.all(
-    `${INSERT} VALUES ${rows.join(', ')} RETURNING ${COLUMNS}`,
-    messages.flatMap((message) => valuesOf(message, now)),
-  );
-  // Ids grow in insertion order; RETURNING itself promises no order.
-  return inserted.map(toMessageRecord).sort((a, b) => a.id - b.id);
+  return inOrder(await insertMany(db, messages));
+}
+
+const QUEUED = `EXISTS (SELECT 1 FROM "InboundEvent" WHERE "sessionId" = $1 AND "status" = 'queued') AS "queued"`;
+
+/**
+ * appendMessages, and whether `sessionId` had queued messages as they were written, in the same
+ * statement (the agent's look for steering messages after a tool step).
+ */
+export async function appendMessagesSeeingQueue(
+  db: SqlRunner,
+  messages: readonly NewMessage[],
+  sessionId: string,
+): Promise<{ records: MessageRecord[]; queued: boolean }> {
+  if (messages.length === 0) return { records: [], queued: true };
+  const rows = await insertMany(db, messages, { returning: QUEUED, values: [sessionId] });
+  return { records: inOrder(rows), queued: boolColumn.parse(rows[0]?.queued) };
 }
 
 export async function appendMessage(db: SqlRunner, message: NewMessage): Promise<MessageRecord> {
@@ -80,6 +101,9 @@ export function messagesRepo(sql: SqlDriver) {
 
     /** Appends in order, all or nothing. */
     appendMany: (messages: NewMessage[]) => appendMessages(sql, messages),
+
+    /** appendMany, and whether the session had queued messages as they were written (one statement). */
+    appendManySeeingQueue: (messages: NewMessage[], sessionId: string) => appendMessagesSeeingQueue(sql, messages, sessionId),
 
     async get(id: number): Promise<MessageRecord | undefined> {
       const rows = await sql.all(`SELECT ${COLUMNS} FROM "Message" WHERE "id" = $1`, [id]);

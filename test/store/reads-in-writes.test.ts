@@ -1,5 +1,6 @@
-// Taking and releasing a session lease return the session's mailbox state from the same statement
-// (what the session worker decides on): the same suite on SQLite and on PostgreSQL.
+// Reads folded into writes on the per-message path, on SQLite and on PostgreSQL: taking and
+// releasing a session lease return the session's mailbox state (what the session worker decides
+// on); appending tool results says whether messages were queued (the agent's steering look).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Inbound } from '../../src/core/types.ts';
 import type { Store } from '../../src/store/store.ts';
@@ -66,5 +67,29 @@ describe.each(backends())('session lease with state on $name', (backend) => {
     expect(next?.session.id).toBe(session.id);
     expect(await store.sessions.leaseOwners()).toEqual(['next']);
     expect(await store.turnReads.takeLease('no-such-session', 'next', 60_000)).toBeUndefined();
+  });
+
+  it('appends messages in order and says whether the session had queued messages as they were written', async () => {
+    const session = await store.sessions.ensure({ key: 'lease-3', channel: 'test', chatId: 'c3', chatType: 'direct' });
+    const other = await store.sessions.ensure({ key: 'lease-4', channel: 'test', chatId: 'c4', chatType: 'direct' });
+    const tool = (n: number) => ({
+      sessionId: session.id,
+      epoch: 0,
+      role: 'tool' as const,
+      content: `result ${n}`,
+      toolCallId: `c${n}`,
+      isError: n === 2,
+    });
+    await store.inbound.record(inbound('b1', 'elsewhere'), other.id, 'queued');
+    const first = await store.messages.appendManySeeingQueue([tool(1), tool(2)], session.id);
+    expect(first.queued).toBe(false);
+    expect(first.records.map((r) => [r.content, r.toolCallId, r.isError])).toEqual([
+      ['result 1', 'c1', false],
+      ['result 2', 'c2', true],
+    ]);
+    await store.inbound.record(inbound('b2', 'steer me'), session.id, 'queued');
+    const second = await store.messages.appendManySeeingQueue([tool(3)], session.id);
+    expect(second.queued).toBe(true);
+    expect((await store.messages.history(session.id, 0)).map((m) => m.content)).toEqual(['result 1', 'result 2', 'result 3']);
   });
 });
