@@ -84,7 +84,10 @@ export function defaultIO(): CliIO {
     isTTY: Boolean(process.stdout.isTTY),
     env: process.env,
     cwd: process.cwd(),
-    stdin: process.stdin,
+    // Made when a command reads it: creating process.stdin takes a few milliseconds of every start.
+    get stdin() {
+      return process.stdin;
+    },
   };
 }
 

@@ -3,7 +3,6 @@
 // A search reads pages only, so on SQLite it opens a plain read-only view of the database instead
 // of the store (no Prisma client, no migration check: most of the command's start-up), and the
 // modules a command needs are loaded when it runs.
-import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
 import { z } from 'zod';
 import type { KnowledgeSearcher } from '../knowledge/knowledge-searcher.ts';
@@ -79,6 +78,7 @@ async function searchLines(
   limit: number,
 ): Promise<void> {
   if (!ctx.io.stdin) throw new CliError('search - reads queries from standard input, and there is none');
+  const { createInterface } = await import('node:readline');
   const lines = createInterface({ input: ctx.io.stdin, crlfDelay: Infinity });
   for await (const line of lines) {
     const query = line.trim();

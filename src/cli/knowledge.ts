@@ -1,5 +1,5 @@
 // `parley knowledge add|import|list|show|edit|rm|search|synonyms|export|history|revert|reindex`.
-import { stat } from 'node:fs/promises';
+import { statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { z } from 'zod';
@@ -99,9 +99,11 @@ export function registerKnowledgeCommands(program: Command, ctx: CliContext): vo
     .action(async (dir: string, raw: unknown) => {
       const options = JsonFlag.extend({ dryRun: z.boolean().optional() }).parse(raw);
       const root = resolve(ctx.io.cwd, dir);
-      await stat(root).catch(() => {
+      try {
+        statSync(root);
+      } catch {
         throw new CliError(`cannot read ${dir}: no such file or folder`);
-      });
+      }
       const [{ importPages }, { printImportReport }, { progressBar }] = await Promise.all([
         import('../knowledge/importer.ts'),
         import('./knowledge-output.ts'),

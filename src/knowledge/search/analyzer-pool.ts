@@ -3,7 +3,7 @@
 // meanwhile writes what the workers have finished. When workers cannot start (or one fails), the
 // main thread does the work instead: slower, never wrong.
 import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { KnowledgePageRecord } from '../../store/repos/knowledge.ts';
 import type { PreparedPage } from './segment-builder.ts';
 
@@ -42,6 +42,8 @@ export class AnalyzerPool {
     // Resolved here: `--import tsx` alone would look for it from the working directory, wherever `parley` runs.
     const execArgv = WORKER_URL.pathname.endsWith('.ts') ? ['--import', import.meta.resolve('tsx')] : [];
     for (let i = 0; i < size; i++) {
+      // Loaded here: a search, which never starts workers, need not load worker_threads.
+      const { Worker } = process.getBuiltinModule('node:worker_threads');
       const worker = new Worker(WORKER_URL, { execArgv, workerData: { file } });
       worker.unref();
       worker.on('message', ({ id, batch, error }: { id: number; batch?: PreparedBatch; error?: string }) => {
