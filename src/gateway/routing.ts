@@ -5,9 +5,10 @@
 // acknowledged and answered in the chat.
 import { unreadableReply } from '../core/attachments.ts';
 import { commandNamed, parseCommand } from '../core/commands.ts';
-import { InboundSchema, type Inbound, type InteractionReply } from '../core/types.ts';
+import { type ChatRef, InboundSchema, type Inbound, type InteractionReply } from '../core/types.ts';
 import type { Logger } from '../log.ts';
 import type { Store } from '../store/store.ts';
+import type { TurnStatus } from '../store/types.ts';
 import type { ChatCommands } from './commands.ts';
 import type { Output } from './output.ts';
 import { chatOf, sessionSpecFor, type GroupSessionMode } from './session-key.ts';
@@ -50,11 +51,20 @@ export class Router {
       log.debug({ channel: inbound.channel, chatId: inbound.chatId }, 'ignored: group message not addressed to the bot');
       return;
     }
-    // One read for the session and its unfinished turn; a new chat creates the session (no turn yet).
     const spec = sessionSpecFor(inbound, this.#o.groupSession);
-    const known = await store.turnReads.sessionByKey(spec.key);
-    const session = known?.session ?? (await store.sessions.ensure(spec));
     const chat = chatOf(inbound);
+    let firstInChat = false;
+    if (this.#o.hasModel && !this.#o.commands.isControl(command) && !unreadableReply(inbound)) {
+      // The common case, a message for the model in a chat that has its session: recorded and
+      // queued by one statement, which also reads the session's unfinished turn.
+      const queued = await store.inbound.queueForKey(inbound, spec.key);
+      if (queued === 'duplicate') return this.#duplicate(inbound);
+      if (queued !== 'no-session') return this.#queued(chat, inbound, queued.sessionId, queued.activeStatus);
+      firstInChat = true;
+    }
+    // One read for the session and its unfinished turn; a new chat creates the session (no turn yet).
+    const known = firstInChat ? undefined : await store.turnReads.sessionByKey(spec.key);
+    const session = known?.session ?? (await store.sessions.ensure(spec));
 
     if (this.#o.commands.isControl(command)) {
       if (!(await store.inbound.record(inbound, session.id, 'done'))) return;
@@ -80,17 +90,23 @@ export class Router {
       if (await store.inbound.record(inbound, session.id, 'done')) await output.reply(chat, NO_MODEL, inbound);
       return;
     }
-    if (!(await store.inbound.record(inbound, session.id, 'queued'))) {
-      log.debug({ channel: inbound.channel, eventId: inbound.eventId }, 'duplicate delivery ignored');
-      return;
-    }
-    if (known?.active?.status === 'awaiting_approval') {
-      await output.reply(
+    if (!(await store.inbound.record(inbound, session.id, 'queued'))) return this.#duplicate(inbound);
+    await this.#queued(chat, inbound, session.id, known?.active?.status);
+  }
+
+  #duplicate(inbound: Inbound): void {
+    this.#o.log.debug({ channel: inbound.channel, eventId: inbound.eventId }, 'duplicate delivery ignored');
+  }
+
+  /** `inbound` waits in the session's mailbox: say so when a decision holds it back, and get it worked on. */
+  async #queued(chat: ChatRef, inbound: Inbound, sessionId: string, activeStatus: TurnStatus | undefined): Promise<void> {
+    if (activeStatus === 'awaiting_approval') {
+      await this.#o.output.reply(
         chat,
         'I am waiting for a decision on a tool approval in this conversation; I will read your message right after it.',
         inbound,
       );
     }
-    this.#o.sessions.kick(session.id);
+    this.#o.sessions.kick(sessionId);
   }
 }

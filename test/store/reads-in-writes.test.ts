@@ -1,6 +1,7 @@
 // Reads folded into writes on the per-message path, on SQLite and on PostgreSQL: taking and
 // releasing a session lease return the session's mailbox state (what the session worker decides
-// on); appending tool results says whether messages were queued (the agent's steering look).
+// on); appending tool results says whether messages were queued (the agent's steering look);
+// queueing a message finds its session and that session's unfinished turn.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Inbound } from '../../src/core/types.ts';
 import type { Store } from '../../src/store/store.ts';
@@ -91,5 +92,21 @@ describe.each(backends())('session lease with state on $name', (backend) => {
     const second = await store.messages.appendManySeeingQueue([tool(3)], session.id);
     expect(second.queued).toBe(true);
     expect((await store.messages.history(session.id, 0)).map((m) => m.content)).toEqual(['result 1', 'result 2', 'result 3']);
+  });
+
+  it("queues a message for a chat's session in one statement, with its unfinished turn; nothing without a session; once per event", async () => {
+    expect(await store.inbound.queueForKey(inbound('q1', 'hello'), 'lease-5')).toBe('no-session');
+    expect(await store.inbound.hasQueued('lease-5')).toBe(false);
+    const session = await store.sessions.ensure({ key: 'lease-5', channel: 'test', chatId: 'c5', chatType: 'direct' });
+    expect(await store.inbound.queueForKey(inbound('q1', 'hello'), 'lease-5')).toEqual({ sessionId: session.id });
+    expect(await store.inbound.queueForKey(inbound('q1', 'hello'), 'lease-5')).toBe('duplicate');
+    const started = await store.turns.startWithQueued({ sessionId: session.id, epoch: 0, origin });
+    expect(await store.inbound.queueForKey(inbound('q2', 'and'), 'lease-5')).toEqual({ sessionId: session.id, activeStatus: 'running' });
+    await store.turns.suspend(started!.turn.id);
+    expect(await store.inbound.queueForKey(inbound('q3', 'more'), 'lease-5')).toEqual({
+      sessionId: session.id,
+      activeStatus: 'awaiting_approval',
+    });
+    expect((await store.inbound.peekQueued(session.id))?.text).toBe('and');
   });
 });

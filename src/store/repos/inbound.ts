@@ -8,6 +8,8 @@ import { appendMessages } from './messages.ts';
 
 export type InboundStatus = 'ignored' | 'queued' | 'done';
 
+const queuedRow = z.object({ sessionId: z.string(), activeStatus: z.enum(['running', 'awaiting_approval']).nullable() });
+
 const parsePayload = (payload: unknown): Inbound => InboundSchema.parse(JSON.parse(z.string().parse(payload)));
 
 /**
@@ -57,6 +59,32 @@ export function inboundRepo(sql: SqlDriver) {
         return true;
       } catch (error) {
         if (isUniqueViolation(error)) return false;
+        throw error;
+      }
+    },
+
+    /**
+     * Records a message queued for the session of `key` in one statement, which also gives that
+     * session's unfinished turn: 'no-session' (nothing written) when the key has no session yet,
+     * 'duplicate' when (channel, eventId) was seen before.
+     */
+    async queueForKey(
+      inbound: Inbound,
+      key: string,
+    ): Promise<{ sessionId: string; activeStatus?: 'running' | 'awaiting_approval' } | 'no-session' | 'duplicate'> {
+      try {
+        const rows = await sql.all(
+          `INSERT INTO "InboundEvent" ("channel", "eventId", "sessionId", "status", "payload", "receivedAt")
+            SELECT $1, $2, s."id", 'queued', $3, $4 FROM "Session" s WHERE s."key" = $5
+            RETURNING "sessionId", (SELECT t."status" FROM "Turn" t WHERE t."sessionId" = "InboundEvent"."sessionId"
+              AND t."status" IN ('running', 'awaiting_approval') ORDER BY t."startedAt" DESC LIMIT 1) AS "activeStatus"`,
+          [inbound.channel, inbound.eventId, JSON.stringify(inbound), new Date(), key],
+        );
+        if (!rows[0]) return 'no-session';
+        const row = queuedRow.parse(rows[0]);
+        return { sessionId: row.sessionId, ...(row.activeStatus ? { activeStatus: row.activeStatus } : {}) };
+      } catch (error) {
+        if (isUniqueViolation(error)) return 'duplicate';
         throw error;
       }
     },
