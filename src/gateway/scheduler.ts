@@ -38,7 +38,7 @@ interface Running {
 }
 
 /** A held lease: the session's state as it was taken, and where the turn's abort signal comes from. */
-export interface Lease {
+interface Lease {
   /** The session as the lease was taken (same statement): its unfinished turn and oldest queued message. */
   readonly state: SessionState;
   setTurn(turnId: string): AbortSignal;

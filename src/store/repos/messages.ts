@@ -79,7 +79,7 @@ const QUEUED = `EXISTS (SELECT 1 FROM "InboundEvent" WHERE "sessionId" = $1 AND 
  * appendMessages, and whether `sessionId` had queued messages as they were written, in the same
  * statement (the agent's look for steering messages after a tool step).
  */
-export async function appendMessagesSeeingQueue(
+async function appendMessagesSeeingQueue(
   db: SqlRunner,
   messages: readonly NewMessage[],
   sessionId: string,
