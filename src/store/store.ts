@@ -28,10 +28,10 @@ function repositories(db: Db, sql: SqlDriver, target?: DatabaseTarget) {
     toolStarts: toolStartsRepo(sql),
     memory: memoryRepo(sql),
     inbound: inboundRepo(sql),
-    approvals: approvalsRepo(db),
-    grants: grantsRepo(db),
-    audit: auditRepo(db),
-    knowledge: knowledgeRepo(db, target),
+    approvals: approvalsRepo(sql),
+    grants: grantsRepo(sql),
+    audit: auditRepo(sql),
+    knowledge: knowledgeRepo(db, sql, target),
     processes: processesRepo(sql),
     receivers: receiversRepo(sql),
     turnReads: turnReadsRepo(sql),
@@ -55,7 +55,7 @@ export async function openStore(target: DatabaseTarget): Promise<Store> {
   // Prisma opens on first use by a repository that still needs it.
   const prisma = lazyDatabase(target);
   const db = prisma.db;
-  const sql = openSql(target);
+  const sql = await openSql(target);
   let closed = false;
   return {
     ...repositories(db, sql, target),

@@ -1,10 +1,38 @@
 import { createHash, randomBytes, randomInt, randomUUID } from 'node:crypto';
-import type { Db } from '../database.ts';
-import { isUniqueViolation } from '../database.ts';
-import type { ApprovalRecord, ApprovalStatus, Decision, NewApproval } from '../types.ts';
+import { z } from 'zod';
 import { SentRefSchema } from '../../core/types.ts';
+import { isUniqueViolation } from '../database.ts';
+import { boolColumn, dateColumn, intColumn, optionalText } from '../sql/columns.ts';
+import type { SqlDriver, SqlValue } from '../sql/driver.ts';
+import type { ApprovalRecord, ApprovalStatus, Decision, NewApproval } from '../types.ts';
 
-type Row = Awaited<ReturnType<Db['approval']['findUniqueOrThrow']>>;
+const COLUMNS = `"id", "token", "code", "turnId", "sessionId", "messageId", "toolCallId", "toolName", "arguments", "argumentsHash",
+  "requesterId", "requesterName", "status", "decidedById", "decidedByName", "decidedAt", "reason", "alwaysAllow", "promptRef",
+  "expiresAt", "createdAt"`;
+
+const rowSchema = z.object({
+  id: z.string(),
+  token: z.string(),
+  code: z.string(),
+  turnId: z.string(),
+  sessionId: z.string(),
+  messageId: intColumn,
+  toolCallId: z.string(),
+  toolName: z.string(),
+  arguments: z.string(),
+  argumentsHash: z.string(),
+  requesterId: z.string(),
+  requesterName: z.string(),
+  status: z.enum(['pending', 'approved', 'denied', 'expired']),
+  decidedById: z.string().nullable(),
+  decidedByName: z.string().nullable(),
+  decidedAt: dateColumn.nullable(),
+  reason: optionalText,
+  alwaysAllow: boolColumn,
+  promptRef: z.string().nullable(),
+  expiresAt: dateColumn,
+  createdAt: dateColumn,
+});
 
 const CODE_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
 
@@ -22,7 +50,8 @@ function hashArguments(args: string): string {
   return createHash('sha256').update(args).digest('hex').slice(0, 16);
 }
 
-function toRecord(row: Row): ApprovalRecord {
+function toRecord(raw: unknown): ApprovalRecord {
+  const row = rowSchema.parse(raw);
   return {
     id: row.id,
     token: row.token,
@@ -35,10 +64,10 @@ function toRecord(row: Row): ApprovalRecord {
     arguments: row.arguments,
     argumentsHash: row.argumentsHash,
     requester: { id: row.requesterId, displayName: row.requesterName },
-    status: row.status as ApprovalStatus,
+    status: row.status,
     decidedBy: row.decidedById ? { id: row.decidedById, displayName: row.decidedByName ?? row.decidedById } : undefined,
     decidedAt: row.decidedAt ?? undefined,
-    reason: row.reason ?? undefined,
+    reason: row.reason,
     alwaysAllow: row.alwaysAllow,
     promptRef: row.promptRef ? SentRefSchema.parse(JSON.parse(row.promptRef)) : undefined,
     expiresAt: row.expiresAt,
@@ -46,58 +75,59 @@ function toRecord(row: Row): ApprovalRecord {
   };
 }
 
-export function approvalsRepo(db: Db) {
+export function approvalsRepo(sql: SqlDriver) {
+  const one = async (where: string, value: string) => {
+    const rows = await sql.all(`SELECT ${COLUMNS} FROM "Approval" WHERE ${where} = $1`, [value]);
+    return rows[0] ? toRecord(rows[0]) : undefined;
+  };
   return {
     async create(input: NewApproval): Promise<ApprovalRecord> {
       for (let attempt = 0; ; attempt++) {
         try {
-          const row = await db.approval.create({
-            data: {
-              id: randomUUID(),
-              token: newApprovalToken(),
-              code: newCode(),
-              turnId: input.turnId,
-              sessionId: input.sessionId,
-              messageId: input.messageId,
-              toolCallId: input.toolCallId,
-              toolName: input.toolName,
-              arguments: input.arguments,
-              argumentsHash: hashArguments(input.arguments),
-              requesterId: input.requester.id,
-              requesterName: input.requester.displayName,
-              status: 'pending',
-              expiresAt: input.expiresAt,
-            },
-          });
-          return toRecord(row);
+          const rows = await sql.all(
+            `INSERT INTO "Approval" ("id", "token", "code", "turnId", "sessionId", "messageId", "toolCallId", "toolName", "arguments",
+              "argumentsHash", "requesterId", "requesterName", "status", "alwaysAllow", "expiresAt", "createdAt")
+              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 'pending', $13, $14, $15) RETURNING ${COLUMNS}`,
+            [
+              randomUUID(),
+              newApprovalToken(),
+              newCode(),
+              input.turnId,
+              input.sessionId,
+              input.messageId,
+              input.toolCallId,
+              input.toolName,
+              input.arguments,
+              hashArguments(input.arguments),
+              input.requester.id,
+              input.requester.displayName,
+              false,
+              input.expiresAt,
+              new Date(),
+            ],
+          );
+          return toRecord(rows[0]);
         } catch (error) {
-          // A random token or code collided: draw again (a handful of tries is plenty).
+          // The call has its approval already (another process, a retry), or a random token or
+          // code collided: draw again (a handful of tries is plenty).
           if (!isUniqueViolation(error) || attempt >= 5) throw error;
-          const existing = await db.approval.findUnique({
-            where: { turnId_toolCallId: { turnId: input.turnId, toolCallId: input.toolCallId } },
-          });
-          if (existing) return toRecord(existing);
+          const rows = await sql.all(`SELECT ${COLUMNS} FROM "Approval" WHERE "turnId" = $1 AND "toolCallId" = $2`, [
+            input.turnId,
+            input.toolCallId,
+          ]);
+          if (rows[0]) return toRecord(rows[0]);
         }
       }
     },
 
-    async byToken(token: string): Promise<ApprovalRecord | undefined> {
-      const row = await db.approval.findUnique({ where: { token } });
-      return row ? toRecord(row) : undefined;
-    },
+    byToken: (token: string) => one('"token"', token),
 
-    async byCode(code: string): Promise<ApprovalRecord | undefined> {
-      const row = await db.approval.findUnique({ where: { code: code.toUpperCase() } });
-      return row ? toRecord(row) : undefined;
-    },
+    byCode: (code: string) => one('"code"', code.toUpperCase()),
 
-    async get(id: string): Promise<ApprovalRecord | undefined> {
-      const row = await db.approval.findUnique({ where: { id } });
-      return row ? toRecord(row) : undefined;
-    },
+    get: (id: string) => one('"id"', id),
 
     async forTurn(turnId: string): Promise<ApprovalRecord[]> {
-      const rows = await db.approval.findMany({ where: { turnId }, orderBy: { createdAt: 'asc' } });
+      const rows = await sql.all(`SELECT ${COLUMNS} FROM "Approval" WHERE "turnId" = $1 ORDER BY "createdAt" ASC`, [turnId]);
       return rows.map(toRecord);
     },
 
@@ -106,41 +136,52 @@ export function approvalsRepo(db: Db) {
      * clicks or processes race. Approvals (not denials) past their expiry are refused.
      */
     async decide(id: string, decision: Decision, now = new Date()): Promise<boolean> {
-      const { count } = await db.approval.updateMany({
-        where: { id, status: 'pending', ...(decision.status === 'approved' ? { expiresAt: { gt: now } } : {}) },
-        data: {
-          status: decision.status,
-          decidedById: decision.by.id,
-          decidedByName: decision.by.displayName,
-          decidedAt: now,
-          reason: decision.reason ?? null,
-          alwaysAllow: decision.alwaysAllow ?? false,
-        },
-      });
-      return count === 1;
+      const values = [
+        decision.status,
+        decision.by.id,
+        decision.by.displayName,
+        now,
+        decision.reason ?? null,
+        decision.alwaysAllow ?? false,
+        id,
+      ];
+      const unexpired = decision.status === 'approved' ? ` AND "expiresAt" > $8` : '';
+      const changed = await sql.run(
+        `UPDATE "Approval" SET "status" = $1, "decidedById" = $2, "decidedByName" = $3, "decidedAt" = $4, "reason" = $5, "alwaysAllow" = $6
+          WHERE "id" = $7 AND "status" = 'pending'${unexpired}`,
+        decision.status === 'approved' ? [...values, now] : values,
+      );
+      return changed === 1;
     },
 
     async setPromptRef(id: string, ref: unknown): Promise<void> {
-      await db.approval.update({ where: { id }, data: { promptRef: JSON.stringify(SentRefSchema.parse(ref)) } });
+      await sql.run(`UPDATE "Approval" SET "promptRef" = $1 WHERE "id" = $2`, [JSON.stringify(SentRefSchema.parse(ref)), id]);
     },
 
     async due(now = new Date(), limit = 100): Promise<ApprovalRecord[]> {
-      const rows = await db.approval.findMany({ where: { status: 'pending', expiresAt: { lte: now } }, take: limit });
+      const rows = await sql.all(
+        `SELECT ${COLUMNS} FROM "Approval" WHERE "status" = 'pending' AND "expiresAt" <= $1 ORDER BY "expiresAt" ASC LIMIT $2`,
+        [now, limit],
+      );
       return rows.map(toRecord);
     },
 
     /** When the earliest pending approval expires (the expiry timer is armed to it). */
     async nextExpiry(): Promise<Date | undefined> {
-      const row = await db.approval.findFirst({ where: { status: 'pending' }, orderBy: { expiresAt: 'asc' }, select: { expiresAt: true } });
-      return row?.expiresAt;
+      const rows = await sql.all(`SELECT MIN("expiresAt") AS "at" FROM "Approval" WHERE "status" = 'pending'`);
+      const at = rows[0]?.at;
+      return at === null || at === undefined ? undefined : dateColumn.parse(at);
     },
 
     async list(options: { status?: ApprovalStatus; sessionId?: string; limit?: number } = {}): Promise<ApprovalRecord[]> {
-      const rows = await db.approval.findMany({
-        where: { ...(options.status ? { status: options.status } : {}), ...(options.sessionId ? { sessionId: options.sessionId } : {}) },
-        orderBy: { createdAt: 'desc' },
-        take: options.limit ?? 100,
-      });
+      const where: string[] = [];
+      const values: SqlValue[] = [];
+      if (options.status) where.push(`"status" = $${values.push(options.status)}`);
+      if (options.sessionId) where.push(`"sessionId" = $${values.push(options.sessionId)}`);
+      const rows = await sql.all(
+        `SELECT ${COLUMNS} FROM "Approval"${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY "createdAt" DESC LIMIT $${values.push(options.limit ?? 100)}`,
+        values,
+      );
       return rows.map(toRecord);
     },
   };

@@ -4,7 +4,10 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { Db, Tx } from '../database.ts';
 import { isUniqueViolation } from '../database.ts';
 import type { DatabaseTarget } from '../../config/config.ts';
-import { sqliteSaveMany } from './knowledge-bulk.ts';
+import { z } from 'zod';
+import { dateColumn, intColumn } from '../sql/columns.ts';
+import type { SqlDriver, SqlValue } from '../sql/driver.ts';
+import { PAGE_COLUMNS, sqliteSaveMany } from './knowledge-bulk.ts';
 
 export type {
   KnowledgePageFields,
@@ -33,6 +36,38 @@ export interface KnowledgeStamp {
 type PageRow = Awaited<ReturnType<Db['knowledgePage']['findUniqueOrThrow']>>;
 type RevisionRow = Awaited<ReturnType<Db['knowledgeRevision']['findUniqueOrThrow']>>;
 
+const REVISION_COLUMNS = `"revision", "title", "summary", "content", "tags", "references", "source", "author", "note", "hash", "createdAt"`;
+const LISTING_COLUMNS = `"id", "slug", "title", "summary", "tags", "source", "revision", "hash", "createdAt", "updatedAt"`;
+
+const listingRow = z.object({
+  id: z.string(),
+  slug: z.string(),
+  title: z.string(),
+  summary: z.string(),
+  tags: z.string(),
+  source: z.string(),
+  revision: intColumn,
+  hash: z.string(),
+  createdAt: dateColumn,
+  updatedAt: dateColumn,
+});
+const pageRow = listingRow.extend({ content: z.string(), references: z.string() });
+const revisionRow = z.object({
+  revision: intColumn,
+  title: z.string(),
+  summary: z.string(),
+  content: z.string(),
+  tags: z.string(),
+  references: z.string(),
+  source: z.string(),
+  author: z.string().nullable(),
+  note: z.string().nullable(),
+  hash: z.string(),
+  createdAt: dateColumn,
+});
+const changeRow = z.object({ id: intColumn, pageId: z.string() });
+const versionRow = z.object({ id: z.string(), revision: intColumn });
+
 function parseList(json: string): string[] {
   const value: unknown = JSON.parse(json);
   return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
@@ -55,7 +90,7 @@ function toPage(row: PageRow): KnowledgePageRecord {
   };
 }
 
-function toRevision(row: RevisionRow): KnowledgeRevisionRecord {
+function toRevision(row: Omit<RevisionRow, 'id' | 'pageId'>): KnowledgeRevisionRecord {
   return {
     revision: row.revision,
     title: row.title,
@@ -192,54 +227,52 @@ async function saveManyIn(
   return results;
 }
 
-export function knowledgeRepo(db: Db, target?: DatabaseTarget) {
+/**
+ * Reads and removals run on the store's SQL driver (a running bot reads pages, so it never loads
+ * Prisma for them); saves, which the CLI and the admin tools make, go through Prisma (`db`).
+ */
+export function knowledgeRepo(db: Db, sql: SqlDriver, target?: DatabaseTarget) {
+  const pages = async (where: string, values: SqlValue[]) =>
+    (await sql.all(`SELECT ${PAGE_COLUMNS} FROM "KnowledgePage" ${where}`, values)).map((row) => toPage(pageRow.parse(row)));
+  const revisions = async (where: string, values: SqlValue[]) =>
+    (await sql.all(`SELECT ${REVISION_COLUMNS} FROM "KnowledgeRevision" ${where}`, values)).map((row) =>
+      toRevision(revisionRow.parse(row)),
+    );
+  const count = async () => intColumn.parse((await sql.all(`SELECT COUNT(*) AS "n" FROM "KnowledgePage"`))[0]?.n);
   return {
     async get(slug: string): Promise<KnowledgePageRecord | undefined> {
-      const row = await db.knowledgePage.findUnique({ where: { slug } });
-      return row ? toPage(row) : undefined;
+      return (await pages(`WHERE "slug" = $1`, [slug]))[0];
     },
 
     async getByIds(ids: string[]): Promise<KnowledgePageRecord[]> {
       if (ids.length === 0) return [];
-      const rows = await db.knowledgePage.findMany({ where: { id: { in: ids } } });
-      return rows.map(toPage);
+      return pages(`WHERE "id" IN (${ids.map((_, i) => `$${i + 1}`).join(', ')})`, ids);
     },
 
     /** Pages in slug order, without their content. */
     async list(options: { limit?: number; offset?: number; tag?: string; prefix?: string } = {}): Promise<KnowledgePageListing[]> {
-      const rows = await db.knowledgePage.findMany({
-        where: {
-          ...(options.tag ? { tags: { contains: JSON.stringify(options.tag) } } : {}),
-          ...(options.prefix ? { slug: { startsWith: options.prefix } } : {}),
-        },
-        select: {
-          id: true,
-          slug: true,
-          title: true,
-          summary: true,
-          tags: true,
-          source: true,
-          revision: true,
-          hash: true,
-          createdAt: true,
-          updatedAt: true,
-        },
-        orderBy: { slug: 'asc' },
-        take: options.limit ?? 100,
-        skip: options.offset ?? 0,
+      const where: string[] = [];
+      const values: SqlValue[] = [];
+      const contains = sql.provider === 'sqlite' ? 'instr' : 'strpos';
+      if (options.tag) where.push(`${contains}("tags", $${values.push(JSON.stringify(options.tag))}) > 0`);
+      if (options.prefix) where.push(`substr("slug", 1, length($${values.push(options.prefix)})) = $${values.push(options.prefix)}`);
+      const rows = await sql.all(
+        `SELECT ${LISTING_COLUMNS} FROM "KnowledgePage"${where.length ? ` WHERE ${where.join(' AND ')}` : ''}
+          ORDER BY "slug" ASC LIMIT $${values.push(options.limit ?? 100)} OFFSET $${values.push(options.offset ?? 0)}`,
+        values,
+      );
+      return rows.map((row) => {
+        const listing = listingRow.parse(row);
+        return { ...listing, tags: parseList(listing.tags) };
       });
-      return rows.map((row) => ({ ...row, tags: parseList(row.tags) }));
     },
 
     /** Pages in id order after `afterId`, for building the search index in batches. */
     async batchAfter(afterId: string, size: number): Promise<KnowledgePageRecord[]> {
-      const rows = await db.knowledgePage.findMany({ where: { id: { gt: afterId } }, orderBy: { id: 'asc' }, take: size });
-      return rows.map(toPage);
+      return pages(`WHERE "id" > $1 ORDER BY "id" ASC LIMIT $2`, [afterId, size]);
     },
 
-    async count(): Promise<number> {
-      return db.knowledgePage.count();
-    },
+    count,
 
     async save(fields: KnowledgePageFields, options: KnowledgeSaveOptions): Promise<KnowledgeSaveResult> {
       if (options.dryRun) return saveIn(db, fields, options);
@@ -271,44 +304,47 @@ export function knowledgeRepo(db: Db, target?: DatabaseTarget) {
       }
     },
 
-    /** Deletes the page and its revisions; true when it existed. */
+    /** Deletes the page and its revisions (the foreign key cascades); true when it existed. */
     async remove(slug: string): Promise<boolean> {
-      const { count } = await db.knowledgePage.deleteMany({ where: { slug } });
-      return count > 0;
+      return (
+        (await sql.transaction(async (tx) => {
+          await tx.run(`DELETE FROM "KnowledgeRevision" WHERE "pageId" IN (SELECT "id" FROM "KnowledgePage" WHERE "slug" = $1)`, [slug]);
+          return tx.run(`DELETE FROM "KnowledgePage" WHERE "slug" = $1`, [slug]);
+        })) > 0
+      );
     },
 
     /** Revisions of a page, newest first (undefined when there is no such page). */
     async history(slug: string): Promise<KnowledgeRevisionRecord[] | undefined> {
-      const page = await db.knowledgePage.findUnique({ where: { slug }, select: { id: true } });
-      if (!page) return undefined;
-      const rows = await db.knowledgeRevision.findMany({ where: { pageId: page.id }, orderBy: { revision: 'desc' } });
-      return rows.map(toRevision);
+      const page = await sql.all(`SELECT "id" FROM "KnowledgePage" WHERE "slug" = $1`, [slug]);
+      const pageId = page[0]?.id;
+      if (typeof pageId !== 'string') return undefined;
+      return revisions(`WHERE "pageId" = $1 ORDER BY "revision" DESC`, [pageId]);
     },
 
     async revision(slug: string, revision: number): Promise<KnowledgeRevisionRecord | undefined> {
-      const row = await db.knowledgeRevision.findFirst({ where: { revision, page: { slug } } });
-      return row ? toRevision(row) : undefined;
+      const where = `WHERE "revision" = $1 AND "pageId" = (SELECT "id" FROM "KnowledgePage" WHERE "slug" = $2)`;
+      return (await revisions(where, [revision, slug]))[0];
     },
 
     async stamp(): Promise<KnowledgeStamp> {
-      const [pages, newest] = await Promise.all([db.knowledgePage.count(), db.knowledgeRevision.aggregate({ _max: { id: true } })]);
-      return { pages, lastRevisionId: newest._max.id ?? 0 };
+      const rows = await sql.all(
+        `SELECT (SELECT COUNT(*) FROM "KnowledgePage") AS "pages", (SELECT MAX("id") FROM "KnowledgeRevision") AS "newest"`,
+      );
+      return { pages: intColumn.parse(rows[0]?.pages), lastRevisionId: intColumn.nullable().parse(rows[0]?.newest ?? null) ?? 0 };
     },
 
     /** Ids of pages with a revision newer than `afterRevisionId`, and the newest revision id seen. */
     async changedSince(afterRevisionId: number, limit = 5_000): Promise<{ pageIds: string[]; lastRevisionId: number }> {
-      const rows = await db.knowledgeRevision.findMany({
-        where: { id: { gt: afterRevisionId } },
-        select: { id: true, pageId: true },
-        orderBy: { id: 'asc' },
-        take: limit,
-      });
+      const rows = (
+        await sql.all(`SELECT "id", "pageId" FROM "KnowledgeRevision" WHERE "id" > $1 ORDER BY "id" ASC LIMIT $2`, [afterRevisionId, limit])
+      ).map((row) => changeRow.parse(row));
       return { pageIds: [...new Set(rows.map((r) => r.pageId))], lastRevisionId: rows.at(-1)?.id ?? afterRevisionId };
     },
 
     /** Every page's id and revision, to reconcile the search index with. */
     async versions(): Promise<Map<string, number>> {
-      const rows = await db.knowledgePage.findMany({ select: { id: true, revision: true } });
+      const rows = (await sql.all(`SELECT "id", "revision" FROM "KnowledgePage"`)).map((row) => versionRow.parse(row));
       return new Map(rows.map((r) => [r.id, r.revision]));
     },
   };
