@@ -2,7 +2,7 @@
 // listens (idle, it sends nothing); notifications are sent through the store's pool. When the
 // listener loses its connection it reconnects with backoff and, only while disconnected, emits a
 // slow `resync` so that nothing waits forever on a notification it could not hear.
-import pg from 'pg';
+import type pg from 'pg';
 import type { Logger } from '../log.ts';
 import { parseWakeup, WakeupHub, type Wakeup, type WakeupEvent, type Wakeups } from './wakeups.ts';
 
@@ -89,8 +89,10 @@ export class PgWakeups implements Wakeups {
   }
 
   async #connect(): Promise<boolean> {
+    // Loaded here, so that importing this file (app.ts does) does not load pg on SQLite.
+    const { default: pgModule } = await import('pg');
     // The timeouts bound check() and a connect into a dead network: replaced and retried, not waited on.
-    const client = new pg.Client({
+    const client: pg.Client = new pgModule.Client({
       connectionString: this.#o.url,
       keepAlive: true,
       query_timeout: CHECK_TIMEOUT_MS,

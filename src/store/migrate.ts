@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
-import pg from 'pg';
+import type pg from 'pg';
 import type { DatabaseTarget } from '../config/config.ts';
 import { StoreError } from './errors.ts';
 
@@ -82,7 +82,9 @@ function migrateSqlite(file: string, migrations: Migration[]): MigrationReport {
 }
 
 async function migratePostgres(url: string, migrations: Migration[]): Promise<MigrationReport> {
-  const client = new pg.Client({ connectionString: url });
+  // Loaded here: a process on SQLite never loads pg.
+  const { default: pgModule } = await import('pg');
+  const client: pg.Client = new pgModule.Client({ connectionString: url });
   await client.connect();
   try {
     await client.query('BEGIN');

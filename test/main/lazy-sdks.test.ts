@@ -1,5 +1,6 @@
 // What `npm start` loads is what its configuration uses: a platform's SDK only when that channel
-// is configured, the MCP SDK only when parley.config.yaml lists a server (memory and start-up).
+// is configured, the MCP SDK only when parley.config.yaml lists a server, pg only on PostgreSQL,
+// and never the Prisma client (the running bot's store is the SQL driver; memory and start-up).
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -42,11 +43,12 @@ describe('npm start loads only what is configured', () => {
     expect(SDKS.filter((sdk) => loaded.has(sdk))).toEqual([]);
   });
 
-  it('Telegram configured: grammY, and no other SDK', async () => {
+  it('Telegram configured: grammY, and no other SDK; on SQLite neither Prisma nor pg', async () => {
     const telegram = await FakeTelegram.start();
     try {
       const loaded = await packagesLoaded({ TELEGRAM_BOT_TOKEN: telegram.token, TELEGRAM_API_ROOT: telegram.apiRoot });
       expect(SDKS.filter((sdk) => loaded.has(sdk))).toEqual(['grammy']);
+      expect([...loaded].filter((name) => name.startsWith('@prisma/') || name === 'pg' || name === 'pg-pool')).toEqual([]);
     } finally {
       await telegram.close();
     }

@@ -1,8 +1,10 @@
 import type { DatabaseTarget } from '../../config/config.ts';
 import type { SqlDriver } from './driver.ts';
-import { openPostgres } from './postgres.ts';
 import { openSqlite } from './sqlite.ts';
 
-export function openSql(target: DatabaseTarget): SqlDriver {
-  return target.provider === 'sqlite' ? openSqlite(target) : openPostgres(target);
+/** PostgreSQL's driver (and pg) is loaded only when the database is PostgreSQL. */
+export async function openSql(target: DatabaseTarget): Promise<SqlDriver> {
+  if (target.provider === 'sqlite') return openSqlite(target);
+  const { openPostgres } = await import('./postgres.ts');
+  return openPostgres(target);
 }
