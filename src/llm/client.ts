@@ -1,7 +1,7 @@
 // Streaming chat completions against any OpenAI-compatible server (OpenAI, DeepSeek, Qwen, vLLM,
 // Ollama...). Retries are Parley's own (src/llm/retry.ts; the SDK's are off): a busy server is
 // waited out within a time budget, other transient failures retried a few times, /stop ends a wait.
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import type { ChatCompletionChunk, ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import type { ModelConfig } from '../config/config.ts';
 import { sleep } from '../core/delivery.ts';
@@ -61,8 +61,8 @@ function reasoningOf(delta: ChatCompletionChunk.Choice.Delta): string | undefine
   return typeof value === 'string' && value.length > 0 ? value : undefined;
 }
 
-export function createLlmClient(options: LlmClientOptions): LlmClient {
-  const sdk = new OpenAI({
+function newSdk(Sdk: typeof OpenAI, options: LlmClientOptions): OpenAI {
+  return new Sdk({
     baseURL: options.baseUrl,
     // Local servers (Ollama, vLLM) accept any key; the SDK insists on one.
     apiKey: options.apiKey ?? 'not-needed',
@@ -75,6 +75,13 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
       return response;
     },
   });
+}
+
+export function createLlmClient(options: LlmClientOptions): LlmClient {
+  // The SDK (≈35 MB of memory, every API resource it knows) loads with the first request, so an
+  // idle bot does not carry it.
+  let sdk: Promise<OpenAI> | undefined;
+  const client = () => (sdk ??= import('openai').then(({ default: OpenAI }) => newSdk(OpenAI, options)));
   const idleTimeoutMs = options.idleTimeoutMs ?? options.timeoutMs;
   const policy = { budgetMs: options.retryBudgetMs ?? DEFAULT_RETRY_BUDGET_MS, maxRetries: options.maxRetries };
 
@@ -106,7 +113,7 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
 
     try {
       armIdle();
-      const stream = await sdk.chat.completions.create(
+      const stream = await (await client()).chat.completions.create(
         {
           model: options.model,
           messages: request.messages.map(toSdkMessage),

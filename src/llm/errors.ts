@@ -1,4 +1,5 @@
-import OpenAI from 'openai';
+// The SDK's error classes alone: the client itself (about 35 MB once loaded) loads on first use.
+import * as OpenAI from 'openai/core/error';
 import { ParleyError } from '../core/errors.ts';
 
 export type LlmErrorKind = 'authentication' | 'rate_limit' | 'context_length' | 'timeout' | 'aborted' | 'bad_response' | 'other';

@@ -4,7 +4,7 @@
 // failures (5xx, connection errors, timeouts) are retried at most `maxRetries` times within the
 // same budget, with exponential backoff and jitter. Nothing is retried once the answer has started
 // streaming (the chat already shows part of it).
-import OpenAI from 'openai';
+import * as OpenAI from 'openai/core/error';
 import { backoffMs } from '../core/delivery.ts';
 import { LlmError } from './errors.ts';
 

@@ -14,6 +14,11 @@ const SDKS = ['grammy', 'discord.js', '@larksuiteoapi/node-sdk', '@modelcontextp
 
 /** Starts bin/start.mjs until its ready block, stops it, and returns the npm packages it loaded. */
 async function packagesLoaded(env: Record<string, string>): Promise<Set<string>> {
+  return (await modulesLoaded(env)).packages;
+}
+
+/** The URLs of the modules bin/start.mjs loaded until its ready block, and their npm packages. */
+async function modulesLoaded(env: Record<string, string>): Promise<{ modules: string[]; packages: Set<string> }> {
   const dir = tempDir('parley-lazy-');
   const log = join(dir, 'modules.txt');
   const child = spawn(process.execPath, ['--import', join(import.meta.dirname, 'record-modules.mjs'), join(ROOT, 'bin', 'start.mjs')], {
@@ -29,11 +34,9 @@ async function packagesLoaded(env: Record<string, string>): Promise<Set<string>>
   expect(child.exitCode, out).toBeNull();
   child.kill('SIGINT');
   await exited;
-  const packages = readFileSync(log, 'utf8')
-    .split('\n')
-    .map((url) => /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url)?.[1])
-    .filter((name) => name !== undefined);
-  return new Set(packages);
+  const modules = readFileSync(log, 'utf8').split('\n');
+  const packages = modules.map((url) => /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url)?.[1]).filter((name) => name !== undefined);
+  return { modules, packages: new Set(packages) };
 }
 
 describe('npm start loads only what is configured', () => {
@@ -46,9 +49,18 @@ describe('npm start loads only what is configured', () => {
   it('Telegram configured: grammY, and no other SDK; on SQLite neither Prisma nor pg', async () => {
     const telegram = await FakeTelegram.start();
     try {
-      const loaded = await packagesLoaded({ TELEGRAM_BOT_TOKEN: telegram.token, TELEGRAM_API_ROOT: telegram.apiRoot });
+      const { modules, packages: loaded } = await modulesLoaded({
+        TELEGRAM_BOT_TOKEN: telegram.token,
+        TELEGRAM_API_ROOT: telegram.apiRoot,
+        // A model is configured (nothing listens there: an idle bot asks it nothing).
+        OPENAI_BASE_URL: 'http://127.0.0.1:9/v1',
+        OPENAI_MODEL: 'idle-model',
+      });
       expect(SDKS.filter((sdk) => loaded.has(sdk))).toEqual(['grammy']);
       expect([...loaded].filter((name) => name.startsWith('@prisma/') || name === 'pg' || name === 'pg-pool')).toEqual([]);
+      // The model SDK's client loads with the first request (its error classes are light).
+      expect(loaded.has('openai')).toBe(true);
+      expect(modules.some((url) => url.includes('/node_modules/openai/client.'))).toBe(false);
     } finally {
       await telegram.close();
     }
