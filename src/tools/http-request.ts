@@ -2,10 +2,10 @@
 // Requests to loopback, private, link-local and other non-public addresses are refused (unless
 // configured otherwise) by the dispatcher itself, on the address actually connected to, for every
 // redirect hop (guarded-agent.ts).
-import { Agent, fetch, type Response } from 'undici';
+import type { Response } from 'undici';
 import { z } from 'zod';
 import { defineTool, type AnyTool } from '../agent/tools.ts';
-import { BlockedAddressError, createGuardedAgent, type GuardedAgentOptions } from './guarded-agent.ts';
+import type { GuardedAgentOptions } from './guarded-agent.ts';
 import { bodyForModel } from './response-text.ts';
 
 export { isInternalAddress } from './address-policy.ts';
@@ -39,9 +39,19 @@ const Arguments = z.object({
   body: z.string().max(100_000).optional(),
 });
 
-export function createHttpRequestTool(options: HttpRequestToolOptions): AnyTool {
+/** undici and the guarded dispatcher (≈7 MB of memory) load when the tool first runs. */
+async function loadClient(options: HttpRequestToolOptions) {
+  const [{ Agent, fetch }, { BlockedAddressError, createGuardedAgent }] = await Promise.all([
+    import('undici'),
+    import('./guarded-agent.ts'),
+  ]);
   const timeouts = { headersTimeout: 20_000, bodyTimeout: 20_000 };
   const dispatcher = options.allowPrivateAddresses ? new Agent(timeouts) : createGuardedAgent({ ...options.network, ...timeouts });
+  return { fetch, dispatcher, BlockedAddressError };
+}
+
+export function createHttpRequestTool(options: HttpRequestToolOptions): AnyTool {
+  let client: ReturnType<typeof loadClient> | undefined;
 
   return defineTool({
     name: 'http_request',
@@ -53,6 +63,8 @@ export function createHttpRequestTool(options: HttpRequestToolOptions): AnyTool 
     describe: (args) => `send an HTTP ${args.method} request to ${args.url}`,
     timeoutMs: 30_000,
     async execute(args, ctx) {
+      client ??= loadClient(options);
+      const { fetch, dispatcher, BlockedAddressError } = await client;
       let url = new URL(args.url);
       let method: string = args.method;
       let body = args.body;
