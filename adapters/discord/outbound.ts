@@ -18,7 +18,7 @@ export interface OutboundOptions {
   goneRetryMs: number;
 }
 
-const SentMessageSchema = z.object({ id: z.string().min(1), channel_id: z.string().min(1) });
+const SentMessageSchema = z.object({ id: z.string().min(1), channel_id: z.string().min(1), content: z.string().optional() });
 
 /** Where a message to this chat goes: the thread when there is one. */
 function targetOf(chat: Pick<ChatRef, 'chatId' | 'threadId'>): string {
@@ -42,8 +42,13 @@ export class DiscordOutbound {
 
   async send(chat: ChatRef, message: OutboundMessage): Promise<SentRef> {
     const target = targetOf(chat);
-    const raw = await this.#call(target, () => this.#o.rest.post(Routes.channelMessages(target), { body: bodyOf(message) }));
+    const body = bodyOf(message);
+    const raw = await this.#call(target, () => this.#o.rest.post(Routes.channelMessages(target), { body }));
     const sent = SentMessageSchema.parse(raw);
+    // A repeated send (same nonce) returned the first message, which may show older text.
+    if (body.enforce_nonce && sent.content !== undefined && sent.content !== body.content) {
+      await this.#call(target, () => this.#o.rest.patch(Routes.channelMessage(target, sent.id), { body: bodyOf(message, true) }));
+    }
     return {
       channel: this.#o.channel,
       chatId: chat.chatId,

@@ -1,6 +1,7 @@
 // Neutral OutboundMessage → Discord message body. Markdown goes through as is (Discord renders
 // CommonMark-like Markdown itself); mentions in the text never ping anyone; buttons become action
 // rows within Discord's limits (5 rows × 5 buttons, label ≤ 80, custom_id ≤ 100).
+import { createHash } from 'node:crypto';
 import { ButtonStyle, ComponentType, type APIActionRowComponent, type APIButtonComponentWithCustomId } from 'discord.js';
 import type { Button, OutboundMessage } from '../../src/core/types.ts';
 
@@ -17,6 +18,13 @@ interface MessageBody {
   components?: ActionRow[];
   allowed_mentions: { parse: []; replied_user: boolean };
   message_reference?: { message_id: string; fail_if_not_exists: false };
+  nonce?: string;
+  enforce_nonce?: boolean;
+}
+
+/** Discord's nonce is at most 25 characters: a digest of the core's key. */
+function nonceOf(key: string): string {
+  return createHash('sha256').update(key).digest('base64url').slice(0, 25);
 }
 
 function styleOf(button: Button): ButtonStyle.Primary | ButtonStyle.Danger | ButtonStyle.Secondary {
@@ -53,6 +61,12 @@ export function bodyOf(message: OutboundMessage, edit = false): MessageBody {
   }
   if (!edit && message.replyToMessageId && /^\d+$/.test(message.replyToMessageId)) {
     body.message_reference = { message_id: message.replyToMessageId, fail_if_not_exists: false };
+  }
+  // With enforce_nonce, Discord returns the message an earlier send with this nonce made (for a
+  // few minutes) instead of making another.
+  if (!edit && message.idempotencyKey) {
+    body.nonce = nonceOf(message.idempotencyKey);
+    body.enforce_nonce = true;
   }
   return body;
 }

@@ -96,6 +96,11 @@ export interface OutboundMessage {
   buttons?: Button[][];
   /** Send as a reply to this platform message id (groups). */
   replyToMessageId?: string;
+  /**
+   * Sends with the same key make one message, where the platform can (Discord's nonce): a send
+   * repeated after a crash returns the message the first one made, showing this text.
+   */
+  idempotencyKey?: string;
 }
 
 /** What is needed to edit a sent message later, from any process. */

@@ -55,6 +55,7 @@ export class Output {
       ...(this.#o.prompts ? { prompts: this.#o.prompts } : {}),
       ...(after ? { after } : {}),
       ...(handoff ? { handoff } : {}),
+      turnId,
       saveReplyState: async (state) => void (await this.#o.store.turns.saveReplyState(turnId, state)),
     });
     const tail = renderer.closed;

@@ -34,6 +34,8 @@ export interface RendererOptions {
   saveReplyState?: (state: ReplyState) => Promise<void>;
   /** How long a final answer or approval prompt is retried before the chat is told it failed. */
   deliveryBudgetMs?: number;
+  /** Keys the answer's messages (turn, round, piece), so that a send repeated by a continuation makes no copy. */
+  turnId?: string;
   /** Nothing is sent before this settles: the previous turn's delivery in the same chat (keeps order). */
   after?: Promise<unknown>;
   /**
@@ -65,6 +67,8 @@ export class ReplyRenderer {
   #round = 0;
   #fromRound = 1;
   readonly #sent: SentPiece[] = [];
+  /** Per piece index: how many times this renderer sent it (a re-send after a deletion needs a new key). */
+  readonly #sends: number[] = [];
   readonly #notices: string[] = [];
   #lastRenderAt = 0;
   #timer: NodeJS.Timeout | undefined;
@@ -271,6 +275,15 @@ export class ReplyRenderer {
     return ref;
   }
 
+  /** The same for this piece in every process that renders this answer from the same round on. */
+  #keyOf(index: number): { idempotencyKey?: string } {
+    const turnId = this.#o.turnId;
+    if (!turnId) return {};
+    const sends = (this.#sends[index] ?? 0) + 1;
+    this.#sends[index] = sends;
+    return { idempotencyKey: `${turnId}:${this.#fromRound}:${index}${sends > 1 ? `:${sends}` : ''}` };
+  }
+
   #replyTo(index: number): { replyToMessageId?: string } {
     const { chat, adapter } = this.#o;
     const replyTo =
@@ -295,7 +308,7 @@ export class ReplyRenderer {
         if (sent.text === piece || !adapter.capabilities.canEdit) continue;
         if (await this.#edit(sent, piece)) continue;
       }
-      const ref = await adapter.send(chat, { text: piece, ...this.#replyTo(index) });
+      const ref = await adapter.send(chat, { text: piece, ...this.#replyTo(index), ...this.#keyOf(index) });
       this.#sent[index] = { ref, text: piece };
       added = true;
     }

@@ -81,6 +81,10 @@ export class FakeDiscord {
   readonly bot: DUser = user('parley_test_bot', true);
   readonly calls: RecordedCall[] = [];
   readonly messages = new Map<string, StoredMessage>();
+  /** Bot messages by channel and nonce (enforce_nonce: a repeated nonce returns the first message). */
+  readonly #nonces = new Map<string, string>();
+  /** POSTs of a message that a nonce answered with an existing one. */
+  nonceRepeats = 0;
   readonly interactions = new Map<string, InteractionState>();
   readonly channels = new Map<string, DChannel>();
   readonly guilds: DGuild[] = [];
@@ -348,6 +352,13 @@ export class FakeDiscord {
     m = on('POST', /^\/channels\/(\d+)\/messages$/);
     if (m) {
       const channel = this.#channel(m[1]!);
+      const nonce =
+        b.enforce_nonce === true && (typeof b.nonce === 'string' || typeof b.nonce === 'number') ? `${channel.id}:${b.nonce}` : undefined;
+      const earlier = nonce ? this.messages.get(this.#nonces.get(nonce) ?? '') : undefined;
+      if (earlier) {
+        this.nonceRepeats++;
+        return earlier.message;
+      }
       const message = this.#message(this.bot, channel, this.#content(b, true), this.#components(b));
       const reference = b.message_reference as { message_id?: string } | undefined;
       if (reference?.message_id) {
@@ -357,6 +368,7 @@ export class FakeDiscord {
         message.referenced_message = target?.message ?? null;
       }
       this.messages.set(message.id, { message, versions: [message.content], ephemeral: false });
+      if (nonce) this.#nonces.set(nonce, message.id);
       return message;
     }
     m = on('PATCH', /^\/channels\/(\d+)\/messages\/(\d+)$/);
