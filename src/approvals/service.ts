@@ -7,12 +7,16 @@
 import type { ParsedCommand } from '../core/commands.ts';
 import { errorText } from '../core/errors.ts';
 import type { Action, ChannelAdapter, Inbound, SentRef } from '../core/types.ts';
+import { persist } from '../gateway/persist.ts';
 import type { ApprovalHandler } from '../gateway/ports.ts';
 import type { ApprovalPromptSink } from '../gateway/renderer.ts';
 import type { Logger } from '../log.ts';
 import type { Store } from '../store/store.ts';
 import type { ApprovalRecord, Person, SessionRecord } from '../store/types.ts';
 import { approvalPrompt, outcomeText, parseButtonPayload, type ApprovalChoice } from './prompt.ts';
+
+/** How long an approval prompt's update (showing the decision, buttons removed) is retried. */
+const PROMPT_UPDATE_BUDGET_MS = 30_000;
 
 export interface Actor extends Person {
   channel: string;
@@ -282,11 +286,20 @@ export class ApprovalService implements ApprovalHandler {
     const ref: SentRef | undefined = approval.promptRef;
     if (!ref) return;
     const adapter = this.#o.adapters.get(ref.channel);
-    try {
-      await adapter?.edit(ref, { text: outcomeText(approval), buttons: [] });
-    } catch (error) {
-      this.#o.log.warn({ err: error, approvalId: approval.id }, `could not update an approval prompt: ${errorText(error)}`);
-    }
+    if (!adapter) return;
+    const { log } = this.#o;
+    // Retried while the platform says wait (rate limits) or fails transiently: a prompt left with
+    // its buttons looks undecided (clicking them is harmless: "Already approved by ...").
+    const result = await persist(() => adapter.edit(ref, { text: outcomeText(approval), buttons: [] }), {
+      budgetMs: PROMPT_UPDATE_BUDGET_MS,
+      onRetry: (error, waitMs) =>
+        log.warn(
+          { err: error, approvalId: approval.id, waitMs },
+          `updating an approval prompt failed; retrying in ${waitMs} ms: ${errorText(error)}`,
+        ),
+    });
+    if (!result.ok)
+      log.warn({ err: result.error, approvalId: approval.id }, `could not update an approval prompt: ${errorText(result.error)}`);
   }
 
   async #audit(

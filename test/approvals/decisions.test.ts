@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DeliveryError } from '../../src/core/delivery.ts';
 import { ALICE, BOB, CAROL } from '../fakes/memory-adapter.ts';
 import { closeAll, createHarness, settled } from '../helpers/harness.ts';
 import { raceInWorkers } from '../helpers/race.ts';
@@ -35,6 +36,28 @@ describe('approvals: deciding', () => {
     const audit = await h.store.audit.list();
     expect(audit.map((a) => `${a.action}:${a.outcome}`)).toEqual(['approve:approved']);
     expect(audit[0]).toMatchObject({ toolName: 'transfer_money', actor: { id: 'memory:u-alice' } });
+  });
+
+  it('a rate-limited update of the prompt is retried: the prompt shows the decision without buttons', async () => {
+    const h = await createHarness({ tools: [transfer] });
+    h.model.enqueue({ toolCalls: [transferCall(10, 'Bob')] }, { text: 'Sent.' });
+    await h.adapter.say('send Bob 10 euros');
+    const [prompt] = await promptsIn(h.adapter);
+    const edit = h.adapter.edit.bind(h.adapter);
+    let refused = 0;
+    h.adapter.edit = async (ref, message) => {
+      if (ref.messageId === prompt!.id && refused < 2) {
+        refused++;
+        throw new DeliveryError('Too Many Requests: retry after 0.1', 'rate_limited', { retryAfterMs: 100 });
+      }
+      return edit(ref, message);
+    };
+    expect(await h.adapter.click(prompt!.id, 'Approve', ALICE)).toBe('Approved.');
+    await settled(h.store, DM);
+    expect(refused).toBe(2);
+    const updated = h.adapter.messages.get(prompt!.id)!;
+    expect(updated.text).toMatch(/^✅ Approved by Alice/);
+    expectNoButtons(updated);
   });
 
   it('deny: the model receives the denial and answers accordingly', async () => {
