@@ -4,6 +4,8 @@ import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
+import { afterAll, beforeAll } from 'vitest';
+import type { Inbound } from '../../src/core/types.ts';
 import { parseDatabaseUrl } from '../../src/config/config.ts';
 import { openStore, type Store } from '../../src/store/store.ts';
 import { tempDir } from '../helpers/harness.ts';
@@ -59,3 +61,34 @@ export function backends(): Backend[] {
   const url = process.env.PARLEY_TEST_POSTGRES_URL;
   return url ? [sqlite(), postgres(url)] : [sqlite()];
 }
+
+/** The suite's store on `backend`: opened before its tests, closed and its database removed after. */
+export function storeFor(backend: Backend): () => Store {
+  let store: Store | undefined;
+  beforeAll(async () => {
+    store = await (await backend.create())();
+  });
+  afterAll(async () => {
+    await store?.close();
+    await backend.destroy();
+  });
+  return () => {
+    if (!store) throw new Error('the store is opened in beforeAll');
+    return store;
+  };
+}
+
+/** A direct message from Alice in chat `c` of the `test` channel. */
+export const testInbound = (eventId: string, text: string): Inbound => ({
+  channel: 'test',
+  chatId: 'c',
+  chatType: 'direct',
+  messageId: `m-${eventId}`,
+  eventId,
+  sender: { id: 'u1', displayName: 'Alice', isBot: false },
+  text,
+  attachments: [],
+  mentionsBot: false,
+  repliesToBot: false,
+  receivedAt: new Date('2026-11-23T10:00:00Z'),
+});

@@ -2,43 +2,20 @@
 // releasing a session lease return the session's mailbox state (what the session worker decides
 // on); appending tool results says whether messages were queued (the agent's steering look);
 // queueing a message finds its session and that session's unfinished turn.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Inbound } from '../../src/core/types.ts';
-import type { Store } from '../../src/store/store.ts';
-import { backends } from './backends.ts';
+import { describe, expect, it } from 'vitest';
+import { backends, storeFor, testInbound as inbound } from './backends.ts';
 
-const inbound = (eventId: string, text: string): Inbound => ({
-  channel: 'test',
-  chatId: 'c',
-  chatType: 'direct',
-  messageId: `m-${eventId}`,
-  eventId,
-  sender: { id: 'u1', displayName: 'Alice', isBot: false },
-  text,
-  attachments: [],
-  mentionsBot: false,
-  repliesToBot: false,
-  receivedAt: new Date('2026-11-23T10:00:00Z'),
-});
 const origin = { chat: { channel: 'test', chatId: 'c', chatType: 'direct' as const }, requester: { id: 'u1', displayName: 'Alice' } };
 
 describe.each(backends())('session lease with state on $name', (backend) => {
-  let store: Store;
-
-  beforeAll(async () => {
-    store = await (await backend.create())();
-  });
-  afterAll(async () => {
-    await store.close();
-    await backend.destroy();
-  });
+  const store = storeFor(backend);
 
   it('takes the lease for one owner at a time and returns the session, its unfinished turn and oldest queued message', async () => {
-    const session = await store.sessions.ensure({ key: 'lease-1', channel: 'test', chatId: 'c', chatType: 'direct' });
-    await store.inbound.record(inbound('a1', 'first'), session.id, 'queued');
-    await store.inbound.record(inbound('a2', 'second'), session.id, 'queued');
+    const session = await store().sessions.ensure({ key: 'lease-1', channel: 'test', chatId: 'c', chatType: 'direct' });
+    await store().inbound.record(inbound('a1', 'first'), session.id, 'queued');
+    await store().inbound.record(inbound('a2', 'second'), session.id, 'queued');
 
-    const taken = await Promise.all(['p1', 'p2', 'p3'].map((owner) => store.turnReads.takeLease(session.id, owner, 60_000)));
+    const taken = await Promise.all(['p1', 'p2', 'p3'].map((owner) => store().turnReads.takeLease(session.id, owner, 60_000)));
     expect(taken.filter(Boolean)).toHaveLength(1);
     const index = taken.findIndex(Boolean);
     const owner = ['p1', 'p2', 'p3'][index]!;
@@ -47,32 +24,32 @@ describe.each(backends())('session lease with state on $name', (backend) => {
     expect(state.active).toBeUndefined();
     expect(JSON.parse(state.queuedPayload!)).toMatchObject({ eventId: 'a1', text: 'first' });
     // Re-entrant for its holder.
-    expect(await store.turnReads.takeLease(session.id, owner, 60_000)).toBeDefined();
+    expect(await store().turnReads.takeLease(session.id, owner, 60_000)).toBeDefined();
 
-    const started = await store.turns.startWithQueued({ sessionId: session.id, epoch: 0, origin });
+    const started = await store().turns.startWithQueued({ sessionId: session.id, epoch: 0, origin });
     expect(started).toBeDefined();
-    await store.inbound.record(inbound('a3', 'while it ran'), session.id, 'queued');
+    await store().inbound.record(inbound('a3', 'while it ran'), session.id, 'queued');
     // Released: the running turn and what was queued while it ran; a non-holder releases nothing.
-    expect(await store.turnReads.releaseLease(session.id, owner === 'p1' ? 'p2' : 'p1')).toBeUndefined();
-    const after = await store.turnReads.releaseLease(session.id, owner);
+    expect(await store().turnReads.releaseLease(session.id, owner === 'p1' ? 'p2' : 'p1')).toBeUndefined();
+    const after = await store().turnReads.releaseLease(session.id, owner);
     expect(after?.active).toEqual({ id: started!.turn.id, status: 'running' });
     expect(JSON.parse(after!.queuedPayload!)).toMatchObject({ eventId: 'a3' });
-    expect(await store.sessions.leaseOwners()).toEqual([]);
-    expect(await store.turnReads.releaseLease(session.id, owner)).toBeUndefined();
+    expect(await store().sessions.leaseOwners()).toEqual([]);
+    expect(await store().turnReads.releaseLease(session.id, owner)).toBeUndefined();
   });
 
   it('lets another owner take an expired lease, and takes nothing for a session that does not exist', async () => {
-    const session = await store.sessions.ensure({ key: 'lease-2', channel: 'test', chatId: 'c2', chatType: 'direct' });
-    expect(await store.turnReads.takeLease(session.id, 'short', -1_000)).toBeDefined();
-    const next = await store.turnReads.takeLease(session.id, 'next', 60_000);
+    const session = await store().sessions.ensure({ key: 'lease-2', channel: 'test', chatId: 'c2', chatType: 'direct' });
+    expect(await store().turnReads.takeLease(session.id, 'short', -1_000)).toBeDefined();
+    const next = await store().turnReads.takeLease(session.id, 'next', 60_000);
     expect(next?.session.id).toBe(session.id);
-    expect(await store.sessions.leaseOwners()).toEqual(['next']);
-    expect(await store.turnReads.takeLease('no-such-session', 'next', 60_000)).toBeUndefined();
+    expect(await store().sessions.leaseOwners()).toEqual(['next']);
+    expect(await store().turnReads.takeLease('no-such-session', 'next', 60_000)).toBeUndefined();
   });
 
   it('appends messages in order and says whether the session had queued messages as they were written', async () => {
-    const session = await store.sessions.ensure({ key: 'lease-3', channel: 'test', chatId: 'c3', chatType: 'direct' });
-    const other = await store.sessions.ensure({ key: 'lease-4', channel: 'test', chatId: 'c4', chatType: 'direct' });
+    const session = await store().sessions.ensure({ key: 'lease-3', channel: 'test', chatId: 'c3', chatType: 'direct' });
+    const other = await store().sessions.ensure({ key: 'lease-4', channel: 'test', chatId: 'c4', chatType: 'direct' });
     const tool = (n: number) => ({
       sessionId: session.id,
       epoch: 0,
@@ -81,32 +58,32 @@ describe.each(backends())('session lease with state on $name', (backend) => {
       toolCallId: `c${n}`,
       isError: n === 2,
     });
-    await store.inbound.record(inbound('b1', 'elsewhere'), other.id, 'queued');
-    const first = await store.messages.appendManySeeingQueue([tool(1), tool(2)], session.id);
+    await store().inbound.record(inbound('b1', 'elsewhere'), other.id, 'queued');
+    const first = await store().messages.appendManySeeingQueue([tool(1), tool(2)], session.id);
     expect(first.queued).toBe(false);
     expect(first.records.map((r) => [r.content, r.toolCallId, r.isError])).toEqual([
       ['result 1', 'c1', false],
       ['result 2', 'c2', true],
     ]);
-    await store.inbound.record(inbound('b2', 'steer me'), session.id, 'queued');
-    const second = await store.messages.appendManySeeingQueue([tool(3)], session.id);
+    await store().inbound.record(inbound('b2', 'steer me'), session.id, 'queued');
+    const second = await store().messages.appendManySeeingQueue([tool(3)], session.id);
     expect(second.queued).toBe(true);
-    expect((await store.messages.history(session.id, 0)).map((m) => m.content)).toEqual(['result 1', 'result 2', 'result 3']);
+    expect((await store().messages.history(session.id, 0)).map((m) => m.content)).toEqual(['result 1', 'result 2', 'result 3']);
   });
 
   it("queues a message for a chat's session in one statement, with its unfinished turn; nothing without a session; once per event", async () => {
-    expect(await store.inbound.queueForKey(inbound('q1', 'hello'), 'lease-5')).toBe('no-session');
-    expect(await store.inbound.hasQueued('lease-5')).toBe(false);
-    const session = await store.sessions.ensure({ key: 'lease-5', channel: 'test', chatId: 'c5', chatType: 'direct' });
-    expect(await store.inbound.queueForKey(inbound('q1', 'hello'), 'lease-5')).toEqual({ sessionId: session.id });
-    expect(await store.inbound.queueForKey(inbound('q1', 'hello'), 'lease-5')).toBe('duplicate');
-    const started = await store.turns.startWithQueued({ sessionId: session.id, epoch: 0, origin });
-    expect(await store.inbound.queueForKey(inbound('q2', 'and'), 'lease-5')).toEqual({ sessionId: session.id, activeStatus: 'running' });
-    await store.turns.suspend(started!.turn.id);
-    expect(await store.inbound.queueForKey(inbound('q3', 'more'), 'lease-5')).toEqual({
+    expect(await store().inbound.queueForKey(inbound('q1', 'hello'), 'lease-5')).toBe('no-session');
+    expect(await store().inbound.hasQueued('lease-5')).toBe(false);
+    const session = await store().sessions.ensure({ key: 'lease-5', channel: 'test', chatId: 'c5', chatType: 'direct' });
+    expect(await store().inbound.queueForKey(inbound('q1', 'hello'), 'lease-5')).toEqual({ sessionId: session.id });
+    expect(await store().inbound.queueForKey(inbound('q1', 'hello'), 'lease-5')).toBe('duplicate');
+    const started = await store().turns.startWithQueued({ sessionId: session.id, epoch: 0, origin });
+    expect(await store().inbound.queueForKey(inbound('q2', 'and'), 'lease-5')).toEqual({ sessionId: session.id, activeStatus: 'running' });
+    await store().turns.suspend(started!.turn.id);
+    expect(await store().inbound.queueForKey(inbound('q3', 'more'), 'lease-5')).toEqual({
       sessionId: session.id,
       activeStatus: 'awaiting_approval',
     });
-    expect((await store.inbound.peekQueued(session.id))?.text).toBe('and');
+    expect((await store().inbound.peekQueued(session.id))?.text).toBe('and');
   });
 });

@@ -1,8 +1,7 @@
 // Transactions never interleave: two flows write at once on one store; one rolls back. The other
 // flow's writes (in a transaction and outside one) survive, and none of them was undone with it.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Store } from '../../src/store/store.ts';
-import { backends } from './backends.ts';
+import { describe, expect, it } from 'vitest';
+import { backends, storeFor } from './backends.ts';
 
 class Abort extends Error {}
 
@@ -10,25 +9,17 @@ const spec = (key: string) => ({ key, channel: 'test', chatId: key, chatType: 'd
 const yieldFor = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe.each(backends())('transactions on $name', (backend) => {
-  let store: Store;
-
-  beforeAll(async () => {
-    store = await (await backend.create())();
-  });
-  afterAll(async () => {
-    await store.close();
-    await backend.destroy();
-  });
+  const store = storeFor(backend);
 
   it("a rolled-back transaction takes none of another flow's writes with it", async () => {
-    const session = await store.sessions.ensure(spec('tx:owner'));
+    const session = await store().sessions.ensure(spec('tx:owner'));
     const message = (content: string) => ({ sessionId: session.id, epoch: 0, role: 'user' as const, content });
     let rolledBackStarted = () => {};
     const started = new Promise<void>((resolve) => {
       rolledBackStarted = resolve;
     });
 
-    const rolledBack = store.sql.transaction(async (tx) => {
+    const rolledBack = store().sql.transaction(async (tx) => {
       await tx.run(`INSERT INTO "MemoryFact" ("sessionId", "key", "value", "updatedAt") VALUES ($1, $2, $3, $4)`, [
         session.id,
         'doomed',
@@ -43,8 +34,8 @@ describe.each(backends())('transactions on $name', (backend) => {
     });
     await started;
     const other = (async () => {
-      const plain = await store.messages.append(message('outside any transaction'));
-      const batch = await store.sql.transaction(async (tx) => {
+      const plain = await store().messages.append(message('outside any transaction'));
+      const batch = await store().sql.transaction(async (tx) => {
         await tx.run(`INSERT INTO "MemoryFact" ("sessionId", "key", "value", "updatedAt") VALUES ($1, $2, $3, $4)`, [
           session.id,
           'kept',
@@ -54,7 +45,7 @@ describe.each(backends())('transactions on $name', (backend) => {
         await yieldFor(10);
         return tx.all(`SELECT "key" FROM "MemoryFact" WHERE "sessionId" = $1 ORDER BY "key"`, [session.id]);
       });
-      const fresh = await store.sessions.ensure(spec('tx:other'));
+      const fresh = await store().sessions.ensure(spec('tx:other'));
       return { plain, batch, fresh };
     })();
 
@@ -62,14 +53,14 @@ describe.each(backends())('transactions on $name', (backend) => {
     const { plain, batch, fresh } = await other;
     // Inside its own transaction the other flow never saw the open one's row.
     expect(batch).toEqual([{ key: 'kept' }]);
-    expect(await store.memory.list(session.id)).toEqual([expect.objectContaining({ key: 'kept', value: 'y' })]);
-    expect(await store.messages.get(plain.id)).toMatchObject({ content: 'outside any transaction' });
-    expect(await store.sessions.get(fresh.id)).toMatchObject({ key: 'tx:other' });
+    expect(await store().memory.list(session.id)).toEqual([expect.objectContaining({ key: 'kept', value: 'y' })]);
+    expect(await store().messages.get(plain.id)).toMatchObject({ content: 'outside any transaction' });
+    expect(await store().sessions.get(fresh.id)).toMatchObject({ key: 'tx:other' });
   });
 
   it('a failed statement inside a transaction undoes its earlier statements, and the store goes on', async () => {
-    const session = await store.sessions.ensure(spec('tx:failing'));
-    const attempt = store.sql.transaction(async (tx) => {
+    const session = await store().sessions.ensure(spec('tx:failing'));
+    const attempt = store().sql.transaction(async (tx) => {
       await tx.run(`UPDATE "Session" SET "epoch" = 7 WHERE "id" = $1`, [session.id]);
       // The same (channel, eventId) twice: a unique violation.
       const insert = `INSERT INTO "InboundEvent" ("channel", "eventId", "status", "receivedAt") VALUES ($1, $2, $3, $4)`;
@@ -77,8 +68,8 @@ describe.each(backends())('transactions on $name', (backend) => {
       await tx.run(insert, ['test', 'tx-dup', 'ignored', new Date()]);
     });
     await expect(attempt).rejects.toThrow(/Database error/);
-    expect((await store.sessions.get(session.id))?.epoch).toBe(0);
-    expect(await store.sql.all(`SELECT "id" FROM "InboundEvent" WHERE "eventId" = $1`, ['tx-dup'])).toEqual([]);
-    await store.ping();
+    expect((await store().sessions.get(session.id))?.epoch).toBe(0);
+    expect(await store().sql.all(`SELECT "id" FROM "InboundEvent" WHERE "eventId" = $1`, ['tx-dup'])).toEqual([]);
+    await store().ping();
   });
 });
