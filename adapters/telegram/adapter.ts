@@ -7,6 +7,8 @@ import { Bot, type Transformer } from 'grammy';
 import type { BotCommand } from 'grammy/types';
 import { answerOnce } from '../../src/core/ack.ts';
 import { COMMANDS, ENTRY_COMMAND } from '../../src/core/commands.ts';
+import { backoffMs, sleep } from '../../src/core/delivery.ts';
+import { errorText, isRetryable } from '../../src/core/errors.ts';
 import type {
   ChannelAdapter,
   ChannelCapabilities,
@@ -24,6 +26,10 @@ import type { BotIdentity, ButtonPress, ClassifiedUpdate } from './inbound.ts';
 import { TelegramOutbound } from './outbound.ts';
 import { updateRouter } from './updates.ts';
 import { webhookHandler } from './webhook.ts';
+
+/** How long a long-polling update whose handling fails retryably is held (and retried) before it is given up. */
+const HOLD_BUDGET_MS = 15 * 60_000;
+const HOLD_BACKOFF = { baseMs: 1_000, capMs: 15_000 };
 
 export interface TelegramAdapterOptions {
   config: TelegramConfig;
@@ -68,6 +74,8 @@ export class TelegramAdapter implements ChannelAdapter {
   readonly #outbound: TelegramOutbound;
   readonly #buttonPresses = new Set<Promise<void>>();
   #sink: InboundSink | undefined;
+  /** Aborted when long polling stops: ends the wait of an update held for a retry. */
+  #pollingStopping: AbortController | undefined;
   #identity: BotIdentity | undefined;
   #polling: Promise<void> | undefined;
   /** Long polling is run by the core under the receiver lease (exclusiveReceiver() was called). */
@@ -169,6 +177,7 @@ export class TelegramAdapter implements ChannelAdapter {
   #startPolling(onEnded?: (error: unknown) => void): Promise<void> {
     const token = this.#config.token;
     return new Promise<void>((resolve, reject) => {
+      this.#pollingStopping = new AbortController();
       this.#polling = this.bot.start({ allowed_updates: [...ALLOWED_UPDATES], onStart: () => resolve() }).catch((error: unknown) => {
         const safe = toSafeError(error, token);
         reject(safe);
@@ -180,6 +189,7 @@ export class TelegramAdapter implements ChannelAdapter {
   }
 
   async #stopPolling(): Promise<void> {
+    this.#pollingStopping?.abort();
     if (this.bot.isRunning()) {
       await this.bot
         .stop()
@@ -248,8 +258,11 @@ export class TelegramAdapter implements ChannelAdapter {
         if (update.callbackQueryId) await this.#answer(update.callbackQueryId);
         return;
       case 'message':
-        // Errors propagate: grammY logs them (polling) or the webhook answers 500 so Telegram resends.
-        await sink.onMessage(update.inbound);
+        // Errors propagate: the webhook answers 500 so Telegram resends. Long polling confirms an
+        // update whatever its handling did, so there a retryable failure (the database is out of
+        // reach) is retried first, holding the polling loop: nothing is confirmed before it is stored.
+        if (this.#config.mode.kind === 'polling') await this.#untilTaken(() => sink.onMessage(update.inbound));
+        else await sink.onMessage(update.inbound);
         return;
       case 'button': {
         // Deciding an approval edits messages (maybe waiting out a 429): do not hold up other updates.
@@ -257,6 +270,23 @@ export class TelegramAdapter implements ChannelAdapter {
         this.#buttonPresses.add(work);
         void work.finally(() => this.#buttonPresses.delete(work));
         return;
+      }
+    }
+  }
+
+  /** Retries `work` while it fails retryably, within a budget and until polling stops. */
+  async #untilTaken(work: () => Promise<void>): Promise<void> {
+    const started = Date.now();
+    const stopping = this.#pollingStopping?.signal;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await work();
+      } catch (error) {
+        const wait = backoffMs(attempt, HOLD_BACKOFF);
+        if (!isRetryable(error) || stopping?.aborted || Date.now() + wait - started > HOLD_BUDGET_MS) throw error;
+        this.#log.warn({}, `a Telegram update could not be taken (${errorText(error)}); trying again in ${wait} ms before confirming it`);
+        await sleep(wait, stopping).catch(() => {});
+        if (stopping?.aborted) throw error;
       }
     }
   }

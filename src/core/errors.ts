@@ -3,11 +3,18 @@
 
 export class ParleyError extends Error {
   readonly userMessage: string;
-  constructor(message: string, userMessage: string, options?: { cause?: unknown }) {
-    super(message, options);
+  /** The failure may go away by waiting (storage out of reach): the same work is worth another try later. */
+  readonly retryable: boolean;
+  constructor(message: string, userMessage: string, options?: { cause?: unknown; retryable?: boolean }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
     this.userMessage = userMessage;
+    this.retryable = options?.retryable ?? false;
   }
+}
+
+export function isRetryable(error: unknown): boolean {
+  return error instanceof ParleyError && error.retryable;
 }
 
 export function userMessageOf(error: unknown): string {

@@ -57,6 +57,8 @@ export interface SetupOptions {
   closeTg?: boolean;
   model?: FakeModelServer;
   dbFile?: string;
+  /** The core's database (default: a temporary SQLite file). */
+  databaseUrl?: string;
   /** Webhook mode: TELEGRAM_WEBHOOK_URL is the HTTP listener's address with this path. */
   webhookPath?: string;
 }
@@ -92,6 +94,7 @@ export async function startTelegram(options: SetupOptions = {}): Promise<Telegra
     ...(options.tools ? { tools: options.tools } : {}),
     ...(options.coreEnv ? { env: options.coreEnv } : {}),
     ...(options.dbFile ? { dbFile: options.dbFile } : {}),
+    ...(options.databaseUrl ? { databaseUrl: options.databaseUrl } : {}),
   });
   let closed = false;
   const close = async () => {
