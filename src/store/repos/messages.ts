@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { boolColumn, dateColumn, intColumn, optionalText } from '../sql/columns.ts';
 import type { SqlDriver, SqlRow, SqlRunner, SqlValue } from '../sql/driver.ts';
 import type { MessageRecord, MessageRole, NewMessage, ToolCallRecord } from '../types.ts';
+import { HistoryCache } from './history-cache.ts';
 
 const COLUMNS = `"id", "sessionId", "epoch", "turnId", "role", "content", "toolCalls", "toolCallId", "toolName", "isError", "senderId", "senderName", "createdAt"`;
 
@@ -95,7 +96,20 @@ export async function appendMessage(db: SqlRunner, message: NewMessage): Promise
   return record;
 }
 
+/** Rows of an epoch after `afterId`, with the epoch's row count (one row of NULLs when none is newer). */
+const SINCE = `SELECT c."total", m.* FROM (SELECT COUNT(*) AS "total" FROM "Message" WHERE "sessionId" = $1 AND "epoch" = $2) c
+  LEFT JOIN (SELECT ${COLUMNS} FROM "Message" WHERE "sessionId" = $3 AND "epoch" = $4 AND "id" > $5) m ON TRUE ORDER BY m."id"`;
+
 export function messagesRepo(sql: SqlDriver) {
+  const histories = new HistoryCache({
+    async since(sessionId, epoch, afterId) {
+      const rows = await sql.all(SINCE, [sessionId, epoch, sessionId, epoch, afterId]);
+      return {
+        total: intColumn.parse(rows[0]?.total ?? 0),
+        rows: rows.filter((row) => row.id !== null && row.id !== undefined).map(toMessageRecord),
+      };
+    },
+  });
   return {
     append: (message: NewMessage) => appendMessage(sql, message),
 
@@ -110,14 +124,8 @@ export function messagesRepo(sql: SqlDriver) {
       return rows[0] ? toMessageRecord(rows[0]) : undefined;
     },
 
-    /** The conversation of one epoch, oldest first. */
-    async history(sessionId: string, epoch: number): Promise<MessageRecord[]> {
-      const rows = await sql.all(`SELECT ${COLUMNS} FROM "Message" WHERE "sessionId" = $1 AND "epoch" = $2 ORDER BY "id"`, [
-        sessionId,
-        epoch,
-      ]);
-      return rows.map(toMessageRecord);
-    },
+    /** The conversation of one epoch, oldest first (reads only what was added since this process last read it). */
+    history: (sessionId: string, epoch: number): Promise<MessageRecord[]> => histories.history(sessionId, epoch),
 
     async forTurn(turnId: string): Promise<MessageRecord[]> {
       const rows = await sql.all(`SELECT ${COLUMNS} FROM "Message" WHERE "turnId" = $1 ORDER BY "id"`, [turnId]);
