@@ -73,6 +73,11 @@ export class Agent {
   readonly #o: AgentOptions;
   /** The conversation as read by a running loop, kept current with its own writes (see #remember). */
   readonly #histories = new WeakMap<TurnRun, MessageRecord[]>();
+  /**
+   * The context sections of a running loop, built in its first round and again only after steering
+   * or a tool that refreshes context (memory is read once per turn, not once per round).
+   */
+  readonly #sections = new WeakMap<TurnRun, string[]>();
   /** Runs whose last tool results were written while nothing was queued for their session. */
   readonly #nothingQueued = new WeakSet<TurnRun>();
   constructor(options: AgentOptions) {
@@ -322,16 +327,7 @@ export class Agent {
   }
 
   async #systemPrompt(run: TurnRun, history: MessageRecord[]): Promise<string> {
-    const userText = history.findLast((m) => m.role === 'user' && m.turnId === run.turn.id)?.content ?? '';
-    const sections: string[] = [];
-    for (const section of this.#o.sections ?? []) {
-      try {
-        const text = await section({ session: run.session, turn: run.turn, userText, signal: run.signal });
-        if (text) sections.push(text);
-      } catch (error) {
-        this.#o.log.warn({ err: error, turnId: run.turn.id }, 'a context section failed; continuing without it');
-      }
-    }
+    const sections = this.#sections.get(run) ?? (await this.#buildSections(run, history));
     return composeSystemPrompt({
       base: this.#o.prompt.base,
       botName: this.#o.prompt.botName,
@@ -340,6 +336,24 @@ export class Agent {
       channel: run.session.channel,
       sections,
     });
+  }
+
+  /** Builds the context sections; kept for the next rounds unless one failed (then tried again). */
+  async #buildSections(run: TurnRun, history: MessageRecord[]): Promise<string[]> {
+    const userText = history.findLast((m) => m.role === 'user' && m.turnId === run.turn.id)?.content ?? '';
+    const sections: string[] = [];
+    let failed = false;
+    for (const section of this.#o.sections ?? []) {
+      try {
+        const text = await section({ session: run.session, turn: run.turn, userText, signal: run.signal });
+        if (text) sections.push(text);
+      } catch (error) {
+        failed = true;
+        this.#o.log.warn({ err: error, turnId: run.turn.id }, 'a context section failed; continuing without it');
+      }
+    }
+    if (!failed) this.#sections.set(run, sections);
+    return sections;
   }
 
   #toolContext(run: TurnRun): ToolContext {
@@ -417,6 +431,7 @@ export class Agent {
       run.turn.id,
       starting.map((call) => ({ id: call.id, name: call.name })),
     );
+    if (calls.some((call) => this.#o.tools.get(call.name)?.refreshesContext)) this.#sections.delete(run);
     return runToolCalls(calls, this.#o.tools, this.#toolContext(run), {
       timeoutMs: this.#o.settings.toolTimeoutMs,
       maxResultChars: this.#o.settings.toolResultMaxChars,
@@ -481,6 +496,7 @@ export class Agent {
     const steered = (await run.takeSteering?.()) ?? [];
     if (steered.length === 0) return;
     this.#histories.delete(run);
+    this.#sections.delete(run);
     this.#o.log.debug({ turnId: run.turn.id, count: steered.length }, 'steering messages injected');
   }
 

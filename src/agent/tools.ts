@@ -47,6 +47,11 @@ export interface ToolDefinition<S extends z.ZodType = z.ZodType> {
    * the model is told it may or may not have taken effect.
    */
   idempotent?: boolean;
+  /**
+   * Running it changes what the system prompt's context sections show (session memory): they are
+   * built again for the next round. Other tools leave them as built in the turn's first round.
+   */
+  refreshesContext?: boolean;
   execute(args: z.infer<S>, ctx: ToolContext): Promise<string | ToolOutput>;
 }
 

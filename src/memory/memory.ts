@@ -37,6 +37,7 @@ export function createMemoryTools(memory: Pick<MemoryRepo, 'set' | 'delete' | 'l
     }),
     approval: 'never',
     idempotent: true,
+    refreshesContext: true,
     activity: 'remembering',
     async execute({ key, value }, ctx) {
       const facts = await memory.list(ctx.sessionId);
@@ -53,6 +54,7 @@ export function createMemoryTools(memory: Pick<MemoryRepo, 'set' | 'delete' | 'l
     parameters: z.object({ key: z.string().trim().min(1).max(MAX_KEY_LENGTH) }),
     approval: 'never',
     idempotent: true,
+    refreshesContext: true,
     activity: 'forgetting',
     async execute({ key }, ctx) {
       const removed = await memory.delete(ctx.sessionId, key);
