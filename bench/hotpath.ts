@@ -34,6 +34,13 @@ function bareThreeCalls(modelUrl: string): () => Promise<number> {
   };
 }
 
+/** PARLEY_BENCH_PROFILE=<dir>: each Parley child writes a V8 CPU profile there (node --cpu-prof). */
+function profileArgs(name: string): string[] {
+  const dir = process.env.PARLEY_BENCH_PROFILE;
+  if (!dir) return [];
+  return ['--cpu-prof', `--cpu-prof-dir=${dir}`, `--cpu-prof-name=${name.replace(/\W+/g, '-')}.cpuprofile`];
+}
+
 type Target = { name: string; kind: 'minimal' } | { name: string; kind: 'parley'; databaseUrl: string };
 
 async function run1(target: Target, model: FakeModelServer, dir: string, bareThree: () => Promise<number>): Promise<Figures> {
@@ -56,7 +63,7 @@ async function run1(target: Target, model: FakeModelServer, dir: string, bareThr
         })
       : await startChild({
           name: target.name,
-          args: ['--import', join(ROOT, 'bench', 'hotpath', 'probe.mjs'), join(ROOT, 'bin', 'start.mjs')],
+          args: [...profileArgs(target.name), '--import', join(ROOT, 'bench', 'hotpath', 'probe.mjs'), join(ROOT, 'bin', 'start.mjs')],
           cwd: dir,
           env: {
             ...env,
