@@ -28,6 +28,12 @@ export interface RendererOptions {
   prompts?: ApprovalPromptSink;
   typingIntervalMs?: number;
   /**
+   * The typing indicator starts only when the turn is still running after this long (default 1 s):
+   * a fast answer needs none, and it would cost a platform call per message (the Bot API asks bots
+   * to show it only when an answer takes a noticeable time).
+   */
+  typingDelayMs?: number;
+  /**
    * Records the answer's messages each time a new one is sent while it streams (not per edit), so
    * that after a crash the continued turn edits them in place (see `turn_start.reply`).
    */
@@ -379,11 +385,14 @@ export class ReplyRenderer {
     const { adapter, chat } = this.#o;
     if (this.#typing || !adapter.typing || !adapter.capabilities.hasTyping) return;
     const ping = () => void adapter.typing?.(chat).catch(() => {});
-    ping();
-    this.#typing = setInterval(ping, this.#o.typingIntervalMs ?? 4_500);
+    this.#typing = setTimeout(() => {
+      ping();
+      this.#typing = setInterval(ping, this.#o.typingIntervalMs ?? 4_500);
+    }, this.#o.typingDelayMs ?? 1_000);
   }
 
   #stopTyping(): void {
+    // The delay's timeout and the interval share one id space: clearInterval clears either.
     clearInterval(this.#typing);
     this.#typing = undefined;
   }

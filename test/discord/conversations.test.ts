@@ -12,7 +12,8 @@ describe('discord: conversations with the real discord.js client', () => {
     const dm = dc.dm(alice);
     const answer =
       'Streaming **works** on Discord: this answer arrives in small pieces and the one message is edited until it is complete.';
-    h.model.enqueue({ text: answer, chunkSize: 8, delayMs: 20 });
+    // The model takes a while to start (past the renderer's typing delay), so the channel shows typing.
+    h.model.enqueue({ text: answer, chunkSize: 8, delayMs: 20, firstChunkDelayMs: 1_200 });
 
     const question = dc.say(alice, dm, 'hello bot');
     await settled(h.store, sessionKey(dm));

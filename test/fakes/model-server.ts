@@ -21,6 +21,8 @@ export interface TextStep {
   chunkSize?: number;
   /** Pause between chunks. */
   delayMs?: number;
+  /** Pause before the first chunk (a model that takes a while to start answering). */
+  firstChunkDelayMs?: number;
   /** Pause after the first content chunk until this settles (to act mid-stream). */
   hold?: Promise<unknown>;
   usage?: { prompt_tokens: number; completion_tokens: number };
@@ -219,6 +221,8 @@ export class FakeModelServer {
       await pause();
     };
 
+    if (step.firstChunkDelayMs) await new Promise((r) => setTimeout(r, step.firstChunkDelayMs));
+    if (closed) return;
     this.#send(res, this.#chunk(id, request, { role: 'assistant', content: '' }));
     for (const piece of split(step.reasoning ?? '', size)) {
       if (closed) return;

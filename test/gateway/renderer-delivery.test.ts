@@ -50,7 +50,10 @@ class ScriptedChannel implements ChannelAdapter {
 
   async start(): Promise<void> {}
   async stop(): Promise<void> {}
-  async typing(): Promise<void> {}
+  typings = 0;
+  async typing(): Promise<void> {
+    this.typings++;
+  }
 
   async send(chat: ChatRef, message: OutboundMessage): Promise<SentRef> {
     const messageId = String(this.#next);
@@ -210,5 +213,26 @@ describe('reply renderer: the final answer lands', () => {
     end(renderer, 'x');
     await renderer.close();
     expect(channel.shown()[0]!.endsWith(` w${n - 1}`)).toBe(true);
+  });
+
+  it('shows typing only when the turn is still running after the typing delay, then until it ends', async () => {
+    const quick = new ScriptedChannel();
+    const fast = new ReplyRenderer({ adapter: quick, chat, log: recordingLog().log, typingDelayMs: 200 });
+    stream(fast, 'At once.');
+    end(fast, 'At once.');
+    await fast.close();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(quick.typings).toBe(0);
+
+    const slow = new ScriptedChannel();
+    const renderer = new ReplyRenderer({ adapter: slow, chat, log: recordingLog().log, typingDelayMs: 100, typingIntervalMs: 100 });
+    renderer.handle({ ...base, type: 'turn_start', sessionId: 's1', resumed: false });
+    await waitFor(() => slow.typings >= 2, 'typing, renewed while the turn runs');
+    end(renderer, 'Later.');
+    await renderer.close();
+    const after = slow.typings;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    expect(slow.typings).toBe(after);
+    expect(slow.shown()).toEqual(['Later.']);
   });
 });

@@ -93,7 +93,7 @@ describe('telegram: groups and forum topics', () => {
     const alice = tg.user('Alice');
     const forum = tg.group('Product', { forum: true });
     const topic = tg.createTopic(forum, 'Support', alice);
-    h.model.enqueue({ text: 'Answer in the Support topic.' }, { text: 'Answer in General.' });
+    h.model.enqueue({ text: 'Answer in the Support topic.', firstChunkDelayMs: 1_200 }, { text: 'Answer in General.' });
 
     const { message: inTopic } = tg.say(alice, forum, '@parley_test_bot help with the topic', { topic });
     const [topicReply] = await botMessages(tg, forum);

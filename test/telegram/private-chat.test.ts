@@ -11,7 +11,8 @@ describe('telegram: private chats', () => {
     const dm = tg.privateChat(alice);
     const answer =
       'Streaming **works**: this answer arrives in many small pieces, so the one message that shows it is edited several times before it is complete.';
-    h.model.enqueue({ text: answer, chunkSize: 6, delayMs: 15 });
+    // The model takes a while to start (past the renderer's typing delay), so the chat shows typing.
+    h.model.enqueue({ text: answer, chunkSize: 6, delayMs: 15, firstChunkDelayMs: 1_200 });
 
     tg.say(alice, dm, 'hello bot');
     await settled(h.store, sessionKey(dm));
@@ -27,7 +28,7 @@ describe('telegram: private chats', () => {
     for (let i = 1; i < reply!.versions.length; i++) expect(reply!.versions[i]).not.toBe(reply!.versions[i - 1]);
     expect(reply!.message.entities).toEqual([{ type: 'bold', offset: 10, length: 5 }]);
     expect(tg.calls.filter((c) => !c.ok && c.method === 'editMessageText')).toEqual([]);
-    // Private chats: not sent as a reply, in HTML parse mode, with a typing indicator first.
+    // Private chats: not sent as a reply, in HTML parse mode, with a typing indicator first (the model was slow to start).
     const sends = tg.callsTo('sendMessage');
     expect(sends[0]!.params).toMatchObject({ chat_id: dm.id, parse_mode: 'HTML' });
     expect(sends[0]!.params.reply_parameters).toBeUndefined();
