@@ -7,6 +7,7 @@
 // Node, loaded from where it is installed. Code splitting keeps the command groups a search does
 // not run in chunks it never loads. The output sits two folders deep in dist/ like dist/src/store/,
 // so paths computed from import.meta.url (the migrations folder) land on the same files.
+import { isBuiltin } from 'node:module';
 import { dirname, join, relative, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -37,18 +38,40 @@ async function bundleCli(dist) {
     logLevel: 'warning',
     // The project's packages, wherever the compiled tree is (a build's temporary folder).
     nodePaths: [join(import.meta.dirname, '..', 'node_modules')],
-    // Bundled CommonJS packages call require() for Node's own modules.
+    // Bundled CommonJS packages may call require() for what is left external.
     banner: { js: "import { createRequire as __parleyRequire } from 'node:module'; const require = __parleyRequire(import.meta.url);" },
     plugins: [
       {
         name: 'parley-externals',
         setup(build) {
+          // Node's own modules through process.getBuiltinModule, not `import`: an ES import of one
+          // makes a namespace of all its exports, reading every lazy getter (node:process then
+          // creates process.stdin, node:fs loads fs/promises and readline): a few ms of each start.
+          // An import() of one stays as it is: it happens on use, and bundled it would give only `default`.
           build.onResolve({ filter: /^[^./]/ }, (args) => {
-            if (args.path.startsWith('node:')) return { external: true };
+            if (isBuiltin(args.path))
+              return args.kind === 'dynamic-import'
+                ? { external: true }
+                : { path: args.path.startsWith('node:') ? args.path : `node:${args.path}`, namespace: 'builtin' };
             // Dependencies of a bundled package are bundled with it.
             if (args.importer.includes(`${sep}node_modules${sep}`)) return undefined;
             return BUNDLED_PACKAGES.has(packageName(args.path)) ? undefined : { external: true };
           });
+          build.onLoad({ filter: /^/, namespace: 'builtin' }, (args) => ({
+            contents: `module.exports = process.getBuiltinModule(${JSON.stringify(args.path)});`,
+            loader: 'js',
+          }));
+          // zod's translations of its messages (64 of them, half of the bundled zod): Parley uses
+          // the English default only (zod registers it itself); z.locales keeps just `en`.
+          build.onResolve({ filter: /\/locales\/index\.js$/ }, (args) =>
+            args.importer.includes(`${sep}node_modules${sep}zod${sep}`)
+              ? { path: join(dirname(args.importer), args.path), namespace: 'zod-locales' }
+              : undefined,
+          );
+          build.onLoad({ filter: /^/, namespace: 'zod-locales' }, (args) => ({
+            contents: `export { default as en } from ${JSON.stringify(join(dirname(args.path), 'en.js'))};`,
+            resolveDir: dirname(args.path),
+          }));
           // The generated Prisma clients read files beside them: imported from dist/src/store/generated/.
           build.onResolve({ filter: /\/generated\/(sqlite|postgresql)\/client\.js$/ }, (args) => ({
             path: relative(outdir, join(dirname(args.importer), args.path)),

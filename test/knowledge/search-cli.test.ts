@@ -151,12 +151,14 @@ describe('parley knowledge import', () => {
 });
 
 describe('start-up of a search', () => {
-  it('loads neither the Prisma client nor the Markdown parser nor the MCP client', async () => {
+  it('loads neither the Prisma client nor the Markdown parser nor the MCP client nor node:crypto', async () => {
     const log = join(knowledgeTempDir('parley-modules-'), 'modules.txt');
     const hook = `data:text/javascript,${encodeURIComponent(`
       import { appendFileSync } from 'node:fs';
       import { registerHooks } from 'node:module';
       registerHooks({ resolve(specifier, context, next) { const r = next(specifier, context); appendFileSync(${JSON.stringify(log)}, r.url + '\\n'); return r; } });
+      // Node's own modules loaded by any means (import, require, process.getBuiltinModule).
+      process.on('exit', () => appendFileSync(${JSON.stringify(log)}, process.moduleLoadList.join('\\n') + '\\n'));
     `)}`;
     writeFileSync(log, '');
     const run = await new Promise<{ code: number | null; out: string }>((resolve, reject) => {
@@ -187,5 +189,8 @@ describe('start-up of a search', () => {
     expect(loaded).not.toMatch(/@prisma\/client|adapter-better-sqlite3/);
     expect(loaded).not.toContain('markdown-it');
     expect(loaded).not.toContain('modelcontextprotocol');
+    // Nothing a search does hashes or draws random ids; node:crypto alone takes ~5 ms to load.
+    expect(loaded).toContain('NativeModule fs');
+    expect(loaded).not.toMatch(/NativeModule (?:internal\/)?crypto\b/);
   });
 });

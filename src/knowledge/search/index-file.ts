@@ -11,7 +11,6 @@
 // A page that changes gets a new document number in a new segment; the old one is only marked
 // deleted. Every write is one transaction, so several processes can share the file; each caches
 // what queries need and reloads it when another process has written (PRAGMA data_version).
-import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
@@ -100,7 +99,8 @@ export class SearchIndexFile {
         this.#statements.clear();
         this.setMeta('format', INDEX_FORMAT);
         // Term ids restart: writers holding ids from before must notice (see writeSegment).
-        this.setMeta('epoch', randomUUID());
+        // node:crypto is loaded here, not at start: a search never empties the index (and it takes ~5 ms to load).
+        this.setMeta('epoch', process.getBuiltinModule('node:crypto').randomUUID());
         this.setMeta('lastRevisionId', '0');
         this.setMeta('nextDoc', '1');
         this.setMeta('nextTermId', '1');

@@ -3,7 +3,6 @@
 // a hash of the text it was computed from, so an unchanged page is never embedded twice).
 // Vectors are kept as signed bytes with one scale each (a quarter of the space of floats; the
 // ranking by cosine does not change measurably). A search compares the query with every vector.
-import { createHash } from 'node:crypto';
 import type { KnowledgePageRecord } from '../../store/repos/knowledge.ts';
 import type { SearchIndexFile } from './index-file.ts';
 
@@ -16,7 +15,8 @@ export function embeddingText(page: Pick<KnowledgePageRecord, 'title' | 'summary
 }
 
 export function textHash(text: string): string {
-  return createHash('sha256').update(text).digest('base64url').slice(0, 22);
+  // node:crypto loaded on use: `parley knowledge search` hashes nothing and starts sooner without it.
+  return process.getBuiltinModule('node:crypto').createHash('sha256').update(text).digest('base64url').slice(0, 22);
 }
 
 function quantize(vector: Float32Array): { scale: number; data: Buffer } {

@@ -3,7 +3,6 @@
 // Prisma (see knowledge.ts), at a small fraction of the cost (Prisma maps every row of a
 // many-row insert through its query layer; an import of 100,000 pages spent most of its time there).
 import Database from 'better-sqlite3';
-import { randomUUID } from 'node:crypto';
 import type { KnowledgePageFields, KnowledgePageRecord, KnowledgeSaveOptions, KnowledgeSaveResult } from './knowledge-types.ts';
 
 export interface PageRow {
@@ -48,6 +47,8 @@ export function sqliteSaveMany(
   options: KnowledgeSaveOptions,
   hashOf: (fields: KnowledgePageFields) => string,
 ): KnowledgeSaveResult[] {
+  // node:crypto loaded here: `parley knowledge search` reads pages through this module's toPage and needs none of it.
+  const { randomUUID } = process.getBuiltinModule('node:crypto');
   const db = new Database(file, { timeout: 15_000 });
   try {
     db.pragma('synchronous = NORMAL');
