@@ -27,7 +27,7 @@ export function storeJournal(store: Store): TurnJournal {
       const session = turn && (await store.sessions.get(turn.sessionId));
       return turn && session ? { turn, session } : undefined;
     },
-    history: (sessionId, epoch) => store.messages.history(sessionId, epoch),
+    history: (sessionId, epoch, fromId) => store.messages.history(sessionId, epoch, fromId),
     turnMessages: (turnId) => store.messages.forTurn(turnId),
     append: (messages) => store.messages.appendMany(messages.map(storableMessage)),
     appendSeeingQueue: (messages, sessionId) => store.messages.appendManySeeingQueue(messages.map(storableMessage), sessionId),

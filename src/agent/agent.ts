@@ -11,7 +11,7 @@ import type { Completion, LlmClient, ToolCall } from '../llm/types.ts';
 import type { Logger } from '../log.ts';
 import type { MessageRecord, SessionRecord, TurnRecord, TurnStatus, Usage } from '../store/types.ts';
 import { ShutdownRequest, StopRequest } from './abort.ts';
-import { buildContext } from './context.ts';
+import { buildContext, contextStart } from './context.ts';
 import type { EmitEvent } from './events.ts';
 import type { HeldCall, ToolHooks } from './hooks.ts';
 import type { TurnJournal } from './journal.ts';
@@ -66,6 +66,8 @@ const LIMIT_INSTRUCTION =
 const GAVE_UP =
   'I could not finish this answer: it was interrupted several times in the same place, so I stopped trying. Please ask me again.';
 const DEFAULT_MAX_RECOVERIES = 3;
+/** Sessions whose context window start is remembered (a few numbers each). */
+const MAX_FLOORS = 10_000;
 const LENGTH_RESULT =
   'Not run: your message was cut off (finish_reason "length"), so these arguments may be incomplete. Send the call again, with shorter arguments.';
 
@@ -78,6 +80,8 @@ export class Agent {
    * or a tool that refreshes context (memory is read once per turn, not once per round).
    */
   readonly #sections = new WeakMap<TurnRun, string[]>();
+  /** Per session (least recently used first): where its last turn's context window started. */
+  readonly #floors = new Map<string, { epoch: number; fromId: number }>();
   /** Runs whose last tool results were written while nothing was queued for their session. */
   readonly #nothingQueued = new WeakSet<TurnRun>();
   constructor(options: AgentOptions) {
@@ -281,7 +285,13 @@ export class Agent {
     // Read once per run of the loop: later rounds add what this turn wrote since (see #remember).
     let history = this.#histories.get(run);
     if (!history) {
-      history = await journal.history(run.session.id, run.turn.epoch);
+      // From the last turn's window start on: older messages cannot fit in the context any more.
+      const floor = this.#floors.get(run.session.id);
+      this.#floors.delete(run.session.id);
+      const read = await journal.history(run.session.id, run.turn.epoch, floor?.epoch === run.turn.epoch ? floor.fromId : 0);
+      history = read.slice(contextStart(read, settings.contextTokens, run.turn.id));
+      this.#floors.set(run.session.id, { epoch: run.turn.epoch, fromId: history[0]?.id ?? 0 });
+      if (this.#floors.size > MAX_FLOORS) this.#floors.delete(this.#floors.keys().next().value!);
       this.#histories.set(run, history);
     }
     const systemPrompt = await this.#systemPrompt(run, history);

@@ -122,3 +122,46 @@ export function buildContext(input: ContextInput): BuiltContext {
     droppedTurns,
   };
 }
+
+/** The least a history row can cost in the context: its text, and a tool result pruned. */
+function leastTokens(message: MessageRecord): number {
+  if (message.role === 'tool') return MESSAGE_OVERHEAD_TOKENS + estimateTokens(PRUNED);
+  const calls = message.toolCalls ?? [];
+  return MESSAGE_OVERHEAD_TOKENS + estimateTokens(message.content) + calls.reduce((n, c) => n + estimateTokens(c.name + c.arguments), 0);
+}
+
+/**
+ * Where buildContext's input can start without changing what it builds: the first row of the
+ * newest whole turns whose least possible size (every tool result pruned, no system prompt) is
+ * already over the budget. buildContext drops every older turn in any case. Never after the first
+ * row of `currentTurnId`. Rows are only ever appended, so the start of a later read is never before
+ * this one's.
+ */
+export function contextStart(history: readonly MessageRecord[], budgetTokens: number, currentTurnId?: string): number {
+  let total = 0;
+  let over = -1;
+  for (let i = history.length - 1; i >= 0; i--) {
+    total += leastTokens(history[i]!);
+    if (total > budgetTokens) {
+      over = i;
+      break;
+    }
+  }
+  if (over <= 0) return 0;
+  // Back to the start of the block holding row `over` (see toBlocks: tool rows join the block before them).
+  let start = over;
+  while (start > 0 && !startsBlock(history, start)) start--;
+  const current = currentTurnId === undefined ? -1 : history.findIndex((m) => m.turnId === currentTurnId);
+  return current >= 0 ? Math.min(start, current) : start;
+}
+
+function startsBlock(history: readonly MessageRecord[], index: number): boolean {
+  const message = history[index]!;
+  if (message.role === 'tool') return false;
+  if (message.turnId === undefined) return true;
+  for (let i = index - 1; i >= 0; i--) {
+    const before = history[i]!;
+    if (before.role !== 'tool') return before.turnId !== message.turnId;
+  }
+  return true;
+}

@@ -6,8 +6,11 @@ import type { MessageRecord, NewMessage, SessionRecord, TurnRecord, TurnStatus, 
 export interface TurnJournal {
   /** The turn and its session as stored now (undefined when either is gone). */
   load(turnId: string): Promise<{ turn: TurnRecord; session: SessionRecord } | undefined>;
-  /** The conversation the model sees: the session's messages in this epoch, oldest first. */
-  history(sessionId: string, epoch: number): Promise<MessageRecord[]>;
+  /**
+   * The conversation the model sees: the session's messages in this epoch, oldest first, from the
+   * message with id `fromId` on (the older ones are past the context window; 0 or none: all).
+   */
+  history(sessionId: string, epoch: number, fromId?: number): Promise<MessageRecord[]>;
   /** The turn's own messages, oldest first. */
   turnMessages(turnId: string): Promise<MessageRecord[]>;
   /** Appends in order, all or nothing. */

@@ -27,22 +27,22 @@ const THREE_ROUNDS: ScriptedReply[] = [
   { text: 'Counted to two.' },
 ];
 
-function setup() {
+function setup(settings = SETTINGS, script = THREE_ROUNDS) {
   const journal = new MemoryJournal();
   const reads: number[] = [];
   const history = journal.history.bind(journal);
-  journal.history = async (sessionId, epoch) => {
-    const messages = await history(sessionId, epoch);
+  journal.history = async (sessionId, epoch, fromId) => {
+    const messages = await history(sessionId, epoch, fromId);
     reads.push(messages.length);
     return messages;
   };
-  const model = new ScriptedModel(...THREE_ROUNDS);
+  const model = new ScriptedModel(...script);
   const agent = new Agent({
     journal,
     llm: model,
     tools: new ToolRegistry([count]),
     hooks: { beforeToolCall: async () => ({ allow: true }), settle: async () => new Map() },
-    settings: SETTINGS,
+    settings,
     prompt: { botName: 'Parley' },
     log: silentLogger,
   });
@@ -82,6 +82,24 @@ describe('history reads per turn', () => {
         'tool:counted 2',
       ],
     ]);
+  });
+
+  it('in a long chat, the next turn reads only from where the last context window started', async () => {
+    const { journal, model, agent, reads } = setup({ ...SETTINGS, contextTokens: 1_000 }, [{ text: 'First.' }, { text: 'Second.' }]);
+    for (let i = 0; i < 100; i++) {
+      journal.append([{ sessionId: 's1', epoch: 0, turnId: `old${i}`, role: 'user', content: `question ${i} ${'x'.repeat(200)}` }]);
+      journal.append([{ sessionId: 's1', epoch: 0, turnId: `old${i}`, role: 'assistant', content: `answer ${i} ${'y'.repeat(200)}` }]);
+    }
+    const first = journal.begin('one more', { turnId: 'n1' });
+    await agent.start({ ...first, signal: new AbortController().signal, emit: () => {} });
+    const second = journal.begin('and another', { turnId: 'n2' });
+    await agent.start({ ...second, signal: new AbortController().signal, emit: () => {} });
+    // The first turn read all 201 rows; the second only those of the last window (~1,000 tokens of ~55-token rows) and after.
+    expect(reads[0]).toBe(201);
+    expect(reads[1]).toBeLessThan(25);
+    // What the model saw in the second turn ends with the newest exchanges, and fits the budget.
+    const seen = model.requests[1]!.messages.filter((m) => m.role !== 'system').map((m) => m.content);
+    expect(seen.slice(-3)).toEqual(['one more', 'First.', 'and another']);
   });
 
   it('a steering message makes the next round read the conversation again, and the model sees it', async () => {

@@ -79,8 +79,8 @@ export class MemoryJournal implements TurnJournal {
     return turn && session ? { turn: { ...turn }, session } : undefined;
   }
 
-  async history(sessionId: string, epoch: number) {
-    return this.messages.filter((m) => m.sessionId === sessionId && m.epoch === epoch);
+  async history(sessionId: string, epoch: number, fromId = 0) {
+    return this.messages.filter((m) => m.sessionId === sessionId && m.epoch === epoch && m.id >= fromId);
   }
 
   async turnMessages(turnId: string) {

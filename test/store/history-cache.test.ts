@@ -56,6 +56,18 @@ describe.each(backends())('history read on $name', (backend) => {
     expect(texts(await one.messages.history(session.id, 0))).toEqual(['first', 'second', 'third']);
   });
 
+  it('from a given id on: older rows are neither returned nor read, and rows added since still are', async () => {
+    const session = await one.sessions.ensure({ key: 'h-4', channel: 'test', chatId: 'h4', chatType: 'direct' });
+    const rows = await one.messages.appendMany(['w1', 'w2', 'w3', 'w4'].map((content) => said(session.id, content)));
+    expect(texts(await one.messages.history(session.id, 0))).toEqual(['w1', 'w2', 'w3', 'w4']);
+    await other.messages.append(said(session.id, 'w5'));
+    expect(texts(await one.messages.history(session.id, 0, rows[2]!.id))).toEqual(['w3', 'w4', 'w5']);
+    await one.messages.append(said(session.id, 'w6'));
+    expect(texts(await one.messages.history(session.id, 0, rows[2]!.id))).toEqual(['w3', 'w4', 'w5', 'w6']);
+    // A read from an earlier id than the one kept reads those rows again.
+    expect(texts(await one.messages.history(session.id, 0))).toEqual(['w1', 'w2', 'w3', 'w4', 'w5', 'w6']);
+  });
+
   it('reads only the new epoch after a reset, and one statement per read', async () => {
     const session = await one.sessions.ensure({ key: 'h-3', channel: 'test', chatId: 'h3', chatType: 'direct' });
     await one.messages.appendMany([said(session.id, 'old 1'), said(session.id, 'old 2')]);
