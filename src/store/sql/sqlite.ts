@@ -6,6 +6,7 @@ import { StoreError } from '../errors.ts';
 import { statementCounter } from '../statement-count.ts';
 import type { SqlDriver, SqlRow, SqlRunner, SqlValue } from './driver.ts';
 import { Gate } from './gate.ts';
+import { WalCheckpointer } from './wal-checkpointer.ts';
 
 type SqliteTarget = Extract<DatabaseTarget, { provider: 'sqlite' }>;
 
@@ -48,6 +49,7 @@ export function openSqlite(target: SqliteTarget): SqlDriver {
       throw StoreError.from(error, target);
     }
   };
+  const checkpoints = new WalCheckpointer(db, target.file);
   const direct: SqlRunner = {
     all: async (text, values = []) => execute(text, () => prepare(text).all(...values.map(toSqlite)) as SqlRow[]),
     run: async (text, values = []) => execute(text, () => prepare(text).run(...values.map(toSqlite)).changes),
@@ -57,10 +59,19 @@ export function openSqlite(target: SqliteTarget): SqlDriver {
   const gate = new Gate();
   return {
     provider: 'sqlite',
-    all: (text, values) => gate.outside(() => direct.all(text, values)),
-    run: (text, values) => gate.outside(() => direct.run(text, values)),
+    all: (text, values) =>
+      gate.outside(() => {
+        checkpoints.used();
+        return direct.all(text, values);
+      }),
+    run: (text, values) =>
+      gate.outside(() => {
+        checkpoints.used();
+        return direct.run(text, values);
+      }),
     transaction: (fn) =>
       gate.exclusive(async () => {
+        checkpoints.used();
         execute('BEGIN IMMEDIATE', () => prepare('BEGIN IMMEDIATE').run());
         try {
           const result = await fn(direct);
@@ -72,7 +83,10 @@ export function openSqlite(target: SqliteTarget): SqlDriver {
         }
       }),
     async close() {
-      await gate.exclusive(async () => db.close());
+      await gate.exclusive(async () => {
+        await checkpoints.stop();
+        db.close();
+      });
     },
   };
 }

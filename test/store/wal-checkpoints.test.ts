@@ -1,0 +1,64 @@
+// SQLite's WAL checkpoints move off the thread that answers messages once the store has been busy:
+// a worker thread with its own connection copies the WAL into the database file while the store's
+// connection only appends to the WAL. Checked from outside the connection: the database file grows
+// while the store is idle (only a checkpoint writes it), and stopping puts SQLite's own checkpoints back.
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { WalCheckpointer } from '../../src/store/sql/wal-checkpointer.ts';
+import { tempDir, waitFor } from '../helpers/harness.ts';
+
+const open: Database.Database[] = [];
+afterEach(() => {
+  for (const db of open.splice(0)) db.close();
+});
+
+function walDatabase() {
+  const file = join(tempDir('parley-wal-'), 'store.db');
+  const db = new Database(file);
+  open.push(db);
+  db.pragma('journal_mode = WAL');
+  db.exec('CREATE TABLE row (id INTEGER PRIMARY KEY, body TEXT)');
+  return { db, file };
+}
+
+const autocheckpoint = (db: Database.Database) => db.pragma('wal_autocheckpoint', { simple: true });
+
+describe('WAL checkpoints on a worker thread', () => {
+  it('starts after the store has been busy, then copies the WAL into the database while the store only appends', async () => {
+    const { db, file } = walDatabase();
+    const checkpoints = new WalCheckpointer(db, file);
+    const insert = db.prepare('INSERT INTO row (body) VALUES (?)');
+    for (let i = 0; i < 499; i++) checkpoints.used();
+    expect(autocheckpoint(db)).toBe(1_000);
+    checkpoints.used();
+    // The store's connection leaves checkpoints to the worker (its own only past 10,000 pages).
+    await waitFor(() => autocheckpoint(db) === 10_000, 'the worker to be ready');
+
+    // About 600 pages: under SQLite's default threshold, so without the worker nothing would copy them yet.
+    for (let i = 0; i < 600; i++) insert.run('x'.repeat(3_000));
+    const written = statSync(file).size;
+    await waitFor(() => statSync(file).size > written + 2_000_000, 'the database file to grow while the store is idle');
+
+    await checkpoints.stop();
+    expect(autocheckpoint(db)).toBe(1_000);
+    expect(db.prepare('SELECT COUNT(*) AS n FROM row').get()).toEqual({ n: 600 });
+  });
+
+  it('stays off for an in-memory database and after stop', async () => {
+    const memory = new Database(':memory:');
+    open.push(memory);
+    const idle = new WalCheckpointer(memory, ':memory:');
+    for (let i = 0; i < 1_000; i++) idle.used();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(autocheckpoint(memory)).toBe(1_000);
+
+    const { db, file } = walDatabase();
+    const stopped = new WalCheckpointer(db, file);
+    await stopped.stop();
+    for (let i = 0; i < 1_000; i++) stopped.used();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(autocheckpoint(db)).toBe(1_000);
+  });
+});
