@@ -56,7 +56,7 @@ async function run1(target: Target, model: FakeModelServer, dir: string, bareThr
     target.kind === 'minimal'
       ? await startChild({
           name: target.name,
-          args: ['--import', 'tsx', join(ROOT, 'bench', 'minimal-bot.ts')],
+          args: [...profileArgs(target.name), '--import', 'tsx', join(ROOT, 'bench', 'minimal-bot.ts')],
           cwd: ROOT,
           env,
           readyLine: 'minimal bot ready',
