@@ -18,6 +18,13 @@ import { embeddingText, textHash } from './vectors.ts';
 const FLUSH_POSTINGS = 4_000_000;
 /** Batches of at least this many pages go to the worker threads, when there are any. */
 const POOL_MIN_PAGES = 32;
+/**
+ * Pages a worker is given at once (an import writes 200 per transaction). Each job ends with one
+ * write transaction giving the job's new terms their ids: new terms land all over the term
+ * table, so a commit writes much of it again whatever the job's size, and fewer, larger jobs
+ * write far less (and hold the index's write lock less often).
+ */
+const POOL_JOB_PAGES = 1_000;
 // Term objects carry the id they have in one index (see #termIds); each writer and epoch is an owner.
 let owners = 0;
 const STALE = 'stale';
@@ -41,7 +48,15 @@ export class IndexWriter {
   /** Pages prepared on worker threads so far (for tests of the pool). */
   preparedOnWorkers = 0;
   #bulk:
-    | { builder: SegmentBuilder; pending: Pending[]; pool: AnalyzerPool | undefined; draining: Promise<void>; failed: boolean }
+    | {
+        builder: SegmentBuilder;
+        pending: Pending[];
+        /** Pages waiting to make up a worker's job. */
+        collected: KnowledgePageRecord[];
+        pool: AnalyzerPool | undefined;
+        draining: Promise<void>;
+        failed: boolean;
+      }
     | undefined;
   readonly #onWorkerFailure: ((error: Error) => void) | undefined;
 
@@ -76,16 +91,31 @@ export class IndexWriter {
     this.#bulk ??= {
       builder: this.#builder(),
       pending: [],
+      collected: [],
       pool: parallel ? AnalyzerPool.start(this.#file.file) : undefined,
       draining: Promise.resolve(),
       failed: false,
     };
   }
 
-  /** Adds pages to the bulk; resolves once fewer batches wait than the workers can overlap. */
+  /**
+   * Adds pages to the bulk; resolves once fewer jobs wait than the workers can overlap. With
+   * workers, pages are collected into jobs of POOL_JOB_PAGES (endBulk sends the rest).
+   */
   async addToBulk(pages: KnowledgePageRecord[]): Promise<void> {
     const bulk = this.#bulk;
     if (!bulk) throw new Error('addToBulk outside a bulk');
+    if (!bulk.pool) return this.#dispatch(pages);
+    bulk.collected.push(...pages);
+    if (bulk.collected.length < POOL_JOB_PAGES) return;
+    const job = bulk.collected;
+    bulk.collected = [];
+    return this.#dispatch(job);
+  }
+
+  /** Analyses `pages` (on a worker when there are enough of them), then adds them to the bulk's segment in order. */
+  async #dispatch(pages: KnowledgePageRecord[]): Promise<void> {
+    const bulk = this.#bulk!;
     const pool = pages.length >= POOL_MIN_PAGES ? bulk.pool : undefined;
     const analysis: Promise<Analysis> = pool
       ? pool.prepare(pages.map(withoutHiddenText)).then(
@@ -106,6 +136,7 @@ export class IndexWriter {
     const bulk = this.#bulk;
     if (!bulk) return;
     try {
+      if (bulk.collected.length) await this.#dispatch(bulk.collected.splice(0));
       await this.#drain(0);
       this.#writeBulk();
     } finally {
