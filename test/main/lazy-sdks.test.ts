@@ -61,6 +61,10 @@ describe('npm start loads only what is configured', () => {
       // The model SDK's client loads with the first request (its error classes are light).
       expect(loaded.has('openai')).toBe(true);
       expect(modules.some((url) => url.includes('/node_modules/openai/client.'))).toBe(false);
+      // The web console is off (PARLEY_WEB=off): none of its modules.
+      expect(modules.filter((url) => url.includes('/adapters/web/') && !url.endsWith('/index.js') && !url.endsWith('/config.js'))).toEqual(
+        [],
+      );
     } finally {
       await telegram.close();
     }

@@ -11,17 +11,17 @@ import { closeConsoles, launchBrowser, startConsole, type WebConsole } from './c
 const TOKEN = 'a-long-secret-token-0123456789';
 
 describe('web console configuration', () => {
-  it('runs by default (on the loopback HTTP host) and can be turned off', () => {
+  it('runs by default (on the loopback HTTP host) and can be turned off', async () => {
     expect(webConfigFromEnv({})).toEqual({ token: undefined, loopback: true, secret: undefined, maxStreamsPerUser: 8, maxStreams: 200 });
     expect(webConfigFromEnv({ PARLEY_WEB: 'off' })).toBeUndefined();
-    expect(webChannel.fromEnv({ env: { PARLEY_WEB: 'false' }, log: silentLogger, botName: 'Parley' })).toBeUndefined();
+    expect(await webChannel.fromEnv({ env: { PARLEY_WEB: 'false' }, log: silentLogger, botName: 'Parley' })).toBeUndefined();
   });
 
-  it('refuses a non-loopback HTTP host without a token, with one line naming the variables', () => {
+  it('refuses a non-loopback HTTP host without a token, with one line naming the variables', async () => {
     for (const host of ['0.0.0.0', '192.168.1.20', '::', 'parley.example.com']) {
       const attempt = () => webChannel.fromEnv({ env: { PARLEY_HTTP_HOST: host }, log: silentLogger, botName: 'Parley' });
-      expect(attempt).toThrow(ConfigError);
-      expect(attempt).toThrow(/PARLEY_HTTP_HOST is .* set PARLEY_WEB_TOKEN/);
+      await expect(attempt()).rejects.toThrow(ConfigError);
+      await expect(attempt()).rejects.toThrow(/PARLEY_HTTP_HOST is .* set PARLEY_WEB_TOKEN/);
     }
     expect(webConfigFromEnv({ PARLEY_HTTP_HOST: '0.0.0.0', PARLEY_WEB_TOKEN: TOKEN })).toMatchObject({ loopback: false, token: TOKEN });
     for (const host of ['localhost', '127.0.0.2', '::1', '[::1]'])

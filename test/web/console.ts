@@ -5,7 +5,8 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import type { AnyTool } from '../../src/agent/tools.ts';
 import { HttpHost } from '../../src/http/host.ts';
 import { silentLogger } from '../../src/log.ts';
-import { WebAdapter, webChannel } from '../../adapters/web/index.ts';
+import { WebAdapter } from '../../adapters/web/adapter.ts';
+import { webChannel } from '../../adapters/web/index.ts';
 import { closeAll, createHarness, tempDir, type Harness } from '../helpers/harness.ts';
 
 const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';

@@ -2,7 +2,8 @@
 // the (bounded, per-process) transcript is 'gone', so the renderer sends the answer anew instead
 // of failing it; text over the limit is 'too_large'.
 import { afterEach, describe, expect, it } from 'vitest';
-import { WebAdapter, webConfigFromEnv } from '../../adapters/web/index.ts';
+import { WebAdapter } from '../../adapters/web/adapter.ts';
+import { webConfigFromEnv } from '../../adapters/web/index.ts';
 import { Transcript } from '../../adapters/web/transcript.ts';
 import { DeliveryError } from '../../src/core/delivery.ts';
 import { HttpHost } from '../../src/http/host.ts';

@@ -3,7 +3,8 @@
 // prompt still pending keeps working buttons: clicking one decides it and resumes the turn.
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { WebAdapter, webConfigFromEnv } from '../../adapters/web/index.ts';
+import { WebAdapter } from '../../adapters/web/adapter.ts';
+import { webConfigFromEnv } from '../../adapters/web/index.ts';
 import { HttpHost } from '../../src/http/host.ts';
 import { silentLogger } from '../../src/log.ts';
 import { FakeModelServer } from '../fakes/model-server.ts';

@@ -3,7 +3,8 @@
 // reaches only the streams of the browser that pressed, not the other people in the room.
 import { request, type ClientRequest } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { WebAdapter, webChannel } from '../../adapters/web/index.ts';
+import { WebAdapter } from '../../adapters/web/adapter.ts';
+import { webChannel } from '../../adapters/web/index.ts';
 import type { Action, InboundSink } from '../../src/core/types.ts';
 import { HttpHost } from '../../src/http/host.ts';
 import { silentLogger } from '../../src/log.ts';
