@@ -47,6 +47,29 @@ describe('revisions', () => {
     expect(await kb.revert('nope', 1, { source: 'cli' })).toBeUndefined();
   });
 
+  it('gives pages time-ordered ids (UUID version 7): pages saved later sort after, in batches or one by one', async () => {
+    const { kb } = await fresh();
+    const later = () => new Promise((resolve) => setTimeout(resolve, 3));
+    const batch = async (names: string[]) =>
+      (
+        await kb.saveMany(
+          names.map((slug) => ({ ...page(`About ${slug}.`), slug })),
+          { source: 'import' },
+        )
+      ).map((r) => r.page!.id);
+    const first = await batch(['a/one', 'a/two', 'a/three']);
+    await later();
+    const second = await batch(['b/one', 'b/two']);
+    await later();
+    const single = (await kb.save({ ...page('Alone.'), slug: 'c/one' }, { source: 'cli' })).page!.id;
+    for (const id of [...first, ...second, single])
+      expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(new Set([...first, ...second, single]).size).toBe(6);
+    expect(Math.max(...first.map((id) => parseInt(id.slice(0, 13).replace('-', ''), 16)))).toBeLessThanOrEqual(Date.now());
+    for (const a of first) for (const b of second) expect(a < b).toBe(true);
+    for (const b of second) expect(b < single).toBe(true);
+  });
+
   it('refuses a write based on an outdated revision, and a dry run writes nothing', async () => {
     const { kb } = await fresh();
     await kb.save(page('one'), { source: 'cli' });

@@ -38,6 +38,20 @@ export function toPage(row: PageRow): KnowledgePageRecord {
   };
 }
 
+/**
+ * A new page's id: a UUID whose first 48 bits are the time in milliseconds (version 7, RFC 9562)
+ * instead of all random (version 4). Ids made one after another sort together, so the indexes on
+ * them (the pages' primary key, the revisions' page id) grow at one end instead of each insert
+ * rewriting a page somewhere in them: a 200-page batch of an import wrote a few hundred index
+ * pages more for random ids.
+ */
+export function newPageId(): string {
+  // node:crypto loaded on use: `parley knowledge search` reads pages through this module and needs none of it.
+  const random = process.getBuiltinModule('node:crypto').randomUUID();
+  const time = Date.now().toString(16).padStart(12, '0');
+  return `${time.slice(0, 8)}-${time.slice(8)}-7${random.slice(15)}`;
+}
+
 export const PAGE_COLUMNS =
   '"id", "slug", "title", "summary", "content", "tags", "references", "source", "revision", "hash", "createdAt", "updatedAt"';
 
@@ -47,8 +61,6 @@ export function sqliteSaveMany(
   options: KnowledgeSaveOptions,
   hashOf: (fields: KnowledgePageFields) => string,
 ): KnowledgeSaveResult[] {
-  // node:crypto loaded here: `parley knowledge search` reads pages through this module's toPage and needs none of it.
-  const { randomUUID } = process.getBuiltinModule('node:crypto');
   const db = new Database(file, { timeout: 15_000 });
   try {
     db.pragma('synchronous = NORMAL');
@@ -86,7 +98,7 @@ export function sqliteSaveMany(
               updatedAt: now,
             }
           : {
-              id: randomUUID(),
+              id: newPageId(),
               slug: fields.slug,
               title: fields.title,
               summary: fields.summary,

@@ -1,13 +1,13 @@
 // Knowledge pages and their revisions. Every change of a page writes a revision (the newest one
 // equals the page), in one transaction with the page itself; an unchanged page writes nothing.
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { Db, Tx } from '../database.ts';
 import { isUniqueViolation } from '../database.ts';
 import type { DatabaseTarget } from '../../config/config.ts';
 import { z } from 'zod';
 import { dateColumn, intColumn } from '../sql/columns.ts';
 import type { SqlDriver, SqlValue } from '../sql/driver.ts';
-import { PAGE_COLUMNS, sqliteSaveMany } from './knowledge-bulk.ts';
+import { newPageId, PAGE_COLUMNS, sqliteSaveMany } from './knowledge-bulk.ts';
 
 export type {
   KnowledgePageFields,
@@ -134,7 +134,7 @@ async function saveIn(tx: Tx, fields: KnowledgePageFields, options: KnowledgeSav
   if (!existing) {
     const now = new Date();
     const draft: PageRow = {
-      id: randomUUID(),
+      id: newPageId(),
       slug: fields.slug,
       ...columns(fields),
       source: options.source,
@@ -196,7 +196,7 @@ async function saveManyIn(
       continue;
     }
     const draft: PageRow = {
-      id: randomUUID(),
+      id: newPageId(),
       slug: fields.slug,
       ...columns(fields),
       source: options.source,
