@@ -5,6 +5,7 @@ import { createRequire } from 'node:module';
 import { config as loadDotenv } from 'dotenv';
 import type TableType from 'cli-table3';
 import { loadConfig, type Config } from '../config/config.ts';
+import { plainTable } from './plain-table.ts';
 import type { Store } from '../store/store.ts';
 
 export class CliError extends Error {
@@ -59,10 +60,17 @@ export class CliContext {
       this.io.out(`${empty}\n`);
       return;
     }
-    // Loaded by the commands that print a table only (a search prints none): start-up time.
+    const cells = rows.map((row) => row.map(String));
+    // Not for a terminal: drawn here when the cells allow (the same text, without loading cli-table3).
+    const plain = this.io.isTTY ? undefined : plainTable(head, cells);
+    if (plain !== undefined) {
+      this.io.out(`${plain}\n`);
+      return;
+    }
+    // Loaded by the commands that print a table only: start-up time.
     const Table = createRequire(import.meta.url)('cli-table3') as typeof TableType;
     const table = new Table({ head, style: { head: this.io.isTTY ? ['cyan'] : [], border: this.io.isTTY ? ['grey'] : [] } });
-    table.push(...rows.map((row) => row.map(String)));
+    table.push(...cells);
     this.io.out(`${table.toString()}\n`);
   }
 
