@@ -7,6 +7,7 @@ import type { KnowledgePageRecord } from '../../store/repos/knowledge.ts';
 import type { PreparedBatch } from './analyzer-pool.ts';
 import { assignTermIds } from './index-layout.ts';
 import { analyzePage, encodeForward, pageTermIds, type AnalyzedPage } from './indexed-page.ts';
+import { embeddingText, textHash } from './vectors.ts';
 
 const port = parentPort;
 if (!port) throw new Error('analyze-worker.ts runs as a worker thread');
@@ -41,6 +42,8 @@ port.on('message', ({ id, pages }: { id: number; pages: KnowledgePageRecord[] })
         counts: page.counts,
         // A copy with a buffer of its own (small Buffers share a pool that must not be transferred).
         data: new Uint8Array(encodeForward(page, ids[i]!)),
+        // Here rather than on the main thread, which writes the pages (the busier side of an import).
+        embed: textHash(embeddingText(pages[i]!)),
       })),
     };
     port.postMessage(

@@ -10,7 +10,8 @@ import type { PreparedPage } from './segment-builder.ts';
 /** Pages a worker prepared, with the index epoch their term ids belong to. */
 export interface PreparedBatch {
   epoch: string | undefined;
-  pages: (PreparedPage & { ids: Int32Array; counts: Int32Array })[];
+  /** `embed`: the hash of the text the page's embedding is computed from (see vectors.ts). */
+  pages: (PreparedPage & { ids: Int32Array; counts: Int32Array; embed: string })[];
 }
 
 interface Job {

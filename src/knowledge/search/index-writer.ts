@@ -196,7 +196,8 @@ export class IndexWriter {
     const added = builder.pages.slice(builder.pages.length - records.length);
     records.forEach((record, i) => {
       if (record.slug === SYNONYMS_SLUG) added[i]!.synonyms = record.content;
-      else added[i]!.embed = textHash(embeddingText(record));
+      // Workers hash the embedding's text with the page's analysis.
+      else added[i]!.embed = analysis.kind === 'prepared' ? analysis.batch.pages[i]!.embed : textHash(embeddingText(record));
     });
   }
 
