@@ -4,8 +4,10 @@
 // Node.js. No top-level await: old versions must parse this file.
 import module from 'node:module';
 import { requireSupportedNode } from './node-version.mjs';
+import { zodEnglishOnly } from './zod-english.mjs';
 
 requireSupportedNode();
+zodEnglishOnly();
 // V8's compiled code for every module, cached on disk (os.tmpdir()/node-compile-cache): later starts skip parsing.
 module.enableCompileCache?.();
 import('./dist.mjs').then((dist) => dist.ensureBuilt()).then(() => import('../dist/src/main.js'));

@@ -61,6 +61,9 @@ describe('npm start loads only what is configured', () => {
       // The model SDK's client loads with the first request (its error classes are light).
       expect(loaded.has('openai')).toBe(true);
       expect(modules.some((url) => url.includes('/node_modules/openai/client.'))).toBe(false);
+      // zod's messages in English only: none of its 63 other translations.
+      expect(modules.some((url) => url.endsWith('/zod/v4/locales/en.js'))).toBe(true);
+      expect(modules.filter((url) => /\/zod\/v4\/locales\/(?!en\.js|index\.js)/.test(url))).toEqual([]);
       // The web console is off (PARLEY_WEB=off): none of its modules.
       expect(modules.filter((url) => url.includes('/adapters/web/') && !url.endsWith('/index.js') && !url.endsWith('/config.js'))).toEqual(
         [],
