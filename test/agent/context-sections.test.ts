@@ -3,10 +3,10 @@
 // forget), after steering messages, or when one failed (it is tried again).
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { Agent, type ContextSection, type TurnRun } from '../../src/agent/agent.ts';
+import { Agent, type ContextSection } from '../../src/agent/agent.ts';
 import { type AnyTool, defineTool, ToolRegistry } from '../../src/agent/tools.ts';
 import { silentLogger } from '../../src/log.ts';
-import { MemoryJournal, ScriptedModel, type ScriptedReply } from '../helpers/memory-journal.ts';
+import { MemoryJournal, ScriptedModel, type ScriptedReply, steeredOnce } from '../helpers/memory-journal.ts';
 
 const SETTINGS = { maxRounds: 10, loopWarnAt: 3, loopStopAt: 5, toolTimeoutMs: 5_000, toolResultMaxChars: 16_000, contextTokens: 24_000 };
 
@@ -52,19 +52,7 @@ async function turn(script: ScriptedReply[], section: ContextSection, steer = fa
     sections: [section],
     log: silentLogger,
   });
-  const started = journal.begin('go');
-  let steered = false;
-  const run: TurnRun = {
-    ...started,
-    signal: new AbortController().signal,
-    emit: () => {},
-    takeSteering: async () => {
-      if (!steer || steered) return [];
-      steered = true;
-      await journal.append([{ sessionId: 's1', epoch: 0, turnId: started.turn.id, role: 'user', content: 'and more' }]);
-      return [{} as never];
-    },
-  };
+  const run = steeredOnce(journal, journal.begin('go'), steer ? 'and more' : undefined);
   expect(await agent.start(run)).toEqual({ status: 'done', text: 'Done.' });
   // What each round's system prompt showed.
   return model.requests.map((request) => /build \d+/.exec(String(request.messages[0]?.content))?.[0]);

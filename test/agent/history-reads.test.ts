@@ -7,7 +7,7 @@ import { Agent, type TurnRun } from '../../src/agent/agent.ts';
 import type { TurnJournal } from '../../src/agent/journal.ts';
 import { type AnyTool, defineTool, ToolRegistry } from '../../src/agent/tools.ts';
 import { silentLogger } from '../../src/log.ts';
-import { MemoryJournal, ScriptedModel, type ScriptedReply } from '../helpers/memory-journal.ts';
+import { MemoryJournal, ScriptedModel, type ScriptedReply, steeredOnce } from '../helpers/memory-journal.ts';
 
 const SETTINGS = { maxRounds: 10, loopWarnAt: 3, loopStopAt: 5, toolTimeoutMs: 5_000, toolResultMaxChars: 16_000, contextTokens: 24_000 };
 
@@ -104,20 +104,7 @@ describe('history reads per turn', () => {
 
   it('a steering message makes the next round read the conversation again, and the model sees it', async () => {
     const { journal, model, agent, reads } = setup();
-    const started = journal.begin('count to two');
-    let steered = false;
-    const run: TurnRun = {
-      ...started,
-      signal: new AbortController().signal,
-      emit: () => {},
-      // The gateway writes steering messages itself; the agent only learns that some arrived.
-      takeSteering: async () => {
-        if (steered) return [];
-        steered = true;
-        await journal.append([{ sessionId: 's1', epoch: 0, turnId: started.turn.id, role: 'user', content: 'and then stop' }]);
-        return [{} as never];
-      },
-    };
+    const run = steeredOnce(journal, journal.begin('count to two'), 'and then stop');
     expect(await agent.start(run)).toEqual({ status: 'done', text: 'Counted to two.' });
     expect(reads).toHaveLength(2);
     expect(shapes(model)[1]).toEqual(['user:count to two', 'assistant:[c1]', 'tool:counted 1', 'user:and then stop']);

@@ -1,10 +1,31 @@
 // An in-memory TurnJournal and a scripted model: the agent loop with no database and no HTTP.
 // The journal keeps a log of what was written, in order, so tests can check what came first.
+import type { TurnRun } from '../../src/agent/agent.ts';
 import type { TurnJournal } from '../../src/agent/journal.ts';
 import type { Completion, CompleteOptions, CompletionRequest, LlmClient, ToolCall } from '../../src/llm/types.ts';
 import type { MessageRecord, NewMessage, SessionRecord, TurnRecord, TurnStatus, Usage } from '../../src/store/types.ts';
 
 class JournalOutage extends Error {}
+
+/**
+ * A run of `started` whose first look for steering messages finds `text` (written to the turn as
+ * the gateway writes them; the agent only learns that some arrived); later looks find none. No
+ * text: never steered.
+ */
+export function steeredOnce(journal: MemoryJournal, started: { turn: TurnRecord; session: SessionRecord }, text?: string): TurnRun {
+  let steered = false;
+  return {
+    ...started,
+    signal: new AbortController().signal,
+    emit: () => {},
+    takeSteering: async () => {
+      if (text === undefined || steered) return [];
+      steered = true;
+      await journal.append([{ sessionId: started.session.id, epoch: 0, turnId: started.turn.id, role: 'user', content: text }]);
+      return [{} as never];
+    },
+  };
+}
 
 export class MemoryJournal implements TurnJournal {
   readonly sessions = new Map<string, SessionRecord>();
