@@ -432,10 +432,11 @@ export class Agent {
   /** Runs calls after committing their start records (`started`: ids recorded already). */
   async #runCalls(run: TurnRun, calls: ToolCall[], started: ReadonlySet<string> = new Set()): Promise<ToolResult[]> {
     if (calls.length === 0) return [];
-    // Unknown tools and invalid arguments have no side effect to guard.
+    // A start record keeps a call that was cut off from running twice. Unknown tools and invalid
+    // arguments have no side effect to guard, and an idempotent tool may run again: none for them.
     const starting = calls.filter((call) => {
       const tool = this.#o.tools.get(call.name);
-      return !started.has(call.id) && tool !== undefined && parseArguments(tool, call.arguments).ok;
+      return !started.has(call.id) && tool !== undefined && tool.idempotent !== true && parseArguments(tool, call.arguments).ok;
     });
     await this.#o.journal.recordToolStarts(
       run.turn.id,

@@ -43,8 +43,8 @@ export interface ToolDefinition<S extends z.ZodType = z.ZodType> {
   timeoutMs?: number;
   /**
    * True when running a call twice has the same effect as running it once (reads, setting a value).
-   * A call interrupted by a crash is then run again on recovery; otherwise it is never re-run and
-   * the model is told it may or may not have taken effect.
+   * A call interrupted by a crash is then run again on recovery (no start record is written for
+   * it); otherwise it is never re-run and the model is told it may or may not have taken effect.
    */
   idempotent?: boolean;
   /**

@@ -123,6 +123,27 @@ describe('recovery of tool calls after a crash', () => {
     await model.close();
   });
 
+  it('an idempotent call cut off before its result (it has no start record) runs again; a started one that is not, does not', async () => {
+    const dbFile = join(tempDir(), 'parley.db');
+    const turnId = await crashedTurn(
+      dbFile,
+      [
+        { id: 'call_note', name: 'note', arguments: '{"text":"hi"}' },
+        { id: 'call_read', name: 'lookup', arguments: '{"key":"balance"}' },
+      ],
+      { started: ['call_note'] },
+    );
+    const runs: Record<string, number> = {};
+    const model = await FakeModelServer.start();
+    model.enqueue({ text: 'Balance read.' });
+    const h = await createHarness({ model, dbFile, tools: tools(runs) });
+    const [turn] = await settled(h.store, 'memory:dm-u-alice');
+    expect(turn).toMatchObject({ id: turnId, status: 'done' });
+    expect(runs).toEqual({ lookup: 1 });
+    expect(toolResults(model)).toEqual({ call_note: INTERRUPTED_RESULT, call_read: 'balance = 42' });
+    await model.close();
+  });
+
   it('the chat is told even when the continued turn stops for another approval', async () => {
     const dbFile = join(tempDir(), 'parley.db');
     const turnId = await crashedTurn(dbFile, [{ id: 'call_pay', name: 'transfer', arguments: '{"amount":7}' }], {

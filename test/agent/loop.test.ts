@@ -129,6 +129,25 @@ describe('the agent loop on an in-memory journal', () => {
     ]);
   });
 
+  it('writes no start record for a call of an idempotent tool (it may run again after a crash)', async () => {
+    const runs: string[] = [];
+    const { journal, agent, runOf } = setup(
+      [
+        {
+          toolCalls: [
+            { id: 'r', name: 'read', arguments: { n: 1 } },
+            { id: 'w', name: 'write', arguments: { n: 2 } },
+          ],
+        },
+        { text: 'Read and written.' },
+      ],
+      [counter('read', runs, { idempotent: true }), counter('write', runs)],
+    );
+    await agent.start(runOf(journal.begin('read, then write')));
+    expect(runs.sort()).toEqual(['read 1', 'write 2']);
+    expect(journal.log.filter((entry) => entry.startsWith('starts:'))).toEqual(['starts:w']);
+  });
+
   it('runs the calls of one message concurrently and saves the results in call order', async () => {
     const runs: string[] = [];
     let secondStarted!: () => void;

@@ -1,5 +1,6 @@
 // Start records of tool calls: written (committed) before a call's side effect, so that after a
 // crash a call that started but has no result is known to be interrupted, and not run again.
+// Calls of idempotent tools get none (they may run again).
 import { z } from 'zod';
 import type { SqlDriver, SqlRunner } from '../sql/driver.ts';
 
