@@ -9,7 +9,7 @@ import type { Inbound } from '../core/types.ts';
 import { LlmError } from '../llm/errors.ts';
 import type { Completion, LlmClient, ToolCall } from '../llm/types.ts';
 import type { Logger } from '../log.ts';
-import type { MessageRecord, SessionRecord, TurnRecord, TurnStatus, Usage } from '../store/types.ts';
+import type { MemoryFactRecord, MessageRecord, SessionRecord, TurnRecord, TurnStatus, Usage } from '../store/types.ts';
 import { ShutdownRequest, StopRequest } from './abort.ts';
 import { buildContext, contextStart } from './context.ts';
 import type { EmitEvent } from './events.ts';
@@ -27,7 +27,14 @@ export type ContextSection = (input: {
   turn: TurnRecord;
   userText: string;
   signal: AbortSignal;
+  /** Read already for this turn (see TurnRun.preread); undefined once a tool may have changed it. */
+  preread?: PrereadContext;
 }) => Promise<string | undefined>;
+
+/** What the session worker read with the session's lease, so that the turn's first round need not read it again. */
+interface PrereadContext {
+  memory?: MemoryFactRecord[];
+}
 
 export interface AgentOptions {
   journal: TurnJournal;
@@ -50,6 +57,8 @@ export interface TurnRun {
   emit: EmitEvent;
   /** Messages that arrived during the turn; injected after each tool batch. */
   takeSteering?: () => Promise<Inbound[]>;
+  /** Context read with the session's lease, for the first build of the context sections. */
+  preread?: PrereadContext;
 }
 
 export interface TurnOutcome {
@@ -80,6 +89,8 @@ export class Agent {
    * or a tool that refreshes context (memory is read once per turn, not once per round).
    */
   readonly #sections = new WeakMap<TurnRun, string[]>();
+  /** Runs whose preread context may be out of date (sections were invalidated since it was read). */
+  readonly #stale = new WeakSet<TurnRun>();
   /** Per session (least recently used first): where its last turn's context window started. */
   readonly #floors = new Map<string, { epoch: number; fromId: number }>();
   /** Runs whose last tool results were written while nothing was queued for their session. */
@@ -348,6 +359,12 @@ export class Agent {
     });
   }
 
+  /** The next round builds the context sections again, from what is stored now. */
+  #forgetSections(run: TurnRun): void {
+    this.#sections.delete(run);
+    this.#stale.add(run);
+  }
+
   /** Builds the context sections; kept for the next rounds unless one failed (then tried again). */
   async #buildSections(run: TurnRun, history: MessageRecord[]): Promise<string[]> {
     const userText = history.findLast((m) => m.role === 'user' && m.turnId === run.turn.id)?.content ?? '';
@@ -355,7 +372,8 @@ export class Agent {
     let failed = false;
     for (const section of this.#o.sections ?? []) {
       try {
-        const text = await section({ session: run.session, turn: run.turn, userText, signal: run.signal });
+        const preread = this.#stale.has(run) ? undefined : run.preread;
+        const text = await section({ session: run.session, turn: run.turn, userText, signal: run.signal, ...(preread ? { preread } : {}) });
         if (text) sections.push(text);
       } catch (error) {
         failed = true;
@@ -442,7 +460,7 @@ export class Agent {
       run.turn.id,
       starting.map((call) => ({ id: call.id, name: call.name })),
     );
-    if (calls.some((call) => this.#o.tools.get(call.name)?.refreshesContext)) this.#sections.delete(run);
+    if (calls.some((call) => this.#o.tools.get(call.name)?.refreshesContext)) this.#forgetSections(run);
     return runToolCalls(calls, this.#o.tools, this.#toolContext(run), {
       timeoutMs: this.#o.settings.toolTimeoutMs,
       maxResultChars: this.#o.settings.toolResultMaxChars,
@@ -507,7 +525,7 @@ export class Agent {
     const steered = (await run.takeSteering?.()) ?? [];
     if (steered.length === 0) return;
     this.#histories.delete(run);
-    this.#sections.delete(run);
+    this.#forgetSections(run);
     this.#o.log.debug({ turnId: run.turn.id, count: steered.length }, 'steering messages injected');
   }
 

@@ -6,7 +6,7 @@ import { InboundSchema } from '../core/types.ts';
 import type { Logger } from '../log.ts';
 import type { SessionState } from '../store/repos/turn-reads.ts';
 import type { Store } from '../store/store.ts';
-import type { SessionRecord, TurnRecord } from '../store/types.ts';
+import type { TurnRecord } from '../store/types.ts';
 import type { Output } from './output.ts';
 import type { ReplyRenderer } from './renderer.ts';
 import type { ApprovalHandler } from './ports.ts';
@@ -80,7 +80,7 @@ export class SessionRunner {
       // We hold the lease, so nobody runs it: a process died or stopped mid-turn. Continue it.
       const turn = await store.turns.get(active.id);
       if (!turn) return 'idle';
-      return this.#after(await this.#execute(turn, session, setTurn, (run) => agent.continue(run)));
+      return this.#after(await this.#execute(turn, state, setTurn, (run) => agent.continue(run)));
     }
     if (!state.queuedPayload) return 'idle';
     const first = InboundSchema.parse(JSON.parse(state.queuedPayload));
@@ -88,7 +88,7 @@ export class SessionRunner {
     const started = await store.turns.startWithQueued({ sessionId: session.id, epoch: session.epoch, origin: originOf(first) });
     if (!started) return 'idle';
     const { turn } = started;
-    return this.#after(await this.#execute(turn, session, setTurn, (run) => agent.start(run)));
+    return this.#after(await this.#execute(turn, state, setTurn, (run) => agent.start(run)));
   }
 
   /** A turn left running (its storage failed under it) is not retried at once: the sweep continues it later. */
@@ -98,7 +98,7 @@ export class SessionRunner {
 
   async #execute(
     turn: TurnRecord,
-    session: SessionRecord,
+    { session, memory }: SessionState,
     setTurn: (turnId: string) => AbortSignal,
     body: (run: TurnRun) => Promise<TurnOutcome>,
   ): Promise<TurnOutcome | undefined> {
@@ -109,6 +109,7 @@ export class SessionRunner {
         turn,
         session,
         signal,
+        ...(memory ? { preread: { memory } } : {}),
         emit: renderer?.handle ?? (() => {}),
         takeSteering: () => this.#o.store.inbound.claimAsMessages(session.id, turn.id, turn.epoch),
       });

@@ -23,7 +23,7 @@ function memorySnapshot(facts: MemoryFactRecord[]): string {
 
 /** The <session-context> section of the system prompt. */
 export function memoryContextSection(memory: Pick<MemoryRepo, 'list'>): ContextSection {
-  return async ({ session }) => memorySnapshot(await memory.list(session.id)) || undefined;
+  return async ({ session, preread }) => memorySnapshot(preread?.memory ?? (await memory.list(session.id))) || undefined;
 }
 
 export function createMemoryTools(memory: Pick<MemoryRepo, 'set' | 'delete' | 'list' | 'count'>): AnyTool[] {

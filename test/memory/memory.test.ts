@@ -12,6 +12,9 @@ describe('session memory', () => {
     );
     await h.adapter.say('remember that my favourite colour is teal');
     await settled(h.store, 'memory:dm-u-alice');
+    // The round after `remember`, in the same turn, already shows the fact (read with the lease before: none).
+    expect(h.model.requests[0]!.body.messages[0]!.content).not.toContain('<session-context>');
+    expect(h.model.requests[1]!.body.messages[0]!.content).toContain('- favourite_colour: teal');
 
     h.model.enqueue({ text: 'Teal.' });
     await h.adapter.say('what is my favourite colour?');
@@ -26,6 +29,9 @@ describe('session memory', () => {
     h.model.enqueue({ toolCalls: [{ name: 'forget', arguments: { key: 'favourite_colour' } }] }, { text: 'Forgotten.' });
     await h.adapter.say('forget my colour');
     await settled(h.store, 'memory:dm-u-alice');
+    // This turn's first round showed the fact (read with the lease); the round after `forget` does not.
+    expect(h.model.requests.at(-2)!.body.messages[0]!.content).toContain('- favourite_colour: teal');
+    expect(h.model.requests.at(-1)!.body.messages[0]!.content).not.toContain('<session-context>');
     expect(h.model.requests.at(-1)!.body.messages.find((m) => m.role === 'tool')).toBeDefined();
     expect(h.model.requests.at(-1)!.body.messages.at(-1)!.content).toBe('Forgot favourite_colour.');
 

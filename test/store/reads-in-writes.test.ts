@@ -38,6 +38,20 @@ describe.each(backends())('session lease with state on $name', (backend) => {
     expect(await store().turnReads.releaseLease(session.id, owner)).toBeUndefined();
   });
 
+  it("taking the lease reads the session's memory facts too (by key, with their times)", async () => {
+    const session = await store().sessions.ensure({ key: 'lease-mem', channel: 'test', chatId: 'cm', chatType: 'direct' });
+    expect((await store().turnReads.takeLease(session.id, 'pm', 60_000))?.memory).toEqual([]);
+    await store().memory.set(session.id, 'name', 'Ada "the first" \\ 李');
+    await store().memory.set(session.id, 'colour', 'teal');
+    const taken = await store().turnReads.takeLease(session.id, 'pm', 60_000);
+    expect(taken?.memory).toEqual(await store().memory.list(session.id));
+    expect(taken?.memory?.map((fact) => fact.key)).toEqual(['colour', 'name']);
+    expect(taken?.memory?.[1]?.value).toBe('Ada "the first" \\ 李');
+    expect(taken?.memory?.[0]?.updatedAt).toBeInstanceOf(Date);
+    expect(Math.abs(taken!.memory![0]!.updatedAt.getTime() - Date.now())).toBeLessThan(60_000);
+    expect(await store().turnReads.releaseLease(session.id, 'pm')).toBeDefined();
+  });
+
   it('lets another owner take an expired lease, and takes nothing for a session that does not exist', async () => {
     const session = await store().sessions.ensure({ key: 'lease-2', channel: 'test', chatId: 'c2', chatType: 'direct' });
     expect(await store().turnReads.takeLease(session.id, 'short', -1_000)).toBeDefined();

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import type { ChatType } from '../../core/types.ts';
 import type { SqlDriver } from '../sql/driver.ts';
-import type { SessionRecord, TurnStatus } from '../types.ts';
+import type { MemoryFactRecord, SessionRecord, TurnStatus } from '../types.ts';
 
 /** A session with the state of its mailbox: the unfinished turn (if any) and the oldest queued message. */
 export interface SessionState {
@@ -13,6 +13,8 @@ export interface SessionState {
   active?: { id: string; status: TurnStatus };
   /** The oldest queued message's stored payload (JSON), when there is one. */
   queuedPayload?: string;
+  /** The session's memory facts by key (taking the lease reads them: its turn shows them). */
+  memory?: MemoryFactRecord[];
 }
 
 // `table` names the session row: `s` in a SELECT; in an UPDATE … RETURNING, "Session" itself
@@ -29,6 +31,15 @@ const queued = (table: string) =>
 const COLUMNS = columns('s');
 const QUEUED = queued('s');
 const RETURNING = `RETURNING ${columns('"Session"')}, ${queued('"Session"')}`;
+/** The session's memory facts as one JSON array (updatedAt as ISO text in UTC), for the lease's RETURNING. */
+const MEMORY = {
+  sqlite: `(SELECT json_group_array(json_object('key', f."key", 'value', f."value", 'updatedAt', f."updatedAt"))
+    FROM (SELECT * FROM "MemoryFact" m WHERE m."sessionId" = "Session"."id" ORDER BY m."key") f) AS "memory"`,
+  postgresql: `(SELECT coalesce(json_agg(json_build_object('key', f."key", 'value', f."value",
+    'updatedAt', to_char(f."updatedAt", 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) ORDER BY f."key"), '[]'::json)::text
+    FROM "MemoryFact" f WHERE f."sessionId" = "Session"."id") AS "memory"`,
+};
+const memoryFacts = z.array(z.object({ key: z.string(), value: z.string(), updatedAt: z.coerce.date() }));
 
 const rowSchema = z.object({
   id: z.string(),
@@ -44,6 +55,7 @@ const rowSchema = z.object({
   activeId: z.string().nullable(),
   activeStatus: z.enum(['running', 'awaiting_approval']).nullable(),
   queuedPayload: z.string().nullish(),
+  memory: z.string().nullish(),
 });
 
 function toState(raw: unknown): SessionState {
@@ -64,6 +76,9 @@ function toState(raw: unknown): SessionState {
     session,
     ...(row.activeId && row.activeStatus ? { active: { id: row.activeId, status: row.activeStatus } } : {}),
     ...(row.queuedPayload ? { queuedPayload: row.queuedPayload } : {}),
+    ...(typeof row.memory === 'string'
+      ? { memory: memoryFacts.parse(JSON.parse(row.memory)).sort((a, b) => (a.key < b.key ? -1 : 1)) }
+      : {}),
   };
 }
 
@@ -85,14 +100,14 @@ export function turnReadsRepo(sql: SqlDriver) {
 
     /**
      * Takes (or extends) the session's lease with one conditional update, so exactly one process
-     * wins even when several try at once; returns the session's state as it holds the lease, or
-     * undefined when the lease is held elsewhere (or the session is gone).
+     * wins even when several try at once; returns the session's state as it holds the lease (with
+     * its memory facts), or undefined when the lease is held elsewhere (or the session is gone).
      */
     async takeLease(id: string, owner: string, ttlMs: number): Promise<SessionState | undefined> {
       const now = new Date();
       const rows = await sql.all(
         `UPDATE "Session" SET "leaseOwner" = $1, "leaseUntil" = $2, "updatedAt" = $3
-          WHERE "id" = $4 AND ("leaseOwner" IS NULL OR "leaseOwner" = $5 OR "leaseUntil" < $6) ${RETURNING}`,
+          WHERE "id" = $4 AND ("leaseOwner" IS NULL OR "leaseOwner" = $5 OR "leaseUntil" < $6) ${RETURNING}, ${MEMORY[sql.provider]}`,
         [owner, new Date(now.getTime() + ttlMs), now, id, owner, now],
       );
       return rows[0] === undefined ? undefined : toState(rows[0]);
