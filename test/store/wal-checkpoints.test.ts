@@ -3,6 +3,7 @@
 // connection only appends to the WAL. Checked from outside the connection: the database file grows
 // (only a checkpoint writes it) though the store wrote too little for its own, and stopping puts
 // SQLite's own checkpoints back.
+import { execFileSync } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -62,5 +63,23 @@ describe('WAL checkpoints on a worker thread', () => {
     for (let i = 0; i < 1_000; i++) stopped.used();
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(autocheckpoint(db)).toBe(1_000);
+  });
+
+  it('a process with nothing else to do still gets through the store close (the worker is waited for)', () => {
+    // A script like the CLI: busy enough for the worker, then close, then its last line. Before,
+    // the unref'd worker let the process end inside close(), which never settled.
+    const script = `
+      const { parseDatabaseUrl } = await import(${JSON.stringify(join(import.meta.dirname, '../../src/config/config.ts'))});
+      const { openStore } = await import(${JSON.stringify(join(import.meta.dirname, '../../src/store/store.ts'))});
+      const store = await openStore(parseDatabaseUrl(${JSON.stringify(`file:${join(tempDir('parley-wal-'), 'store.db')}`)}));
+      for (let i = 0; i < 2000; i++) await store.sql.all('SELECT 1');
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      await store.close();
+      console.log('closed');`;
+    const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    expect(out.trim()).toBe('closed');
   });
 });

@@ -20,6 +20,8 @@ export class WalCheckpointer {
   readonly #file: string;
   #statements = 0;
   #worker: Worker | undefined;
+  /** The worker has its connection and runs checkpoints. */
+  #ready = false;
   #stopped = false;
 
   constructor(db: Database.Database, file: string) {
@@ -47,7 +49,9 @@ export class WalCheckpointer {
     this.#worker = worker;
     worker.unref();
     worker.on('message', (message: { ready?: boolean }) => {
-      if (message.ready && this.#worker === worker && this.#db.open) this.#db.pragma(`wal_autocheckpoint = ${LARGE_WAL_PAGES}`);
+      if (!message.ready || this.#worker !== worker) return;
+      this.#ready = true;
+      if (this.#db.open) this.#db.pragma(`wal_autocheckpoint = ${LARGE_WAL_PAGES}`);
     });
     const fallBack = () => {
       if (this.#worker !== worker) return;
@@ -65,7 +69,15 @@ export class WalCheckpointer {
     const worker = this.#worker;
     if (!worker) return;
     this.#worker = undefined;
+    if (!this.#ready) {
+      // Still starting: it has checkpointed nothing, and SQLite's own checkpoints were never off.
+      await worker.terminate();
+      return;
+    }
     const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+    // Kept alive until it has stopped: unref'd, a process with nothing else to do would exit first
+    // and never settle the store's close().
+    worker.ref();
     worker.postMessage('stop');
     const timeout = new Promise<'late'>((resolve) => setTimeout(() => resolve('late'), 5_000).unref());
     if ((await Promise.race([exited, timeout])) === 'late') await worker.terminate();
