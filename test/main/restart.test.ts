@@ -2,6 +2,7 @@
 // the dead process's session lease.
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FakeModelServer } from '../fakes/model-server.ts';
 import { FakeTelegram } from '../fakes/telegram/index.ts';
@@ -54,4 +55,87 @@ describe('npm start: restart after kill -9', () => {
     expect(answeredAfterMs, `answered ${answeredAfterMs} ms after the ready block`).toBeLessThan(5_000);
     expect(tg.botMessages(dm).some((m) => m.message.text?.includes('Answer to: first question'))).toBe(true);
   }, 120_000);
+
+  it('under load, with checkpoints on their worker thread: after a kill -9 mid-burst every message is worked through once, and the database is whole', async () => {
+    const tg = await FakeTelegram.start();
+    const model = await FakeModelServer.start();
+    const dir = tempDir('parley-restart-load-');
+    cleanups.push(
+      () => rmSync(dir, { recursive: true, force: true }),
+      () => model.close(),
+      () => tg.close(),
+    );
+    const file = join(dir, 'parley.db');
+    const env = {
+      TELEGRAM_BOT_TOKEN: tg.token,
+      TELEGRAM_API_ROOT: tg.apiRoot,
+      OPENAI_BASE_URL: model.url,
+      OPENAI_MODEL: 'fake-model',
+      OPENAI_API_KEY: 'test-key',
+      DATABASE_URL: `file:${file}`,
+    };
+    model.setFallback(echo);
+    const first = startBot({ cwd: dir, env });
+    await first.ready();
+    const people = Array.from({ length: 10 }, (_, i) => {
+      const user = tg.user(`User${i}`);
+      return { user, chat: tg.privateChat(user) };
+    });
+    const answered = (text: string) => people.some(({ chat }) => tg.botMessages(chat).some((m) => m.message.text === `Answer to: ${text}`));
+    // Warm-up: well past the 500 statements after which checkpoints move to the worker thread.
+    const asked: string[] = [];
+    for (let round = 0; round < 6; round++) {
+      for (const [i, { user, chat }] of people.entries()) {
+        const text = `warm ${round} from ${i}`;
+        asked.push(text);
+        tg.say(user, chat, text);
+      }
+      await waitFor(() => asked.every(answered), 'the warm-up answers', 30_000);
+    }
+    // A burst, and the process killed while it is being answered.
+    const burst: string[] = [];
+    for (let round = 0; round < 5; round++)
+      for (const [i, { user, chat }] of people.entries()) {
+        const text = `burst ${round} from ${i}`;
+        burst.push(text);
+        tg.say(user, chat, text);
+      }
+    // Killed while the burst is being worked through (messages arriving while a chat's turn runs
+    // are answered together, in one turn).
+    await waitFor(() => burst.filter(answered).length >= 10, 'some of the burst answered', 30_000);
+    first.child.kill('SIGKILL');
+    await first.exited;
+
+    const second = startBot({ cwd: dir, env });
+    await second.ready();
+    const reader = new Database(file, { readonly: true });
+    const settledNow = () => {
+      const open = reader.prepare(`SELECT COUNT(*) AS n FROM "Turn" WHERE "status" <> 'done'`).get() as { n: number };
+      const queued = reader.prepare(`SELECT COUNT(*) AS n FROM "InboundEvent" WHERE "status" = 'queued'`).get() as { n: number };
+      const users = reader.prepare(`SELECT COUNT(DISTINCT "content") AS n FROM "Message" WHERE "role" = 'user'`).get() as { n: number };
+      return open.n === 0 && queued.n === 0 && users.n === asked.length + burst.length;
+    };
+    try {
+      await waitFor(settledNow, 'every message of the burst worked through', 60_000);
+    } finally {
+      reader.close();
+    }
+    second.child.kill('SIGTERM');
+    await second.exited;
+    const db = new Database(file, { readonly: true });
+    try {
+      expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
+      const unfinished = db.prepare(`SELECT COUNT(*) AS n FROM "Turn" WHERE "status" NOT IN ('done')`).get() as { n: number };
+      expect(unfinished.n).toBe(0);
+      // Every message asked, in the warm-up and in the burst, is in its conversation once.
+      const stored = db.prepare(`SELECT "content", COUNT(*) AS n FROM "Message" WHERE "role" = 'user' GROUP BY "content"`).all() as {
+        content: string;
+        n: number;
+      }[];
+      expect(stored.filter((row) => row.n !== 1)).toEqual([]);
+      expect(stored.length).toBe(asked.length + burst.length);
+    } finally {
+      db.close();
+    }
+  }, 180_000);
 });
