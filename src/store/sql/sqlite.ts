@@ -41,15 +41,16 @@ export function openSqlite(target: SqliteTarget): SqlDriver {
       counter.log?.push(text);
     }
   };
+  const checkpoints = new WalCheckpointer(db, target.file);
   const execute = <T>(text: string, work: () => T): T => {
     counted(text);
+    checkpoints.used();
     try {
       return work();
     } catch (error) {
       throw StoreError.from(error, target);
     }
   };
-  const checkpoints = new WalCheckpointer(db, target.file);
   const direct: SqlRunner = {
     all: async (text, values = []) => execute(text, () => prepare(text).all(...values.map(toSqlite)) as SqlRow[]),
     run: async (text, values = []) => execute(text, () => prepare(text).run(...values.map(toSqlite)).changes),
@@ -59,19 +60,10 @@ export function openSqlite(target: SqliteTarget): SqlDriver {
   const gate = new Gate();
   return {
     provider: 'sqlite',
-    all: (text, values) =>
-      gate.outside(() => {
-        checkpoints.used();
-        return direct.all(text, values);
-      }),
-    run: (text, values) =>
-      gate.outside(() => {
-        checkpoints.used();
-        return direct.run(text, values);
-      }),
+    all: (text, values) => gate.outside(() => direct.all(text, values)),
+    run: (text, values) => gate.outside(() => direct.run(text, values)),
     transaction: (fn) =>
       gate.exclusive(async () => {
-        checkpoints.used();
         execute('BEGIN IMMEDIATE', () => prepare('BEGIN IMMEDIATE').run());
         try {
           const result = await fn(direct);

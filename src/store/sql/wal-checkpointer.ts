@@ -29,7 +29,7 @@ export class WalCheckpointer {
     this.#file = file;
   }
 
-  /** Called after each statement (or transaction) of the store's connection. */
+  /** Called with each statement of the store's connection. */
   used(): void {
     if (this.#worker || this.#stopped || ++this.#statements < STATEMENTS_BEFORE_WORKER || this.#file === ':memory:') return;
     this.#start();
