@@ -31,10 +31,10 @@ const queued = (table: string) =>
 const COLUMNS = columns('s');
 const QUEUED = queued('s');
 const RETURNING = `RETURNING ${columns('"Session"')}, ${queued('"Session"')}`;
-/** The session's memory facts as one JSON array (updatedAt as ISO text in UTC), for the lease's RETURNING. */
+/** The session's memory facts by key as one JSON array (updatedAt as ISO text in UTC), for the lease's RETURNING. */
 const MEMORY = {
-  sqlite: `(SELECT json_group_array(json_object('key', f."key", 'value', f."value", 'updatedAt', f."updatedAt"))
-    FROM (SELECT * FROM "MemoryFact" m WHERE m."sessionId" = "Session"."id" ORDER BY m."key") f) AS "memory"`,
+  sqlite: `(SELECT json_group_array(json_object('key', f."key", 'value', f."value", 'updatedAt', f."updatedAt") ORDER BY f."key")
+    FROM "MemoryFact" f WHERE f."sessionId" = "Session"."id") AS "memory"`,
   postgresql: `(SELECT coalesce(json_agg(json_build_object('key', f."key", 'value', f."value",
     'updatedAt', to_char(f."updatedAt", 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) ORDER BY f."key"), '[]'::json)::text
     FROM "MemoryFact" f WHERE f."sessionId" = "Session"."id") AS "memory"`,
@@ -76,9 +76,7 @@ function toState(raw: unknown): SessionState {
     session,
     ...(row.activeId && row.activeStatus ? { active: { id: row.activeId, status: row.activeStatus } } : {}),
     ...(row.queuedPayload ? { queuedPayload: row.queuedPayload } : {}),
-    ...(typeof row.memory === 'string'
-      ? { memory: memoryFacts.parse(JSON.parse(row.memory)).sort((a, b) => (a.key < b.key ? -1 : 1)) }
-      : {}),
+    ...(typeof row.memory === 'string' ? { memory: memoryFacts.parse(JSON.parse(row.memory)) } : {}),
   };
 }
 
