@@ -5,12 +5,14 @@
 import module from 'node:module';
 
 const LOCALES_INDEX = /\/node_modules\/zod\/v4\/locales\/index\.js$/;
+/** zod's locales index with English alone (the CLI bundle, scripts/bundle-cli.mjs, puts the same in its place). */
+export const ENGLISH_LOCALES_INDEX = "export { default as en } from './en.js';\n";
 
 export function zodEnglishOnly() {
   module.registerHooks?.({
     load(url, context, next) {
       if (!LOCALES_INDEX.test(url)) return next(url, context);
-      return { format: 'module', source: "export { default as en } from './en.js';\n", shortCircuit: true };
+      return { format: 'module', source: ENGLISH_LOCALES_INDEX, shortCircuit: true };
     },
   });
 }

@@ -10,6 +10,7 @@
 import { isBuiltin } from 'node:module';
 import { dirname, join, relative, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { ENGLISH_LOCALES_INDEX } from '../bin/zod-english.mjs';
 
 const BUNDLED_PACKAGES = new Set(['zod', 'commander', 'dotenv', 'stemmer']);
 const ENTRIES = ['src/cli/main.js', 'src/knowledge/search/analyze-worker.js'];
@@ -69,7 +70,7 @@ async function bundleCli(dist) {
               : undefined,
           );
           build.onLoad({ filter: /^/, namespace: 'zod-locales' }, (args) => ({
-            contents: `export { default as en } from ${JSON.stringify(join(dirname(args.path), 'en.js'))};`,
+            contents: ENGLISH_LOCALES_INDEX,
             resolveDir: dirname(args.path),
           }));
           // The generated Prisma clients read files beside them: imported from dist/src/store/generated/.
