@@ -1,12 +1,9 @@
 // kill -9 in the middle of a turn, then start again: the conversation must not stay blocked by
 // the dead process's session lease.
-import { rmSync } from 'node:fs';
-import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FakeModelServer } from '../fakes/model-server.ts';
-import { FakeTelegram } from '../fakes/telegram/index.ts';
-import { tempDir, waitFor } from '../helpers/harness.ts';
+import { waitFor } from '../helpers/harness.ts';
+import { telegramWorld } from '../helpers/telegram-world.ts';
 import { echo, killAll, startBot } from './bot-process.ts';
 
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -17,23 +14,9 @@ afterEach(async () => {
 
 describe('npm start: restart after kill -9', () => {
   it('answers the next message within 5 s of the ready block, and continues the interrupted turn', async () => {
-    const tg = await FakeTelegram.start();
-    const model = await FakeModelServer.start();
-    const dir = tempDir('parley-restart-');
-    cleanups.push(
-      () => rmSync(dir, { recursive: true, force: true }),
-      () => model.close(),
-      () => tg.close(),
-    );
-    const env = {
-      TELEGRAM_BOT_TOKEN: tg.token,
-      TELEGRAM_API_ROOT: tg.apiRoot,
-      TELEGRAM_EDIT_INTERVAL_PRIVATE: '50ms',
-      OPENAI_BASE_URL: model.url,
-      OPENAI_MODEL: 'fake-model',
-      OPENAI_API_KEY: 'test-key',
-      DATABASE_URL: `file:${join(dir, 'parley.db')}`,
-    };
+    const world = await telegramWorld(cleanups, 'parley-restart-');
+    const { tg, model, dir } = world;
+    const env = { ...world.env, TELEGRAM_EDIT_INTERVAL_PRIVATE: '50ms' };
     // A slow model: the first answer is still streaming when the process dies.
     model.enqueue({ hang: true, text: 'Let me think' });
     const first = startBot({ cwd: dir, env });
@@ -57,23 +40,7 @@ describe('npm start: restart after kill -9', () => {
   }, 120_000);
 
   it('under load, with checkpoints on their worker thread: after a kill -9 mid-burst every message is worked through once, and the database is whole', async () => {
-    const tg = await FakeTelegram.start();
-    const model = await FakeModelServer.start();
-    const dir = tempDir('parley-restart-load-');
-    cleanups.push(
-      () => rmSync(dir, { recursive: true, force: true }),
-      () => model.close(),
-      () => tg.close(),
-    );
-    const file = join(dir, 'parley.db');
-    const env = {
-      TELEGRAM_BOT_TOKEN: tg.token,
-      TELEGRAM_API_ROOT: tg.apiRoot,
-      OPENAI_BASE_URL: model.url,
-      OPENAI_MODEL: 'fake-model',
-      OPENAI_API_KEY: 'test-key',
-      DATABASE_URL: `file:${file}`,
-    };
+    const { tg, model, dir, file, env } = await telegramWorld(cleanups, 'parley-restart-load-');
     model.setFallback(echo);
     const first = startBot({ cwd: dir, env });
     await first.ready();

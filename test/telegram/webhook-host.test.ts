@@ -1,15 +1,12 @@
 // Webhook mode in the real entry point (a child process): Telegram's webhook and the web console are
 // served by the one HTTP listener on PARLEY_HTTP_PORT; the old TELEGRAM_WEBHOOK_* listener
 // variables stop start-up with one line naming the new ones.
-import { rmSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { deriveWebhookSecret } from '../../adapters/telegram/config.ts';
-import { FakeModelServer } from '../fakes/model-server.ts';
-import { FakeTelegram } from '../fakes/telegram/index.ts';
 import { killAll, startParley } from '../helpers/child.ts';
-import { tempDir, waitFor } from '../helpers/harness.ts';
+import { waitFor } from '../helpers/harness.ts';
+import { telegramWorld } from '../helpers/telegram-world.ts';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -25,25 +22,7 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-async function world() {
-  const tg = await FakeTelegram.start();
-  const model = await FakeModelServer.start();
-  const dir = tempDir('parley-webhook-');
-  cleanups.push(
-    () => rmSync(dir, { recursive: true, force: true }),
-    () => model.close(),
-    () => tg.close(),
-  );
-  const env = {
-    TELEGRAM_BOT_TOKEN: tg.token,
-    TELEGRAM_API_ROOT: tg.apiRoot,
-    OPENAI_BASE_URL: model.url,
-    OPENAI_MODEL: 'fake-model',
-    OPENAI_API_KEY: 'test-key',
-    DATABASE_URL: `file:${join(dir, 'parley.db')}`,
-  };
-  return { tg, model, env };
-}
+const world = () => telegramWorld(cleanups, 'parley-webhook-');
 
 describe('telegram: webhook on the one HTTP listener', () => {
   it('serves the webhook and the web console on the same port; a wrong secret gets 401', { timeout: 60_000 }, async () => {
