@@ -55,8 +55,12 @@ export class Router {
     const chat = chatOf(inbound);
     let firstInChat = false;
     if (this.#o.hasModel && !this.#o.commands.isControl(command) && !unreadableReply(inbound)) {
-      // The common case, a message for the model in a chat that has its session: recorded and
-      // queued by one statement, which also reads the session's unfinished turn.
+      // The common case, a message for the model in an idle chat that has its session: recorded,
+      // its turn started and the session leased in one write.
+      const started = await this.#o.sessions.startNow(spec.key, inbound);
+      if (started === 'duplicate') return this.#duplicate(inbound);
+      if (started === 'started') return;
+      // Otherwise recorded and queued by one statement, which also reads the session's unfinished turn.
       const queued = await store.inbound.queueForKey(inbound, spec.key);
       if (queued === 'duplicate') return this.#duplicate(inbound);
       if (queued !== 'no-session') return this.#queued(chat, inbound, queued.sessionId, queued.activeStatus);

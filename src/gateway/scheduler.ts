@@ -59,6 +59,8 @@ export class SessionScheduler {
   readonly #tasks = new Set<Promise<unknown>>();
   readonly #earlyCancels = new Map<string, { by: string; at: number }>();
   readonly #leaseEnded = new Set<(sessionId: string) => void>();
+  /** Keys of sessions whose lease a fresh start (startFresh) is taking right now. */
+  readonly #starting = new Set<string>();
   #lastRenewed = Date.now();
   #stopping = false;
 
@@ -129,7 +131,7 @@ export class SessionScheduler {
       // A lease held by this process is re-entrant in the database, so local work is checked here.
       if (!this.#running.has(sessionId)) {
         state = await this.#store.turnReads.takeLease(sessionId, this.owner, this.#leaseMs);
-        if (state && !this.#running.has(sessionId)) break;
+        if (state && !this.#running.has(sessionId) && !this.#starting.has(state.session.key)) break;
       }
       if (Date.now() >= deadline) {
         if (waitMs > 0) this.#ended(sessionId);
@@ -137,8 +139,44 @@ export class SessionScheduler {
       }
       await sleep(Math.min(100, Math.max(10, deadline - Date.now())));
     }
+    return this.#holding(sessionId, state, work);
+  }
+
+  /**
+   * A session's first step taken together with its lease: `take` writes it, taking the lease for
+   * this process's owner only when nobody holds it (this process included), and returns the state
+   * it took the lease with. Then `run` works under that lease like withLeaseThenLook; the caller
+   * must call it at once. Undefined when `take` took nothing (or this process is busy with the
+   * session, or stopping): nothing was written.
+   */
+  async startFresh<T extends { state: SessionState }>(
+    key: string,
+    take: (owner: string, leaseMs: number) => Promise<T | 'duplicate' | undefined>,
+  ): Promise<(T & { run: (work: SessionWork) => Promise<LeasedLook> }) | 'duplicate' | undefined> {
+    if (this.#stopping || this.#starting.has(key)) return undefined;
+    // Held until this process runs the session (set synchronously below), so a worker that takes
+    // the lease in between (re-entrant for this owner) leaves the session to this start.
+    this.#starting.add(key);
+    let taken: T | 'duplicate' | undefined;
+    try {
+      taken = await take(this.owner, this.#leaseMs);
+    } finally {
+      this.#starting.delete(key);
+    }
+    if (taken === undefined || taken === 'duplicate') return taken;
+    const { id } = taken.state.session;
+    const running = this.#register(id);
+    return { ...taken, run: (work) => this.#holding(id, taken.state, work, running) };
+  }
+
+  #register(sessionId: string): Running {
     const running: Running = { turnId: undefined, controller: new AbortController() };
     this.#running.set(sessionId, running);
+    return running;
+  }
+
+  async #holding(sessionId: string, state: SessionState, work: SessionWork, registered?: Running): Promise<LeasedLook> {
+    const running = registered ?? this.#register(sessionId);
     let after: SessionState | undefined | 'unknown' = 'unknown';
     try {
       await work({

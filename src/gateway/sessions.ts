@@ -2,7 +2,8 @@
 // time, continues a turn left running by a process that went away, and resumes decided turns.
 import { StopRequest } from '../agent/abort.ts';
 import type { Agent, TurnOutcome, TurnRun } from '../agent/agent.ts';
-import { InboundSchema } from '../core/types.ts';
+import { textForModel } from '../core/attachments.ts';
+import { type Inbound, InboundSchema } from '../core/types.ts';
 import type { Logger } from '../log.ts';
 import type { SessionState } from '../store/repos/turn-reads.ts';
 import type { Store } from '../store/store.ts';
@@ -10,7 +11,7 @@ import type { TurnRecord } from '../store/types.ts';
 import type { Output } from './output.ts';
 import type { ReplyRenderer } from './renderer.ts';
 import type { ApprovalHandler } from './ports.ts';
-import type { SessionScheduler } from './scheduler.ts';
+import type { LeasedLook, SessionScheduler } from './scheduler.ts';
 import { originOf } from './session-key.ts';
 
 export interface SessionRunnerOptions {
@@ -55,14 +56,40 @@ export class SessionRunner {
     return true;
   }
 
-  async #drain(sessionId: string): Promise<void> {
-    for (;;) {
+  /**
+   * The common case, a message for the model in an idle chat: recorded, its turn started and the
+   * session's lease taken in one write, then the turn runs (the session's worker goes on from
+   * there). 'not-now' (nothing written): the session is busy, unknown or leased elsewhere, or this
+   * process is stopping; the message is to be queued instead.
+   */
+  async startNow(key: string, inbound: Inbound): Promise<'started' | 'duplicate' | 'not-now'> {
+    const { agent, store, scheduler } = this.#o;
+    if (!agent) return 'not-now';
+    const started = await scheduler.startFresh(key, (owner, leaseMs) =>
+      store.turnStart.fromMessage({ key, inbound, owner, leaseMs, origin: originOf(inbound), content: textForModel(inbound) }),
+    );
+    if (started === undefined) return 'not-now';
+    if (started === 'duplicate') return 'duplicate';
+    const first = started.run(async (lease) => {
+      await this.#execute(started.turn, lease.state, lease.setTurn, (run) => agent.start(run));
+    });
+    void scheduler.track(this.#drain(started.state.session.id, first)).catch((error: unknown) => {
+      this.#o.log.error({ err: error, sessionId: started.state.session.id }, 'session worker failed');
+    });
+    return 'started';
+  }
+
+  /** `first`: a turn already running under the session's lease (startNow); its look comes first. */
+  async #drain(sessionId: string, first?: Promise<LeasedLook>): Promise<void> {
+    for (let pending = first; ; pending = undefined) {
       // One turn per lease: the look after releasing it (made by the releasing statement) decides
       // whether there is more to do, so a message queued while we were finishing is never left
       // behind (and the mailbox is read once per turn, not before and after the release).
-      const look = await this.#o.scheduler.withLeaseThenLook(sessionId, async (lease) => {
-        if (!this.#o.scheduler.stopping) await this.#nextTurn(lease.state, lease.setTurn);
-      });
+      const look =
+        (await pending) ??
+        (await this.#o.scheduler.withLeaseThenLook(sessionId, async (lease) => {
+          if (!this.#o.scheduler.stopping) await this.#nextTurn(lease.state, lease.setTurn);
+        }));
       if (!look.worked || this.#o.scheduler.stopping) return;
       const state = look.after;
       // An unfinished turn (suspended, or left running for the sweep) holds the mailbox back.

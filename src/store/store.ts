@@ -16,6 +16,7 @@ import { receiversRepo } from './repos/receivers.ts';
 import { sessionsRepo } from './repos/sessions.ts';
 import { toolStartsRepo } from './repos/tool-starts.ts';
 import { turnReadsRepo } from './repos/turn-reads.ts';
+import { turnStartRepo } from './repos/turn-start.ts';
 import { turnsRepo } from './repos/turns.ts';
 import type { SqlDriver } from './sql/driver.ts';
 import { openSql } from './sql/open.ts';
@@ -35,6 +36,7 @@ function repositories(db: Db, sql: SqlDriver, target?: DatabaseTarget) {
     processes: processesRepo(sql),
     receivers: receiversRepo(sql),
     turnReads: turnReadsRepo(sql),
+    turnStart: turnStartRepo(sql),
   };
 }
 

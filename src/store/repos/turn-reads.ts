@@ -21,9 +21,10 @@ export interface SessionState {
 // (SQLite does not resolve an UPDATE's alias inside RETURNING's subqueries).
 const active = (table: string) =>
   `FROM "Turn" t WHERE t."sessionId" = ${table}."id" AND t."status" IN ('running', 'awaiting_approval') ORDER BY t."startedAt" DESC LIMIT 1`;
-const columns = (
-  table: string,
-) => `${table}."id", ${table}."key", ${table}."channel", ${table}."chatId", ${table}."chatType", ${table}."threadId", ${table}."userId", ${table}."epoch", ${table}."createdAt", ${table}."updatedAt",
+/** The session row's own columns. */
+export const sessionColumns = (table: string) =>
+  `${table}."id", ${table}."key", ${table}."channel", ${table}."chatId", ${table}."chatType", ${table}."threadId", ${table}."userId", ${table}."epoch", ${table}."createdAt", ${table}."updatedAt"`;
+const columns = (table: string) => `${sessionColumns(table)},
   (SELECT t."id" ${active(table)}) AS "activeId",
   (SELECT t."status" ${active(table)}) AS "activeStatus"`;
 const queued = (table: string) =>
@@ -32,7 +33,7 @@ const COLUMNS = columns('s');
 const QUEUED = queued('s');
 const RETURNING = `RETURNING ${columns('"Session"')}, ${queued('"Session"')}`;
 /** The session's memory facts by key as one JSON array (updatedAt as ISO text in UTC), for the lease's RETURNING. */
-const MEMORY = {
+export const MEMORY = {
   sqlite: `(SELECT json_group_array(json_object('key', f."key", 'value', f."value", 'updatedAt', f."updatedAt") ORDER BY f."key")
     FROM "MemoryFact" f WHERE f."sessionId" = "Session"."id") AS "memory"`,
   postgresql: `(SELECT coalesce(json_agg(json_build_object('key', f."key", 'value', f."value",
@@ -58,7 +59,7 @@ const rowSchema = z.object({
   memory: z.string().nullish(),
 });
 
-function toState(raw: unknown): SessionState {
+export function toState(raw: unknown): SessionState {
   const row = rowSchema.parse(raw);
   const session: SessionRecord = {
     id: row.id,

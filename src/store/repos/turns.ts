@@ -64,11 +64,14 @@ function toRecord(raw: unknown): TurnRecord {
 const FINAL: readonly TurnStatus[] = ['done', 'failed', 'cancelled'];
 const UNFINISHED = `('running', 'awaiting_approval')`;
 
-async function createTurn(db: SqlRunner, input: { sessionId: string; epoch: number; origin: TurnOrigin }): Promise<TurnRecord> {
+export async function createTurn(
+  db: SqlRunner,
+  input: { id?: string; sessionId: string; epoch: number; origin: TurnOrigin },
+): Promise<TurnRecord> {
   const now = new Date();
   const rows = await db.all(
     `INSERT INTO "Turn" ("id", "sessionId", "epoch", "status", "origin", "startedAt", "updatedAt") VALUES ($1, $2, $3, 'running', $4, $5, $6) RETURNING ${COLUMNS}`,
-    [randomUUID(), input.sessionId, input.epoch, JSON.stringify(input.origin), now, now],
+    [input.id ?? randomUUID(), input.sessionId, input.epoch, JSON.stringify(input.origin), now, now],
   );
   return toRecord(rows[0]);
 }
@@ -122,7 +125,12 @@ async function endRound(
   });
 }
 
-const PREFIXED = COLUMNS.replace(/"(\w+)"/g, '"$1" AS "turn_$1"');
+/** The turn's columns, each named turn_<column>: for statements that return a turn beside other rows' columns. */
+export const PREFIXED = COLUMNS.replace(/"(\w+)"/g, '"$1" AS "turn_$1"');
+
+/** The turn in a row of PREFIXED columns. */
+export const prefixedTurn = (row: Record<string, unknown>): TurnRecord =>
+  toRecord(Object.fromEntries(Object.entries(row).flatMap(([key, value]) => (key.startsWith('turn_') ? [[key.slice(5), value]] : []))));
 
 /**
  * PostgreSQL: the same writes as one statement (data-modifying CTEs): one round trip, atomic, and
@@ -150,8 +158,7 @@ async function endRoundInOneStatement(
   const rows = await db.all(`WITH t AS (${update}), m AS (${shifted}) SELECT * FROM m, t`, [...updateValues, ...insert.values]);
   const row = rows[0];
   if (!row) throw new Error(`Turn ${input.turnId} not found`);
-  const turn = Object.fromEntries(Object.entries(row).flatMap(([key, value]) => (key.startsWith('turn_') ? [[key.slice(5), value]] : [])));
-  return { assistant: toMessageRecord(row), turn: toRecord(turn) };
+  return { assistant: toMessageRecord(row), turn: prefixedTurn(row) };
 }
 
 /** Thrown inside a turn start to roll it back when there was nothing to answer. */

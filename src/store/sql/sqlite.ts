@@ -29,6 +29,9 @@ export function openSqlite(target: SqliteTarget): SqlDriver {
   const prepare = (text: string): Database.Statement => {
     let statement = cache.get(text);
     if (!statement) {
+      // SQLite's `?` are positional: a $n out of order (or used twice) would bind the wrong value.
+      const numbers = Array.from(text.matchAll(/\$(\d+)/g), (match) => Number(match[1]));
+      if (numbers.some((n, i) => n !== i + 1)) throw new Error(`placeholders must appear in order ($1, $2, …) on SQLite: ${text}`);
       statement = db.prepare(text.replace(/\$\d+/g, '?'));
       cache.set(text, statement);
     }
