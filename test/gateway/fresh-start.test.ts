@@ -1,0 +1,104 @@
+// A message's turn started together with its session's lease (SessionScheduler.startFresh) never
+// runs beside other work on that session in this process: a worker that takes the lease while the
+// start is being written (re-entrant for this process) leaves the session to it, and a start for
+// a session this process is working on writes nothing (the message is then queued).
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Inbound } from '../../src/core/types.ts';
+import { parseDatabaseUrl } from '../../src/config/config.ts';
+import { SessionScheduler } from '../../src/gateway/scheduler.ts';
+import { silentLogger } from '../../src/log.ts';
+import { openStore, type Store } from '../../src/store/store.ts';
+import { tempDir } from '../helpers/harness.ts';
+
+let dir: string;
+let store: Store;
+
+beforeAll(async () => {
+  dir = tempDir('parley-fresh-');
+  store = await openStore(parseDatabaseUrl(`file:${join(dir, 'parley.db')}`));
+});
+
+afterAll(async () => {
+  await store.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const origin = { chat: { channel: 'test', chatId: 'c', chatType: 'direct' as const }, requester: { id: 'u1', displayName: 'Alice' } };
+
+const inbound = (eventId: string): Inbound => ({
+  channel: 'test',
+  chatId: 'c',
+  chatType: 'direct',
+  messageId: `m-${eventId}`,
+  eventId,
+  sender: { id: 'u1', displayName: 'Alice', isBot: false },
+  text: 'hello',
+  attachments: [],
+  mentionsBot: false,
+  repliesToBot: false,
+  receivedAt: new Date(),
+});
+
+const fromMessage = (key: string, eventId: string) => (owner: string, leaseMs: number) =>
+  store.turnStart.fromMessage({ key, inbound: inbound(eventId), owner, leaseMs, origin, content: 'hello' });
+
+describe('starting a turn with its lease', () => {
+  it('a worker that takes the lease while the start is written leaves the session to the start', async () => {
+    const scheduler = new SessionScheduler({ store, log: silentLogger, leaseMs: 60_000 });
+    const session = await store.sessions.ensure({ key: 'fresh-1', channel: 'test', chatId: 'c', chatType: 'direct' });
+    let worker: Promise<{ worked: boolean }> | undefined;
+    let workerRan = false;
+    const started = await scheduler.startFresh('fresh-1', async (owner, leaseMs) => {
+      const taken = await fromMessage('fresh-1', 'e1')(owner, leaseMs);
+      // The start is written (the lease is this process's in the database) but not running yet.
+      worker = scheduler.withLeaseThenLook(session.id, async () => {
+        workerRan = true;
+      });
+      await worker;
+      return taken;
+    });
+    expect(await worker).toEqual({ worked: false });
+    expect(workerRan).toBe(false);
+    if (!started || started === 'duplicate') throw new Error(`not started: ${started}`);
+    expect(scheduler.isBusy(session.id)).toBe(true);
+    let ran = false;
+    const look = await started.run(async (lease) => {
+      expect(lease.state.session.id).toBe(session.id);
+      ran = true;
+    });
+    expect(ran).toBe(true);
+    // Released afterwards: the look shows the turn the start began (nobody has finished it here).
+    expect(look).toMatchObject({ worked: true, after: { active: { id: started.turn.id, status: 'running' } } });
+    expect(scheduler.isBusy(session.id)).toBe(false);
+    expect(await store.sessions.leaseOwners()).toEqual([]);
+  });
+
+  it('a start for a session this process is working on writes nothing', async () => {
+    const scheduler = new SessionScheduler({ store, log: silentLogger, leaseMs: 60_000 });
+    const session = await store.sessions.ensure({ key: 'fresh-2', channel: 'test', chatId: 'c2', chatType: 'direct' });
+    let during: unknown;
+    const look = await scheduler.withLeaseThenLook(session.id, async () => {
+      during = await scheduler.startFresh('fresh-2', fromMessage('fresh-2', 'f1'));
+    });
+    expect(look.worked).toBe(true);
+    expect(during).toBeUndefined();
+    expect(await store.turns.list({ sessionId: session.id })).toEqual([]);
+    expect(await store.inbound.record(inbound('f1'), session.id, 'queued')).toBe(true);
+  });
+
+  it('of two starts at once for one chat in one process, one starts and the other writes nothing', async () => {
+    const scheduler = new SessionScheduler({ store, log: silentLogger, leaseMs: 60_000 });
+    const session = await store.sessions.ensure({ key: 'fresh-3', channel: 'test', chatId: 'c3', chatType: 'direct' });
+    const [a, b] = await Promise.all([
+      scheduler.startFresh('fresh-3', fromMessage('fresh-3', 'g1')),
+      scheduler.startFresh('fresh-3', fromMessage('fresh-3', 'g2')),
+    ]);
+    expect([a, b].filter((r) => r && r !== 'duplicate')).toHaveLength(1);
+    expect([a, b].filter((r) => r === undefined)).toHaveLength(1);
+    const winner = (a ?? b) as Exclude<typeof a, 'duplicate' | undefined>;
+    await winner.run(async () => {});
+    expect(await store.turns.list({ sessionId: session.id })).toHaveLength(1);
+  });
+});
