@@ -100,9 +100,14 @@ export function createApp(options: AppOptions): App {
     overrides: config.approvals.overrides,
     isGranted: (sessionId, toolName) => store.grants.has(sessionId, toolName),
   });
+  // A lease lasts LEASE_BEATS heartbeats; a shorter lease asked for (tests) makes the beat faster.
+  const beatMs = options.heartbeatMs ?? heartbeatMsFromEnv();
+  const leaseMs = options.scheduler?.leaseMs ?? beatMs * LEASE_BEATS;
+  const scheduler = new SessionScheduler({ store, log, wakeups, ...options.scheduler, leaseMs });
   const agent = llm
     ? new Agent({
-        journal: storeJournal(store),
+        // A turn's end releases its session's lease in the same write.
+        journal: storeJournal(store, { owner: scheduler.owner, released: (sessionId, state) => scheduler.releasedWith(sessionId, state) }),
         llm,
         tools,
         hooks: approvalHooks({ gate, approvals: announcedApprovals(store, wakeups), now: options.now }),
@@ -113,10 +118,6 @@ export function createApp(options: AppOptions): App {
         now: options.now,
       })
     : undefined;
-  // A lease lasts LEASE_BEATS heartbeats; a shorter lease asked for (tests) makes the beat faster.
-  const beatMs = options.heartbeatMs ?? heartbeatMsFromEnv();
-  const leaseMs = options.scheduler?.leaseMs ?? beatMs * LEASE_BEATS;
-  const scheduler = new SessionScheduler({ store, log, wakeups, ...options.scheduler, leaseMs });
   const heartbeat = new Heartbeat({
     owner: scheduler.owner,
     processes: store.processes,

@@ -4,6 +4,7 @@
 import type { TurnJournal } from './agent/journal.ts';
 import { PersonTextSchema } from './core/types.ts';
 import { isDatabaseFailure } from './store/errors.ts';
+import type { SessionState } from './store/repos/turn-reads.ts';
 import type { Store } from './store/store.ts';
 import type { NewMessage } from './store/types.ts';
 
@@ -20,7 +21,13 @@ function storableMessage(message: NewMessage): NewMessage {
   };
 }
 
-export function storeJournal(store: Store): TurnJournal {
+/** The lease the turns run under: their end releases it in the same write, and tells `released`. */
+export interface JournalLease {
+  owner: string;
+  released(sessionId: string, state: SessionState): void;
+}
+
+export function storeJournal(store: Store, lease?: JournalLease): TurnJournal {
   return {
     async load(turnId) {
       const turn = await store.turns.get(turnId);
@@ -32,12 +39,17 @@ export function storeJournal(store: Store): TurnJournal {
     append: (messages) => store.messages.appendMany(messages.map(storableMessage)),
     appendSeeingQueue: (messages, sessionId) => store.messages.appendManySeeingQueue(messages.map(storableMessage), sessionId),
     async endRound(turnId, usage, assistant, finish) {
-      const { assistant: record, turn } = await store.turns.endRound({
+      const {
+        assistant: record,
+        turn,
+        released,
+      } = await store.turns.endRound({
         turnId,
         usage,
         message: storableMessage(assistant),
-        ...(finish ? { finish } : {}),
+        ...(finish ? { finish, ...(lease ? { releaseLeaseOf: lease.owner } : {}) } : {}),
       });
+      if (released) lease?.released(turn.sessionId, released);
       return { assistant: record, ended: { usage: turn.usage, rounds: turn.rounds } };
     },
     recordToolStarts: (turnId, calls) =>

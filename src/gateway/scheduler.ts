@@ -35,6 +35,8 @@ export interface SchedulerOptions {
 interface Running {
   turnId: string | undefined;
   controller: AbortController;
+  /** The session's state as the turn's end released the lease (releasedWith). */
+  released?: SessionState;
 }
 
 /** A held lease: the session's state as it was taken, and where the turn's abort signal comes from. */
@@ -191,12 +193,25 @@ export class SessionScheduler {
         },
       });
     } finally {
-      this.#running.delete(sessionId);
-      after = await this.#release(sessionId);
+      // Released with the turn's end, the session may be worked on again (by a new entry) already.
+      if (this.#running.get(sessionId) === running) this.#running.delete(sessionId);
+      after = running.released ?? (await this.#release(sessionId));
       this.#ended(sessionId);
     }
     // Not released here (the lease had been taken over, or releasing failed): a separate look.
     return { worked: true, after: after === 'unknown' ? await this.#store.turnReads.sessionState(sessionId) : after };
+  }
+
+  /**
+   * The write that ended the session's turn released its lease too: the session is no longer
+   * this process's (nor counted among the leases the heartbeat renews), and `state` is the look
+   * its worker goes on with.
+   */
+  releasedWith(sessionId: string, state: SessionState): void {
+    const running = this.#running.get(sessionId);
+    if (!running) return;
+    running.released = state;
+    this.#running.delete(sessionId);
   }
 
   async #release(sessionId: string): Promise<SessionState | 'unknown'> {

@@ -101,4 +101,37 @@ describe('starting a turn with its lease', () => {
     await winner.run(async () => {});
     expect(await store.turns.list({ sessionId: session.id })).toHaveLength(1);
   });
+  it("a lease released by its turn's end is the worker's look, is not released again, and frees the session here at once", async () => {
+    const scheduler = new SessionScheduler({ store, log: silentLogger, leaseMs: 60_000 });
+    const session = await store.sessions.ensure({ key: 'fresh-4', channel: 'test', chatId: 'c4', chatType: 'direct' });
+    await store.inbound.record(inbound('h0'), session.id, 'queued');
+    let next: Promise<unknown> | undefined;
+    let finishNext = () => {};
+    const look = await scheduler.withLeaseThenLook(session.id, async () => {
+      const { turn } = (await store.turns.startWithQueued({ sessionId: session.id, epoch: 0, origin }))!;
+      await store.inbound.record(inbound('h1'), session.id, 'queued');
+      const message = { sessionId: session.id, epoch: 0, turnId: turn.id, role: 'assistant' as const, content: 'done' };
+      const ended = await store.turns.endRound({
+        turnId: turn.id,
+        usage: undefined,
+        message,
+        finish: 'done',
+        releaseLeaseOf: scheduler.owner,
+      });
+      scheduler.releasedWith(session.id, ended.released!);
+      expect(scheduler.isBusy(session.id)).toBe(false);
+      // The next worker takes the session while this one is still finishing.
+      next = scheduler.withLeaseThenLook(session.id, () => new Promise<void>((resolve) => (finishNext = resolve)));
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(scheduler.isBusy(session.id)).toBe(true);
+    });
+    expect(look).toMatchObject({ worked: true, after: { session: { id: session.id } } });
+    expect(look.worked && JSON.parse(look.after!.queuedPayload!)).toMatchObject({ eventId: 'h1' });
+    // The first worker's end left the next one's hold alone.
+    expect(scheduler.isBusy(session.id)).toBe(true);
+    expect(await store.sessions.leaseOwners()).toEqual([scheduler.owner]);
+    finishNext();
+    expect(await next).toMatchObject({ worked: true });
+    expect(await store.sessions.leaseOwners()).toEqual([]);
+  });
 });

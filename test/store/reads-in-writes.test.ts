@@ -100,4 +100,54 @@ describe.each(backends())('session lease with state on $name', (backend) => {
     });
     expect((await store().inbound.peekQueued(session.id))?.text).toBe('and');
   });
+  it("a turn's end releases the session's lease in the same write, and returns what is left to do", async () => {
+    const session = await store().sessions.ensure({ key: 'lease-end', channel: 'test', chatId: 'ce', chatType: 'direct' });
+    await store().inbound.record(inbound('d1', 'ask'), session.id, 'queued');
+    expect(await store().turnReads.takeLease(session.id, 'pe', 60_000)).toBeDefined();
+    const { turn } = (await store().turns.startWithQueued({ sessionId: session.id, epoch: 0, origin }))!;
+    await store().inbound.record(inbound('d2', 'meanwhile'), session.id, 'queued');
+    const answer = (content: string) => ({ sessionId: session.id, epoch: 0, turnId: turn.id, role: 'assistant' as const, content });
+
+    // A round that does not end the turn keeps the lease, even when asked to release it.
+    const round = await store().turns.endRound({ turnId: turn.id, usage: undefined, message: answer('thinking'), releaseLeaseOf: 'pe' });
+    expect(round.released).toBeUndefined();
+    expect(await store().sessions.leaseOwners()).toContain('pe');
+
+    const ended = await store().turns.endRound({
+      turnId: turn.id,
+      usage: undefined,
+      message: answer('done'),
+      finish: 'done',
+      releaseLeaseOf: 'pe',
+    });
+    expect(ended.turn.status).toBe('done');
+    // The ended turn is not unfinished any more; the message queued while it ran is what is left.
+    expect(ended.released?.session.id).toBe(session.id);
+    expect(ended.released?.active).toBeUndefined();
+    expect(JSON.parse(ended.released!.queuedPayload!)).toMatchObject({ eventId: 'd2' });
+    expect(await store().sessions.leaseOwners()).not.toContain('pe');
+  });
+
+  it("a turn's end releases nothing it does not hold, and a gone turn releases nothing", async () => {
+    const session = await store().sessions.ensure({ key: 'lease-end-2', channel: 'test', chatId: 'cf', chatType: 'direct' });
+    await store().inbound.record(inbound('d3', 'ask'), session.id, 'queued');
+    expect(await store().turnReads.takeLease(session.id, 'holder', 60_000)).toBeDefined();
+    const { turn } = (await store().turns.startWithQueued({ sessionId: session.id, epoch: 0, origin }))!;
+    const message = { sessionId: session.id, epoch: 0, turnId: turn.id, role: 'assistant' as const, content: 'done' };
+    const ended = await store().turns.endRound({
+      turnId: turn.id,
+      usage: undefined,
+      message,
+      finish: 'done',
+      releaseLeaseOf: 'someone else',
+    });
+    expect(ended.turn.status).toBe('done');
+    expect(ended.released).toBeUndefined();
+    expect(await store().sessions.leaseOwners()).toContain('holder');
+    await expect(
+      store().turns.endRound({ turnId: 'no-such-turn', usage: undefined, message, finish: 'done', releaseLeaseOf: 'holder' }),
+    ).rejects.toThrow(/not found/);
+    expect(await store().sessions.leaseOwners()).toContain('holder');
+    expect(await store().turnReads.releaseLease(session.id, 'holder')).toBeDefined();
+  });
 });

@@ -19,16 +19,17 @@ export interface SessionState {
 
 // `table` names the session row: `s` in a SELECT; in an UPDATE … RETURNING, "Session" itself
 // (SQLite does not resolve an UPDATE's alias inside RETURNING's subqueries).
-const active = (table: string) =>
-  `FROM "Turn" t WHERE t."sessionId" = ${table}."id" AND t."status" IN ('running', 'awaiting_approval') ORDER BY t."startedAt" DESC LIMIT 1`;
-/** The session row's own columns. */
-export const sessionColumns = (table: string) =>
-  `${table}."id", ${table}."key", ${table}."channel", ${table}."chatId", ${table}."chatType", ${table}."threadId", ${table}."userId", ${table}."epoch", ${table}."createdAt", ${table}."updatedAt"`;
+const active = (table: string, except = '') =>
+  `FROM "Turn" t WHERE t."sessionId" = ${table}."id" AND t."status" IN ('running', 'awaiting_approval')${except} ORDER BY t."startedAt" DESC LIMIT 1`;
+const SESSION_FIELDS = ['id', 'key', 'channel', 'chatId', 'chatType', 'threadId', 'userId', 'epoch', 'createdAt', 'updatedAt'];
+/** The session row's own columns (each named `prefix`<column>). */
+export const sessionColumns = (table: string, prefix = '') =>
+  SESSION_FIELDS.map((field) => `${table}."${field}"${prefix ? ` AS "${prefix}${field}"` : ''}`).join(', ');
 const columns = (table: string) => `${sessionColumns(table)},
   (SELECT t."id" ${active(table)}) AS "activeId",
   (SELECT t."status" ${active(table)}) AS "activeStatus"`;
-const queued = (table: string) =>
-  `(SELECT i."payload" FROM "InboundEvent" i WHERE i."sessionId" = ${table}."id" AND i."status" = 'queued' ORDER BY i."id" LIMIT 1) AS "queuedPayload"`;
+const queued = (table: string, as = 'queuedPayload') =>
+  `(SELECT i."payload" FROM "InboundEvent" i WHERE i."sessionId" = ${table}."id" AND i."status" = 'queued' ORDER BY i."id" LIMIT 1) AS "${as}"`;
 const COLUMNS = columns('s');
 const QUEUED = queued('s');
 const RETURNING = `RETURNING ${columns('"Session"')}, ${queued('"Session"')}`;
@@ -79,6 +80,42 @@ export function toState(raw: unknown): SessionState {
     ...(row.queuedPayload ? { queuedPayload: row.queuedPayload } : {}),
     ...(typeof row.memory === 'string' ? { memory: memoryFacts.parse(JSON.parse(row.memory)) } : {}),
   };
+}
+
+const RELEASED = 'released_';
+
+/**
+ * Releases the lease `owner` holds on a session within the write that ends one of its turns, and
+ * returns the session's state as released with each column named released_<column> (read back by
+ * releasedState). The ending turn is not counted as unfinished: a PostgreSQL CTE does not see its
+ * own statement's update of it. Placeholders $first… : now, session id, owner, turn id, turn id;
+ * `when` (optional) adds a condition.
+ */
+export function releaseWithTurnEnd(first: number, when = ''): string {
+  const [now, id, owner, turn1, turn2] = [0, 1, 2, 3, 4].map((i) => `$${first + i}`);
+  const table = '"Session"';
+  return `UPDATE "Session" SET "leaseOwner" = NULL, "leaseUntil" = NULL, "updatedAt" = ${now}
+    WHERE "id" = ${id} AND "leaseOwner" = ${owner}${when} RETURNING ${sessionColumns(table, RELEASED)},
+    (SELECT t."id" ${active(table, ` AND t."id" <> ${turn1}`)}) AS "${RELEASED}activeId",
+    (SELECT t."status" ${active(table, ` AND t."id" <> ${turn2}`)}) AS "${RELEASED}activeStatus", ${queued(table, `${RELEASED}queuedPayload`)}`;
+}
+
+export const releaseWithTurnEndValues = (sessionId: string, owner: string, turnId: string, now = new Date()) => [
+  now,
+  sessionId,
+  owner,
+  turnId,
+  turnId,
+];
+
+/** The state releaseWithTurnEnd returned in `row`; undefined when it released nothing (the lease was not held). */
+export function releasedState(row: Record<string, unknown> | undefined): SessionState | undefined {
+  if (row?.[`${RELEASED}id`] == null) return undefined;
+  return toState(
+    Object.fromEntries(
+      Object.entries(row).flatMap(([key, value]) => (key.startsWith(RELEASED) ? [[key.slice(RELEASED.length), value]] : [])),
+    ),
+  );
 }
 
 export function turnReadsRepo(sql: SqlDriver) {

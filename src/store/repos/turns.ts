@@ -5,6 +5,7 @@ import { boolColumn, dateColumn, intColumn, optionalText } from '../sql/columns.
 import type { SqlDriver, SqlRunner } from '../sql/driver.ts';
 import { claimQueued } from './inbound.ts';
 import { appendMessage, insertOneFrom, toMessageRecord } from './messages.ts';
+import { releasedState, releaseWithTurnEnd, releaseWithTurnEndValues, type SessionState } from './turn-reads.ts';
 import type { MessageRecord, NewMessage, ReplyState, TurnOrigin, TurnRecord, TurnStatus, Usage } from '../types.ts';
 
 const ReplyStateSchema = z.object({ fromRound: z.number().int().min(1), refs: z.array(SentRefSchema).min(1) });
@@ -95,14 +96,27 @@ async function saveReplyState(db: SqlRunner, id: string, state: ReplyState): Pro
   return changed === 1;
 }
 
+export interface RoundEnd {
+  turnId: string;
+  usage: Usage | undefined;
+  message: NewMessage;
+  finish?: 'done';
+  /** With `finish`: also release the session's lease this owner holds, in the same write. */
+  releaseLeaseOf?: string;
+}
+
+export interface RoundEnded {
+  assistant: MessageRecord;
+  turn: TurnRecord;
+  /** The session's state as its lease was released (releaseLeaseOf); undefined when it was not held. */
+  released?: SessionState;
+}
+
 /**
  * One model call's writes in one transaction: the assistant message, the round and its usage, and
- * (when the round ends the turn) the turn's end. All or nothing.
+ * (when the round ends the turn) the turn's end, and then the session's lease. All or nothing.
  */
-async function endRound(
-  db: SqlDriver,
-  input: { turnId: string; usage: Usage | undefined; message: NewMessage; finish?: 'done' },
-): Promise<{ assistant: MessageRecord; turn: TurnRecord }> {
+async function endRound(db: SqlDriver, input: RoundEnd): Promise<RoundEnded> {
   if (db.provider === 'postgresql') return endRoundInOneStatement(db, input);
   return db.transaction(async (tx) => {
     const assistant = await appendMessage(tx, input.message);
@@ -121,7 +135,10 @@ async function endRound(
       ],
     );
     if (!rows[0]) throw new Error(`Turn ${input.turnId} not found`);
-    return { assistant, turn: toRecord(rows[0]) };
+    const turn = toRecord(rows[0]);
+    if (!input.finish || !input.releaseLeaseOf) return { assistant, turn };
+    const [released] = await tx.all(releaseWithTurnEnd(1), releaseWithTurnEndValues(turn.sessionId, input.releaseLeaseOf, turn.id, now));
+    return { assistant, turn, released: releasedState(released) };
   });
 }
 
@@ -136,10 +153,7 @@ export const prefixedTurn = (row: Record<string, unknown>): TurnRecord =>
  * PostgreSQL: the same writes as one statement (data-modifying CTEs): one round trip, atomic, and
  * no message when the turn is gone.
  */
-async function endRoundInOneStatement(
-  db: SqlDriver,
-  input: { turnId: string; usage: Usage | undefined; message: NewMessage; finish?: 'done' },
-): Promise<{ assistant: MessageRecord; turn: TurnRecord }> {
+async function endRoundInOneStatement(db: SqlDriver, input: RoundEnd): Promise<RoundEnded> {
   const now = new Date();
   const end = input.finish ? `, "status" = $5, "error" = NULL, "endedAt" = $6, "replyState" = NULL` : '';
   const update = `UPDATE "Turn" SET "rounds" = "rounds" + 1, "promptTokens" = "promptTokens" + $1, "completionTokens" = "completionTokens" + $2,
@@ -155,10 +169,21 @@ async function endRoundInOneStatement(
   const insert = insertOneFrom('t', input.message, now);
   // The INSERT's placeholders follow the UPDATE's.
   const shifted = insert.text.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + updateValues.length}`);
-  const rows = await db.all(`WITH t AS (${update}), m AS (${shifted}) SELECT * FROM m, t`, [...updateValues, ...insert.values]);
+  const values = [...updateValues, ...insert.values];
+  // The lease goes with the turn's end (not without it: when the turn is gone, nothing is written).
+  const release =
+    input.finish && input.releaseLeaseOf
+      ? { cte: `, r AS (${releaseWithTurnEnd(values.length + 1, ' AND EXISTS (SELECT 1 FROM t)')})`, join: ' LEFT JOIN r ON true' }
+      : undefined;
+  if (release) values.push(...releaseWithTurnEndValues(input.message.sessionId, input.releaseLeaseOf!, input.turnId, now));
+  const rows = await db.all(
+    `WITH t AS (${update}), m AS (${shifted})${release?.cte ?? ''} SELECT * FROM m CROSS JOIN t${release?.join ?? ''}`,
+    values,
+  );
   const row = rows[0];
   if (!row) throw new Error(`Turn ${input.turnId} not found`);
-  return { assistant: toMessageRecord(row), turn: prefixedTurn(row) };
+  const released = release ? releasedState(row) : undefined;
+  return { assistant: toMessageRecord(row), turn: prefixedTurn(row), ...(released ? { released } : {}) };
 }
 
 /** Thrown inside a turn start to roll it back when there was nothing to answer. */
@@ -234,7 +259,7 @@ export function turnsRepo(sql: SqlDriver) {
 
     addRound: (id: string, usage: Usage | undefined) => addRound(sql, id, usage),
 
-    endRound: (input: { turnId: string; usage: Usage | undefined; message: NewMessage; finish?: 'done' }) => endRound(sql, input),
+    endRound: (input: RoundEnd) => endRound(sql, input),
 
     /** One more continuation of a turn left running (crash, restart, failed write); returns the count so far. */
     async countRecovery(id: string): Promise<number> {
