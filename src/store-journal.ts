@@ -34,7 +34,7 @@ export function storeJournal(store: Store, lease?: JournalLease): TurnJournal {
       const session = turn && (await store.sessions.get(turn.sessionId));
       return turn && session ? { turn, session } : undefined;
     },
-    history: (sessionId, epoch, fromId) => store.messages.history(sessionId, epoch, fromId),
+    history: (sessionId, epoch, fromId, checked) => store.messages.history(sessionId, epoch, fromId, checked),
     turnMessages: (turnId) => store.messages.forTurn(turnId),
     append: (messages) => store.messages.appendMany(messages.map(storableMessage)),
     appendSeeingQueue: (messages, sessionId) => store.messages.appendManySeeingQueue(messages.map(storableMessage), sessionId),

@@ -59,6 +59,8 @@ export interface TurnRun {
   takeSteering?: () => Promise<Inbound[]>;
   /** Context read with the session's lease, for the first build of the context sections. */
   preread?: PrereadContext;
+  /** The turn's start showed the journal's cached history of the session complete: its read may use the cache alone. */
+  historyChecked?: boolean;
 }
 
 export interface TurnOutcome {
@@ -299,7 +301,12 @@ export class Agent {
       // From the last turn's window start on: older messages cannot fit in the context any more.
       const floor = this.#floors.get(run.session.id);
       this.#floors.delete(run.session.id);
-      const read = await journal.history(run.session.id, run.turn.epoch, floor?.epoch === run.turn.epoch ? floor.fromId : 0);
+      const read = await journal.history(
+        run.session.id,
+        run.turn.epoch,
+        floor?.epoch === run.turn.epoch ? floor.fromId : 0,
+        run.historyChecked,
+      );
       history = read.slice(contextStart(read, settings.contextTokens, run.turn.id));
       this.#floors.set(run.session.id, { epoch: run.turn.epoch, fromId: history[0]?.id ?? 0 });
       if (this.#floors.size > MAX_FLOORS) this.#floors.delete(this.#floors.keys().next().value!);

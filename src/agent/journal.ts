@@ -10,7 +10,7 @@ export interface TurnJournal {
    * The conversation the model sees: the session's messages in this epoch, oldest first, from the
    * message with id `fromId` on (the older ones are past the context window; 0 or none: all).
    */
-  history(sessionId: string, epoch: number, fromId?: number): Promise<MessageRecord[]>;
+  history(sessionId: string, epoch: number, fromId?: number, checked?: boolean): Promise<MessageRecord[]>;
   /** The turn's own messages, oldest first. */
   turnMessages(turnId: string): Promise<MessageRecord[]>;
   /** Appends in order, all or nothing. */

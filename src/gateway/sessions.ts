@@ -71,7 +71,9 @@ export class SessionRunner {
     if (started === undefined) return 'not-now';
     if (started === 'duplicate') return 'duplicate';
     const first = started.run(async (lease) => {
-      await this.#execute(started.turn, lease.state, lease.setTurn, (run) => agent.start(run));
+      await this.#execute(started.turn, lease.state, lease.setTurn, (run) =>
+        agent.start({ ...run, historyChecked: started.historyChecked }),
+      );
     });
     void scheduler.track(this.#drain(started.state.session.id, first)).catch((error: unknown) => {
       this.#o.log.error({ err: error, sessionId: started.state.session.id }, 'session worker failed');

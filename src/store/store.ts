@@ -10,7 +10,7 @@ import { grantsRepo } from './repos/grants.ts';
 import { inboundRepo } from './repos/inbound.ts';
 import { knowledgeRepo } from './repos/knowledge.ts';
 import { memoryRepo } from './repos/memory.ts';
-import { messagesRepo } from './repos/messages.ts';
+import { historyCache, messagesRepo } from './repos/messages.ts';
 import { processesRepo } from './repos/processes.ts';
 import { receiversRepo } from './repos/receivers.ts';
 import { sessionsRepo } from './repos/sessions.ts';
@@ -22,10 +22,11 @@ import type { SqlDriver } from './sql/driver.ts';
 import { openSql } from './sql/open.ts';
 
 function repositories(db: Db, sql: SqlDriver, target?: DatabaseTarget) {
+  const histories = historyCache(sql);
   return {
     sessions: sessionsRepo(sql),
-    messages: messagesRepo(sql),
-    turns: turnsRepo(sql),
+    messages: messagesRepo(sql, histories),
+    turns: turnsRepo(sql, histories),
     toolStarts: toolStartsRepo(sql),
     memory: memoryRepo(sql),
     inbound: inboundRepo(sql),
@@ -36,7 +37,7 @@ function repositories(db: Db, sql: SqlDriver, target?: DatabaseTarget) {
     processes: processesRepo(sql),
     receivers: receiversRepo(sql),
     turnReads: turnReadsRepo(sql),
-    turnStart: turnStartRepo(sql),
+    turnStart: turnStartRepo(sql, histories),
   };
 }
 

@@ -2,10 +2,11 @@
 // always the whole conversation, on SQLite and on PostgreSQL: rows another process wrote, a row
 // committed with a lower id than one already read, and a new epoch all show up as a full read would.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HistoryCache } from '../../src/store/repos/history-cache.ts';
 import { statementCounter } from '../../src/store/statement-count.ts';
 import type { Store } from '../../src/store/store.ts';
 import type { NewMessage } from '../../src/store/types.ts';
-import { backends } from './backends.ts';
+import { backends, testInbound as inbound } from './backends.ts';
 
 describe.each(backends())('history read on $name', (backend) => {
   let one: Store;
@@ -79,5 +80,78 @@ describe.each(backends())('history read on $name', (backend) => {
     const before = counter.total;
     await one.messages.history(session.id, 0);
     expect(counter.total - before).toBe(1);
+  });
+  it("a turn start that finds the cached conversation complete spares its turn the read; another process's row makes it read", async () => {
+    const key = 'h-start';
+    const session = await one.sessions.ensure({ key, channel: 'test', chatId: 'hs', chatType: 'direct' });
+    const counter = statementCounter()!;
+    const origin = { chat: { channel: 'test', chatId: 'hs', chatType: 'direct' as const }, requester: { id: 'u1', displayName: 'Alice' } };
+    /** A whole 1-round turn: start, the turn's history read (counted), the answer with the lease's release. */
+    const turn = async (eventId: string) => {
+      const started = await one.turnStart.fromMessage({
+        key,
+        inbound: inbound(eventId, eventId),
+        owner: 'o1',
+        leaseMs: 60_000,
+        origin,
+        content: eventId,
+      });
+      if (!started || started === 'duplicate') throw new Error(`not started: ${started}`);
+      const before = counter.total;
+      const history = texts(await one.messages.history(session.id, 0, 0, started.historyChecked));
+      const reads = counter.total - before;
+      const answer = { sessionId: session.id, epoch: 0, turnId: started.turn.id, role: 'assistant' as const, content: `re ${eventId}` };
+      await one.turns.endRound({ turnId: started.turn.id, usage: undefined, message: answer, finish: 'done', releaseLeaseOf: 'o1' });
+      return { history, reads };
+    };
+    expect(await turn('s1')).toEqual({ history: ['s1'], reads: 1 });
+    // The cache now knows the chat's key, and its rows (its own answer included) are all there are.
+    expect(await turn('s2')).toEqual({ history: ['s1', 're s1', 's2'], reads: 0 });
+    expect(await turn('s3')).toEqual({ history: ['s1', 're s1', 's2', 're s2', 's3'], reads: 0 });
+    await other.messages.append(said(session.id, 'elsewhere'));
+    expect(await turn('s4')).toEqual({ history: ['s1', 're s1', 's2', 're s2', 's3', 're s3', 'elsewhere', 's4'], reads: 1 });
+    expect(await turn('s5')).toMatchObject({ reads: 0 });
+    // Only the turn whose start checked it trusts the cache: any other read looks.
+    const before = counter.total;
+    await one.messages.history(session.id, 0);
+    expect(counter.total - before).toBe(1);
+    expect(await other.messages.history(session.id, 0)).toEqual(await one.messages.history(session.id, 0));
+  });
+});
+
+describe('history cache checked by a turn start', () => {
+  const row = (id: number) => ({
+    id,
+    sessionId: 's',
+    epoch: 0,
+    role: 'user' as const,
+    content: `m${id}`,
+    isError: false,
+    createdAt: new Date(),
+  });
+
+  it('is trusted only when the start counted as many rows and the same newest id (a row committed out of order is read)', async () => {
+    let reads = 0;
+    const stored = [row(1), row(3), row(5)];
+    const cache = new HistoryCache({
+      async since(_sessionId, _epoch, fromId, afterId) {
+        reads++;
+        return { rows: stored.filter((r) => r.id > afterId), total: stored.filter((r) => r.id >= fromId).length };
+      },
+    });
+    expect((await cache.history('s', 0)).map((r) => r.id)).toEqual([1, 3, 5]);
+    cache.verify('k', 's', 0, undefined, row(6));
+    expect(cache.windowOf('k')).toEqual({ fromId: 0, rows: 3, lastId: 5 });
+    // Same count and newest id: the started turn's message follows, nothing is read.
+    stored.push(row(7));
+    expect(cache.verify('k', 's', 0, { fromId: 0, rows: 3, lastId: 5 }, row(7))).toBe(true);
+    expect((await cache.history('s', 0, 0, true)).map((r) => r.id)).toEqual([1, 3, 5, 7]);
+    expect(reads).toBe(1);
+    // Row 4 committed late: the newest id is unchanged, the count is not.
+    stored.splice(2, 0, row(4));
+    stored.push(row(8));
+    expect(cache.verify('k', 's', 0, { fromId: 0, rows: 5, lastId: 7 }, row(8))).toBe(false);
+    expect((await cache.history('s', 0, 0, true)).map((r) => r.id)).toEqual([1, 3, 4, 5, 7, 8]);
+    expect(reads).toBe(3);
   });
 });

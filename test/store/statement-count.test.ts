@@ -14,6 +14,8 @@ import { tempDir, testConfig, waitFor } from '../helpers/harness.ts';
 // The hot-path issue ("within 2× of a bot that stores nothing") aims at ≤ 10 statements for a
 // 1-round turn (≤ 20 for a 3-round one). Lower these numbers as the store gets there; never raise them.
 const ONE_ROUND_TURN_STATEMENTS = 12;
+/** The same in a chat whose conversation this process has in its history cache. */
+const WARM_ONE_ROUND_TURN_STATEMENTS = 11;
 /** A turn of two search_knowledge rounds and an answer (the hot-path benchmark's 3-round turn). */
 const THREE_ROUND_TURN_STATEMENTS = 24;
 
@@ -38,7 +40,7 @@ afterAll(async () => {
  * the statements sent from after start-up until the stop (nothing runs in the background: no
  * sweeps, no heartbeats within the turn's span).
  */
-async function oneTurn(text: string, expectAnswer: string): Promise<string[]> {
+async function oneTurn(text: string, expectAnswer: string, before?: { text: string; answer: string }): Promise<string[]> {
   const config = testConfig(`file:${join(dir, 'parley.db')}`, model.url);
   const store = await openStore(config.database);
   const adapter = new MemoryAdapter();
@@ -53,6 +55,12 @@ async function oneTurn(text: string, expectAnswer: string): Promise<string[]> {
   });
   await app.start();
   await app.knowledge.sync();
+  if (before) {
+    await adapter.say(before.text);
+    await waitFor(() => adapter.lastBotMessage()?.text === before.answer, 'the first answer');
+    // Its turn's last writes follow the answer.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
   const counter = statementCounter()!;
   const from = counter.log!.length;
   await adapter.say(text);
@@ -81,6 +89,12 @@ describe('SQL statements per turn', () => {
   it(`a 1-round turn in an existing chat sends exactly ${ONE_ROUND_TURN_STATEMENTS} statements`, async () => {
     const statements = await oneTurn('and again', 'answer 2');
     expect(statements, statements.join('\n')).toHaveLength(ONE_ROUND_TURN_STATEMENTS);
+  });
+
+  it(`a 1-round turn in a chat this process answered before sends exactly ${WARM_ONE_ROUND_TURN_STATEMENTS} statements (no history read)`, async () => {
+    const statements = await oneTurn('and once more', 'answer 4', { text: 'first here', answer: 'answer 3' });
+    expect(statements, statements.join('\n')).toHaveLength(WARM_ONE_ROUND_TURN_STATEMENTS);
+    expect(statements.filter((sql) => sql.startsWith('SELECT'))).toEqual([]);
   });
 
   it(`a 3-round turn (two knowledge searches) in an existing chat sends exactly ${THREE_ROUND_TURN_STATEMENTS} statements`, async () => {

@@ -103,22 +103,32 @@ export async function appendMessage(db: SqlRunner, message: NewMessage): Promise
 const SINCE = `SELECT NULL AS "total", ${COLUMNS} FROM "Message" WHERE "sessionId" = $1 AND "epoch" = $2 AND "id" > $3
   UNION ALL SELECT COUNT(*), ${COLUMNS.replace(/"\w+"/g, 'NULL')} FROM "Message" WHERE "sessionId" = $4 AND "epoch" = $5 AND "id" >= $6`;
 
-export function messagesRepo(sql: SqlDriver) {
-  const histories = new HistoryCache({
+/** The process's cache of sessions' histories, reading through `sql`. */
+export function historyCache(sql: SqlDriver): HistoryCache {
+  return new HistoryCache({
     async since(sessionId, epoch, fromId, afterId) {
       const rows = await sql.all(SINCE, [sessionId, epoch, afterId, sessionId, epoch, fromId]);
       const count = rows.find((row) => row.total !== null);
       return { total: intColumn.parse(count?.total), rows: inOrder(rows.filter((row) => row !== count)) };
     },
   });
+}
+
+/** `histories` keeps what this process appends (it writes a session's rows only under its lease). */
+export function messagesRepo(sql: SqlDriver, histories: HistoryCache = historyCache(sql)) {
+  const kept = <T extends MessageRecord[] | { records: MessageRecord[] }>(written: T): T => {
+    histories.appended(Array.isArray(written) ? written : written.records);
+    return written;
+  };
   return {
-    append: (message: NewMessage) => appendMessage(sql, message),
+    append: async (message: NewMessage) => kept([await appendMessage(sql, message)])[0]!,
 
     /** Appends in order, all or nothing. */
-    appendMany: (messages: NewMessage[]) => appendMessages(sql, messages),
+    appendMany: async (messages: NewMessage[]) => kept(await appendMessages(sql, messages)),
 
     /** appendMany, and whether the session had queued messages as they were written (one statement). */
-    appendManySeeingQueue: (messages: NewMessage[], sessionId: string) => appendMessagesSeeingQueue(sql, messages, sessionId),
+    appendManySeeingQueue: async (messages: NewMessage[], sessionId: string) =>
+      kept(await appendMessagesSeeingQueue(sql, messages, sessionId)),
 
     async get(id: number): Promise<MessageRecord | undefined> {
       const rows = await sql.all(`SELECT ${COLUMNS} FROM "Message" WHERE "id" = $1`, [id]);
@@ -129,7 +139,8 @@ export function messagesRepo(sql: SqlDriver) {
      * The conversation of one epoch, oldest first, from id `fromId` on (reads only what was added
      * since this process last read it).
      */
-    history: (sessionId: string, epoch: number, fromId = 0): Promise<MessageRecord[]> => histories.history(sessionId, epoch, fromId),
+    history: (sessionId: string, epoch: number, fromId = 0, checked = false): Promise<MessageRecord[]> =>
+      histories.history(sessionId, epoch, fromId, checked),
 
     async forTurn(turnId: string): Promise<MessageRecord[]> {
       const rows = await sql.all(`SELECT ${COLUMNS} FROM "Message" WHERE "turnId" = $1 ORDER BY "id"`, [turnId]);

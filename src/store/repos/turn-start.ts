@@ -4,10 +4,12 @@
 // all or nothing. Otherwise nothing is written and the caller queues the message (inbound.ts).
 // SQLite: one transaction; PostgreSQL: one statement (data-modifying CTEs), one round trip.
 import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
 import type { Inbound } from '../../core/types.ts';
 import { isUniqueViolation } from '../database.ts';
 import type { SqlDriver, SqlValue } from '../sql/driver.ts';
-import type { TurnOrigin, TurnRecord } from '../types.ts';
+import type { MessageRecord, TurnOrigin, TurnRecord } from '../types.ts';
+import type { CachedWindow, HistoryCache } from './history-cache.ts';
 import { appendMessages } from './messages.ts';
 import { MEMORY, type SessionState, sessionColumns, toState } from './turn-reads.ts';
 import { createTurn, PREFIXED, prefixedTurn } from './turns.ts';
@@ -25,31 +27,58 @@ export interface MessageStart {
 }
 
 /** Started: the lease is held and the turn runs. 'duplicate': the event was seen before. Undefined: not idle, nothing written. */
-export type MessageStartResult = { state: SessionState; turn: TurnRecord } | 'duplicate' | undefined;
+export type MessageStartResult =
+  | {
+      state: SessionState;
+      turn: TurnRecord;
+      /** The process's cached history of the session was shown complete (the turn's first read may skip the database). */
+      historyChecked: boolean;
+    }
+  | 'duplicate'
+  | undefined;
+
+type Started = { state: SessionState; turn: TurnRecord; message: MessageRecord; counted: CachedWindow | undefined };
 
 const IDLE = `("leaseOwner" IS NULL OR "leaseUntil" < $5)
   AND NOT EXISTS (SELECT 1 FROM "Turn" t WHERE t."sessionId" = "Session"."id" AND t."status" IN ('running', 'awaiting_approval'))
   AND NOT EXISTS (SELECT 1 FROM "InboundEvent" i WHERE i."sessionId" = "Session"."id" AND i."status" = 'queued')`;
 
-/** $1 owner, $2 lease until, $3 now, $4 key, $5 now (expired leases): in the order they appear (SQLite's are positional). */
+const CONVERSATION = `FROM "Message" m WHERE m."sessionId" = "Session"."id" AND m."epoch" = "Session"."epoch"`;
+
+/**
+ * $1 owner, $2 lease until, $3 now, $4 key, $5 now (expired leases), $6 the history cache's window
+ * start: in the order they appear (SQLite's are positional). Also returns the conversation's rows
+ * from $6 on and its newest id as they were before this start (the cache's check, see verify).
+ */
 const leaseIfIdle = (provider: SqlDriver['provider'], cast: string) =>
   `UPDATE "Session" SET "leaseOwner" = $1, "leaseUntil" = $2, "updatedAt" = $3 WHERE "key" = $4 AND ${IDLE}
-    RETURNING ${sessionColumns('"Session"')}, NULL${cast} AS "activeId", NULL${cast} AS "activeStatus", ${MEMORY[provider]}`;
+    RETURNING ${sessionColumns('"Session"')}, NULL${cast} AS "activeId", NULL${cast} AS "activeStatus", ${MEMORY[provider]},
+    (SELECT COUNT(*) ${CONVERSATION} AND m."id" >= $6) AS "windowRows", (SELECT MAX(m."id") ${CONVERSATION}) AS "lastMessageId"`;
 
-const leaseValues = (input: MessageStart, now: Date): SqlValue[] => [
+const leaseValues = (input: MessageStart, now: Date, window: CachedWindow | undefined): SqlValue[] => [
   input.owner,
   new Date(now.getTime() + input.leaseMs),
   now,
   input.key,
   now,
+  // Without a cached window nothing is counted (no id is this high; PostgreSQL's ids are int4).
+  window?.fromId ?? 2_147_483_647,
 ];
+
+const countedRow = z.object({ windowRows: z.coerce.number(), lastMessageId: z.coerce.number().nullable() });
+
+function countedOf(row: Record<string, unknown>, window: CachedWindow | undefined): CachedWindow | undefined {
+  if (!window) return undefined;
+  const counted = countedRow.parse(row);
+  return { fromId: window.fromId, rows: counted.windowRows, lastId: counted.lastMessageId ?? 0 };
+}
 
 class NotIdle extends Error {}
 
-async function inTransaction(sql: SqlDriver, input: MessageStart): Promise<MessageStartResult> {
+async function inTransaction(sql: SqlDriver, input: MessageStart, window: CachedWindow | undefined): Promise<Started> {
   return sql.transaction(async (tx) => {
     const now = new Date();
-    const rows = await tx.all(leaseIfIdle(sql.provider, ''), leaseValues(input, now));
+    const rows = await tx.all(leaseIfIdle(sql.provider, ''), leaseValues(input, now, window));
     if (!rows[0]) throw new NotIdle();
     const state = toState(rows[0]);
     const { session } = state;
@@ -59,8 +88,8 @@ async function inTransaction(sql: SqlDriver, input: MessageStart): Promise<Messa
       [input.inbound.channel, input.inbound.eventId, session.id, now, turnId],
     );
     const turn = await createTurn(tx, { id: turnId, sessionId: session.id, epoch: session.epoch, origin: input.origin });
-    await appendMessages(tx, [userMessage(input, session.id, session.epoch, turnId)]);
-    return { state, turn };
+    const [message] = await appendMessages(tx, [userMessage(input, session.id, session.epoch, turnId)]);
+    return { state, turn, message: message!, counted: countedOf(rows[0], window) };
   });
 }
 
@@ -76,21 +105,21 @@ function userMessage(input: MessageStart, sessionId: string, epoch: number, turn
   };
 }
 
-async function inOneStatement(sql: SqlDriver, input: MessageStart): Promise<MessageStartResult> {
+async function inOneStatement(sql: SqlDriver, input: MessageStart, window: CachedWindow | undefined): Promise<Started | undefined> {
   const now = new Date();
   const turnId = randomUUID();
   const { inbound } = input;
   const rows = await sql.all(
     `WITH s AS (${leaseIfIdle(sql.provider, '::text')}),
       i AS (INSERT INTO "InboundEvent" ("channel", "eventId", "sessionId", "status", "payload", "receivedAt", "turnId")
-        SELECT $6, $7, s."id", 'done', NULL, $3, $8 FROM s),
+        SELECT $7, $8, s."id", 'done', NULL, $3, $9 FROM s),
       t AS (INSERT INTO "Turn" ("id", "sessionId", "epoch", "status", "origin", "startedAt", "updatedAt")
-        SELECT $8, s."id", s."epoch", 'running', $9, $3, $3 FROM s RETURNING ${PREFIXED}),
+        SELECT $9, s."id", s."epoch", 'running', $10, $3, $3 FROM s RETURNING ${PREFIXED}),
       m AS (INSERT INTO "Message" ("sessionId", "epoch", "turnId", "role", "content", "isError", "senderId", "senderName", "createdAt")
-        SELECT s."id", s."epoch", $8, 'user', $10, false, $11, $12, $3 FROM s)
-      SELECT * FROM s, t`,
+        SELECT s."id", s."epoch", $9, 'user', $11, false, $12, $13, $3 FROM s RETURNING "id" AS "message_id")
+      SELECT * FROM s, t, m`,
     [
-      ...leaseValues(input, now),
+      ...leaseValues(input, now, window),
       inbound.channel,
       inbound.eventId,
       turnId,
@@ -101,19 +130,38 @@ async function inOneStatement(sql: SqlDriver, input: MessageStart): Promise<Mess
     ],
   );
   const row = rows[0];
-  return row ? { state: toState(row), turn: prefixedTurn(row) } : undefined;
+  if (!row) return undefined;
+  const state = toState(row);
+  const { session } = state;
+  const message: MessageRecord = {
+    ...userMessage(input, session.id, session.epoch, turnId),
+    id: z.coerce.number().parse(row.message_id),
+    toolCalls: undefined,
+    toolCallId: undefined,
+    toolName: undefined,
+    isError: false,
+    createdAt: now,
+  };
+  return { state, turn: prefixedTurn(row), message, counted: countedOf(row, window) };
 }
 
-async function startFromMessage(sql: SqlDriver, input: MessageStart): Promise<MessageStartResult> {
+async function startFromMessage(sql: SqlDriver, histories: HistoryCache | undefined, input: MessageStart): Promise<MessageStartResult> {
+  const window = histories?.windowOf(input.key);
+  let started: Started | undefined;
   try {
-    return await (sql.provider === 'postgresql' ? inOneStatement(sql, input) : inTransaction(sql, input));
+    started = await (sql.provider === 'postgresql' ? inOneStatement(sql, input, window) : inTransaction(sql, input, window));
   } catch (error) {
     if (error instanceof NotIdle) return undefined;
     if (isUniqueViolation(error)) return 'duplicate';
     throw error;
   }
+  if (!started) return undefined;
+  const { session } = started.state;
+  const historyChecked = histories?.verify(input.key, session.id, session.epoch, started.counted, started.message) ?? false;
+  return { state: started.state, turn: started.turn, historyChecked };
 }
 
-export function turnStartRepo(sql: SqlDriver) {
-  return { fromMessage: (input: MessageStart) => startFromMessage(sql, input) };
+/** `histories`: the process's history cache, checked by each start's own count so that its turn reads no history. */
+export function turnStartRepo(sql: SqlDriver, histories?: HistoryCache) {
+  return { fromMessage: (input: MessageStart) => startFromMessage(sql, histories, input) };
 }

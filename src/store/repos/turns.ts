@@ -4,6 +4,7 @@ import { type Inbound, SentRefSchema } from '../../core/types.ts';
 import { boolColumn, dateColumn, intColumn, optionalText } from '../sql/columns.ts';
 import type { SqlDriver, SqlRunner } from '../sql/driver.ts';
 import { claimQueued } from './inbound.ts';
+import type { HistoryCache } from './history-cache.ts';
 import { appendMessage, insertOneFrom, toMessageRecord } from './messages.ts';
 import { releasedState, releaseWithTurnEnd, releaseWithTurnEndValues, type SessionState } from './turn-reads.ts';
 import type { MessageRecord, NewMessage, ReplyState, TurnOrigin, TurnRecord, TurnStatus, Usage } from '../types.ts';
@@ -189,7 +190,7 @@ async function endRoundInOneStatement(db: SqlDriver, input: RoundEnd): Promise<R
 /** Thrown inside a turn start to roll it back when there was nothing to answer. */
 class NothingQueued extends Error {}
 
-export function turnsRepo(sql: SqlDriver) {
+export function turnsRepo(sql: SqlDriver, histories?: HistoryCache) {
   const one = async (text: string, values: (string | number | boolean | Date | null)[]) => {
     const rows = await sql.all(text, values);
     return rows[0] ? toRecord(rows[0]) : undefined;
@@ -259,7 +260,11 @@ export function turnsRepo(sql: SqlDriver) {
 
     addRound: (id: string, usage: Usage | undefined) => addRound(sql, id, usage),
 
-    endRound: (input: RoundEnd) => endRound(sql, input),
+    async endRound(input: RoundEnd): Promise<RoundEnded> {
+      const ended = await endRound(sql, input);
+      histories?.appended([ended.assistant]);
+      return ended;
+    },
 
     /** One more continuation of a turn left running (crash, restart, failed write); returns the count so far. */
     async countRecovery(id: string): Promise<number> {
