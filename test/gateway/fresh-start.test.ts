@@ -5,12 +5,12 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Inbound } from '../../src/core/types.ts';
 import { parseDatabaseUrl } from '../../src/config/config.ts';
 import { SessionScheduler } from '../../src/gateway/scheduler.ts';
 import { silentLogger } from '../../src/log.ts';
 import { openStore, type Store } from '../../src/store/store.ts';
 import { tempDir } from '../helpers/harness.ts';
+import { testInbound } from '../store/backends.ts';
 
 let dir: string;
 let store: Store;
@@ -27,22 +27,8 @@ afterAll(async () => {
 
 const origin = { chat: { channel: 'test', chatId: 'c', chatType: 'direct' as const }, requester: { id: 'u1', displayName: 'Alice' } };
 
-const inbound = (eventId: string): Inbound => ({
-  channel: 'test',
-  chatId: 'c',
-  chatType: 'direct',
-  messageId: `m-${eventId}`,
-  eventId,
-  sender: { id: 'u1', displayName: 'Alice', isBot: false },
-  text: 'hello',
-  attachments: [],
-  mentionsBot: false,
-  repliesToBot: false,
-  receivedAt: new Date(),
-});
-
 const fromMessage = (key: string, eventId: string) => (owner: string, leaseMs: number) =>
-  store.turnStart.fromMessage({ key, inbound: inbound(eventId), owner, leaseMs, origin, content: 'hello' });
+  store.turnStart.fromMessage({ key, inbound: testInbound(eventId, 'hello'), owner, leaseMs, origin, content: 'hello' });
 
 describe('starting a turn with its lease', () => {
   it('a worker that takes the lease while the start is written leaves the session to the start', async () => {
@@ -85,7 +71,7 @@ describe('starting a turn with its lease', () => {
     expect(look.worked).toBe(true);
     expect(during).toBeUndefined();
     expect(await store.turns.list({ sessionId: session.id })).toEqual([]);
-    expect(await store.inbound.record(inbound('f1'), session.id, 'queued')).toBe(true);
+    expect(await store.inbound.record(testInbound('f1', 'hello'), session.id, 'queued')).toBe(true);
   });
 
   it('of two starts at once for one chat in one process, one starts and the other writes nothing', async () => {
@@ -104,12 +90,12 @@ describe('starting a turn with its lease', () => {
   it("a lease released by its turn's end is the worker's look, is not released again, and frees the session here at once", async () => {
     const scheduler = new SessionScheduler({ store, log: silentLogger, leaseMs: 60_000 });
     const session = await store.sessions.ensure({ key: 'fresh-4', channel: 'test', chatId: 'c4', chatType: 'direct' });
-    await store.inbound.record(inbound('h0'), session.id, 'queued');
+    await store.inbound.record(testInbound('h0', 'hello'), session.id, 'queued');
     let next: Promise<unknown> | undefined;
     let finishNext = () => {};
     const look = await scheduler.withLeaseThenLook(session.id, async () => {
       const { turn } = (await store.turns.startWithQueued({ sessionId: session.id, epoch: 0, origin }))!;
-      await store.inbound.record(inbound('h1'), session.id, 'queued');
+      await store.inbound.record(testInbound('h1', 'hello'), session.id, 'queued');
       const message = { sessionId: session.id, epoch: 0, turnId: turn.id, role: 'assistant' as const, content: 'done' };
       const ended = await store.turns.endRound({
         turnId: turn.id,
