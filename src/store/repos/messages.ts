@@ -115,7 +115,7 @@ export function historyCache(sql: SqlDriver): HistoryCache {
 }
 
 /** `histories` keeps what this process appends (it writes a session's rows only under its lease). */
-export function messagesRepo(sql: SqlDriver, histories: HistoryCache = historyCache(sql)) {
+export function messagesRepo(sql: SqlDriver, histories: HistoryCache) {
   const kept = <T extends MessageRecord[] | { records: MessageRecord[] }>(written: T): T => {
     histories.appended(Array.isArray(written) ? written : written.records);
     return written;

@@ -4,6 +4,7 @@
 // costs no statement of its own.
 import { z } from 'zod';
 import type { ChatType } from '../../core/types.ts';
+import { unprefixed } from '../sql/columns.ts';
 import type { SqlDriver } from '../sql/driver.ts';
 import type { MemoryFactRecord, SessionRecord, TurnStatus } from '../types.ts';
 
@@ -111,11 +112,7 @@ export const releaseWithTurnEndValues = (sessionId: string, owner: string, turnI
 /** The state releaseWithTurnEnd returned in `row`; undefined when it released nothing (the lease was not held). */
 export function releasedState(row: Record<string, unknown> | undefined): SessionState | undefined {
   if (row?.[`${RELEASED}id`] == null) return undefined;
-  return toState(
-    Object.fromEntries(
-      Object.entries(row).flatMap(([key, value]) => (key.startsWith(RELEASED) ? [[key.slice(RELEASED.length), value]] : [])),
-    ),
-  );
+  return toState(unprefixed(row, RELEASED));
 }
 
 export function turnReadsRepo(sql: SqlDriver) {

@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { Inbound } from '../../core/types.ts';
 import { isUniqueViolation } from '../database.ts';
+import { intColumn } from '../sql/columns.ts';
 import type { SqlDriver, SqlValue } from '../sql/driver.ts';
 import type { MessageRecord, TurnOrigin, TurnRecord } from '../types.ts';
 import type { CachedWindow, HistoryCache } from './history-cache.ts';
@@ -50,7 +51,7 @@ const CONVERSATION = `FROM "Message" m WHERE m."sessionId" = "Session"."id" AND 
  * start: in the order they appear (SQLite's are positional). Also returns the conversation's rows
  * from $6 on and its newest id as they were before this start (the cache's check, see verify).
  */
-const leaseIfIdle = (provider: SqlDriver['provider'], cast: string) =>
+const leaseIfIdle = (provider: SqlDriver['provider'], cast = '') =>
   `UPDATE "Session" SET "leaseOwner" = $1, "leaseUntil" = $2, "updatedAt" = $3 WHERE "key" = $4 AND ${IDLE}
     RETURNING ${sessionColumns('"Session"')}, NULL${cast} AS "activeId", NULL${cast} AS "activeStatus", ${MEMORY[provider]},
     (SELECT COUNT(*) ${CONVERSATION} AND m."id" >= $6) AS "windowRows", (SELECT MAX(m."id") ${CONVERSATION}) AS "lastMessageId"`;
@@ -65,7 +66,7 @@ const leaseValues = (input: MessageStart, now: Date, window: CachedWindow | unde
   window?.fromId ?? 2_147_483_647,
 ];
 
-const countedRow = z.object({ windowRows: z.coerce.number(), lastMessageId: z.coerce.number().nullable() });
+const countedRow = z.object({ windowRows: intColumn, lastMessageId: intColumn.nullable() });
 
 function countedOf(row: Record<string, unknown>, window: CachedWindow | undefined): CachedWindow | undefined {
   if (!window) return undefined;
@@ -73,12 +74,14 @@ function countedOf(row: Record<string, unknown>, window: CachedWindow | undefine
   return { fromId: window.fromId, rows: counted.windowRows, lastId: counted.lastMessageId ?? 0 };
 }
 
+const SQLITE_LEASE_IF_IDLE = leaseIfIdle('sqlite');
+
 class NotIdle extends Error {}
 
 async function inTransaction(sql: SqlDriver, input: MessageStart, window: CachedWindow | undefined): Promise<Started> {
   return sql.transaction(async (tx) => {
     const now = new Date();
-    const rows = await tx.all(leaseIfIdle(sql.provider, ''), leaseValues(input, now, window));
+    const rows = await tx.all(SQLITE_LEASE_IF_IDLE, leaseValues(input, now, window));
     if (!rows[0]) throw new NotIdle();
     const state = toState(rows[0]);
     const { session } = state;
@@ -105,37 +108,37 @@ function userMessage(input: MessageStart, sessionId: string, epoch: number, turn
   };
 }
 
+/** After leaseIfIdle's: $7 channel, $8 event id, $9 turn id, $10 origin, $11 content, $12 sender id, $13 sender name. */
+const POSTGRES_START = `WITH s AS (${leaseIfIdle('postgresql', '::text')}),
+  i AS (INSERT INTO "InboundEvent" ("channel", "eventId", "sessionId", "status", "payload", "receivedAt", "turnId")
+    SELECT $7, $8, s."id", 'done', NULL, $3, $9 FROM s),
+  t AS (INSERT INTO "Turn" ("id", "sessionId", "epoch", "status", "origin", "startedAt", "updatedAt")
+    SELECT $9, s."id", s."epoch", 'running', $10, $3, $3 FROM s RETURNING ${PREFIXED}),
+  m AS (INSERT INTO "Message" ("sessionId", "epoch", "turnId", "role", "content", "isError", "senderId", "senderName", "createdAt")
+    SELECT s."id", s."epoch", $9, 'user', $11, false, $12, $13, $3 FROM s RETURNING "id" AS "message_id")
+  SELECT * FROM s, t, m`;
+
 async function inOneStatement(sql: SqlDriver, input: MessageStart, window: CachedWindow | undefined): Promise<Started | undefined> {
   const now = new Date();
   const turnId = randomUUID();
   const { inbound } = input;
-  const rows = await sql.all(
-    `WITH s AS (${leaseIfIdle(sql.provider, '::text')}),
-      i AS (INSERT INTO "InboundEvent" ("channel", "eventId", "sessionId", "status", "payload", "receivedAt", "turnId")
-        SELECT $7, $8, s."id", 'done', NULL, $3, $9 FROM s),
-      t AS (INSERT INTO "Turn" ("id", "sessionId", "epoch", "status", "origin", "startedAt", "updatedAt")
-        SELECT $9, s."id", s."epoch", 'running', $10, $3, $3 FROM s RETURNING ${PREFIXED}),
-      m AS (INSERT INTO "Message" ("sessionId", "epoch", "turnId", "role", "content", "isError", "senderId", "senderName", "createdAt")
-        SELECT s."id", s."epoch", $9, 'user', $11, false, $12, $13, $3 FROM s RETURNING "id" AS "message_id")
-      SELECT * FROM s, t, m`,
-    [
-      ...leaseValues(input, now, window),
-      inbound.channel,
-      inbound.eventId,
-      turnId,
-      JSON.stringify(input.origin),
-      input.content,
-      inbound.sender.id,
-      inbound.sender.displayName,
-    ],
-  );
+  const rows = await sql.all(POSTGRES_START, [
+    ...leaseValues(input, now, window),
+    inbound.channel,
+    inbound.eventId,
+    turnId,
+    JSON.stringify(input.origin),
+    input.content,
+    inbound.sender.id,
+    inbound.sender.displayName,
+  ]);
   const row = rows[0];
   if (!row) return undefined;
   const state = toState(row);
   const { session } = state;
   const message: MessageRecord = {
     ...userMessage(input, session.id, session.epoch, turnId),
-    id: z.coerce.number().parse(row.message_id),
+    id: intColumn.parse(row.message_id),
     toolCalls: undefined,
     toolCallId: undefined,
     toolName: undefined,
@@ -145,8 +148,8 @@ async function inOneStatement(sql: SqlDriver, input: MessageStart, window: Cache
   return { state, turn: prefixedTurn(row), message, counted: countedOf(row, window) };
 }
 
-async function startFromMessage(sql: SqlDriver, histories: HistoryCache | undefined, input: MessageStart): Promise<MessageStartResult> {
-  const window = histories?.windowOf(input.key);
+async function startFromMessage(sql: SqlDriver, histories: HistoryCache, input: MessageStart): Promise<MessageStartResult> {
+  const window = histories.windowOf(input.key);
   let started: Started | undefined;
   try {
     started = await (sql.provider === 'postgresql' ? inOneStatement(sql, input, window) : inTransaction(sql, input, window));
@@ -157,11 +160,11 @@ async function startFromMessage(sql: SqlDriver, histories: HistoryCache | undefi
   }
   if (!started) return undefined;
   const { session } = started.state;
-  const historyChecked = histories?.verify(input.key, session.id, session.epoch, started.counted, started.message) ?? false;
+  const historyChecked = histories.verify(input.key, session.id, session.epoch, started.counted, started.message);
   return { state: started.state, turn: started.turn, historyChecked };
 }
 
 /** `histories`: the process's history cache, checked by each start's own count so that its turn reads no history. */
-export function turnStartRepo(sql: SqlDriver, histories?: HistoryCache) {
+export function turnStartRepo(sql: SqlDriver, histories: HistoryCache) {
   return { fromMessage: (input: MessageStart) => startFromMessage(sql, histories, input) };
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { type Inbound, SentRefSchema } from '../../core/types.ts';
-import { boolColumn, dateColumn, intColumn, optionalText } from '../sql/columns.ts';
+import { boolColumn, dateColumn, intColumn, optionalText, unprefixed } from '../sql/columns.ts';
 import type { SqlDriver, SqlRunner } from '../sql/driver.ts';
 import { claimQueued } from './inbound.ts';
 import type { HistoryCache } from './history-cache.ts';
@@ -113,6 +113,8 @@ export interface RoundEnded {
   released?: SessionState;
 }
 
+const RELEASE_WITH_TURN_END = releaseWithTurnEnd(1);
+
 /**
  * One model call's writes in one transaction: the assistant message, the round and its usage, and
  * (when the round ends the turn) the turn's end, and then the session's lease. All or nothing.
@@ -138,7 +140,7 @@ async function endRound(db: SqlDriver, input: RoundEnd): Promise<RoundEnded> {
     if (!rows[0]) throw new Error(`Turn ${input.turnId} not found`);
     const turn = toRecord(rows[0]);
     if (!input.finish || !input.releaseLeaseOf) return { assistant, turn };
-    const [released] = await tx.all(releaseWithTurnEnd(1), releaseWithTurnEndValues(turn.sessionId, input.releaseLeaseOf, turn.id, now));
+    const [released] = await tx.all(RELEASE_WITH_TURN_END, releaseWithTurnEndValues(turn.sessionId, input.releaseLeaseOf, turn.id, now));
     return { assistant, turn, released: releasedState(released) };
   });
 }
@@ -147,8 +149,7 @@ async function endRound(db: SqlDriver, input: RoundEnd): Promise<RoundEnded> {
 export const PREFIXED = COLUMNS.replace(/"(\w+)"/g, '"$1" AS "turn_$1"');
 
 /** The turn in a row of PREFIXED columns. */
-export const prefixedTurn = (row: Record<string, unknown>): TurnRecord =>
-  toRecord(Object.fromEntries(Object.entries(row).flatMap(([key, value]) => (key.startsWith('turn_') ? [[key.slice(5), value]] : []))));
+export const prefixedTurn = (row: Record<string, unknown>): TurnRecord => toRecord(unprefixed(row, 'turn_'));
 
 /**
  * PostgreSQL: the same writes as one statement (data-modifying CTEs): one round trip, atomic, and
@@ -190,7 +191,7 @@ async function endRoundInOneStatement(db: SqlDriver, input: RoundEnd): Promise<R
 /** Thrown inside a turn start to roll it back when there was nothing to answer. */
 class NothingQueued extends Error {}
 
-export function turnsRepo(sql: SqlDriver, histories?: HistoryCache) {
+export function turnsRepo(sql: SqlDriver, histories: HistoryCache) {
   const one = async (text: string, values: (string | number | boolean | Date | null)[]) => {
     const rows = await sql.all(text, values);
     return rows[0] ? toRecord(rows[0]) : undefined;
@@ -262,7 +263,7 @@ export function turnsRepo(sql: SqlDriver, histories?: HistoryCache) {
 
     async endRound(input: RoundEnd): Promise<RoundEnded> {
       const ended = await endRound(sql, input);
-      histories?.appended([ended.assistant]);
+      histories.appended([ended.assistant]);
       return ended;
     },
 
