@@ -10,6 +10,7 @@ import { grantsRepo } from './repos/grants.ts';
 import { inboundRepo } from './repos/inbound.ts';
 import { knowledgeRepo } from './repos/knowledge.ts';
 import { memoryRepo } from './repos/memory.ts';
+import { owedAnswersRepo } from './repos/owed-answers.ts';
 import { historyCache, messagesRepo } from './repos/messages.ts';
 import { processesRepo } from './repos/processes.ts';
 import { receiversRepo } from './repos/receivers.ts';
@@ -27,6 +28,7 @@ function repositories(db: Db, sql: SqlDriver, target?: DatabaseTarget) {
     sessions: sessionsRepo(sql),
     messages: messagesRepo(sql, histories),
     turns: turnsRepo(sql, histories),
+    owedAnswers: owedAnswersRepo(sql),
     toolStarts: toolStartsRepo(sql),
     memory: memoryRepo(sql),
     inbound: inboundRepo(sql),
