@@ -9,6 +9,7 @@ import type { Store } from '../store/store.ts';
 import { handleAction } from './actions.ts';
 import { ChatCommands } from './commands.ts';
 import { storedConversation } from './conversation.ts';
+import { thisProcess } from './lease-owner.ts';
 import { Output } from './output.ts';
 import type { ApprovalHandler } from './ports.ts';
 import { Recovery } from './recovery.ts';
@@ -48,7 +49,7 @@ export class Gateway implements InboundSink {
     this.#adapters = new Map(options.adapters.map((a) => [a.id, a]));
     const { store, log, scheduler } = options;
     const approvals = options.approvals;
-    const output = new Output({ store, adapters: this.#adapters, log, prompts: approvals?.prompts });
+    const output = new Output({ store, adapters: this.#adapters, log, prompts: approvals?.prompts, owner: scheduler.owner });
     this.#sessions = new SessionRunner({ store, agent: options.agent, scheduler, output, log, approvals });
     const commands = new ChatCommands({ store, sessions: this.#sessions, botName: options.botName, approvals });
     this.#router = new Router({
@@ -64,6 +65,8 @@ export class Gateway implements InboundSink {
       store,
       scheduler,
       sessions: this.#sessions,
+      output,
+      self: thisProcess(scheduler.owner),
       log,
       approvals,
       wakeups: options.wakeups,

@@ -5,8 +5,11 @@
 import { errorText } from '../core/errors.ts';
 import type { ChannelAdapter, ChatRef, Inbound } from '../core/types.ts';
 import type { Logger } from '../log.ts';
+import type { OwedAnswer } from '../store/repos/owed-answers.ts';
+import { owedRecord } from '../store/repos/owed-answers.ts';
 import type { Store } from '../store/store.ts';
 import type { ReplyState, TurnRecord } from '../store/types.ts';
+import { OwedDelivery } from './owed.ts';
 import { ReplyRenderer, type ApprovalPromptSink } from './renderer.ts';
 
 const PAUSED_KEPT_MS = 60 * 60_000;
@@ -16,6 +19,8 @@ export interface OutputOptions {
   adapters: Map<string, ChannelAdapter>;
   log: Logger;
   prompts?: ApprovalPromptSink;
+  /** This process's lease owner: names it in the records of the answers it owes. */
+  owner: string;
 }
 
 export class Output {
@@ -31,9 +36,10 @@ export class Output {
 
   /**
    * A renderer for the turn. A turn this process paused (its storage failed) is continued in the
-   * messages that renderer sent, even when recording them failed as well.
+   * messages that renderer sent, even when recording them failed as well. `claimed`: the turn's
+   * owed answer, which this process has taken over (see redeliver).
    */
-  async renderer({ id: turnId, origin }: TurnRecord): Promise<ReplyRenderer | undefined> {
+  async renderer({ id: turnId, origin }: TurnRecord, claimed?: OwedAnswer): Promise<ReplyRenderer | undefined> {
     const previous = this.#byTurn.get(turnId);
     let handoff: ReplyState | undefined;
     if (previous?.pausedState) {
@@ -57,6 +63,7 @@ export class Output {
       ...(handoff ? { handoff } : {}),
       turnId,
       saveReplyState: async (state) => void (await this.#o.store.turns.saveReplyState(turnId, state)),
+      owed: new OwedDelivery(this.#o.store.owedAnswers, turnId, this.#o.owner, claimed),
     });
     const tail = renderer.closed;
     this.#tails.set(key, tail);
@@ -68,6 +75,32 @@ export class Output {
       else setTimeout(() => this.#forget(turnId, renderer), PAUSED_KEPT_MS).unref();
     });
     return renderer;
+  }
+
+  /**
+   * Delivers an answer owed by a process that is gone: claims its record (false when another process
+   * was first, or the record changed), then sends the turn's answer, editing the messages that
+   * already show it, and clears the record once delivered.
+   */
+  async redeliver(owed: OwedAnswer): Promise<boolean> {
+    const { store } = this.#o;
+    const turn = await store.turns.get(owed.turnId);
+    // Left to a process that serves the chat's channel.
+    if (!turn || !this.#o.adapters.has(turn.origin.chat.channel)) return false;
+    const claimed: OwedAnswer = { ...owed, by: this.#o.owner, raw: owedRecord(this.#o.owner, owed.reply) };
+    if (!(await store.owedAnswers.swap(owed.turnId, owed.raw, claimed.raw))) return false;
+    const renderer = await this.renderer(turn, claimed);
+    if (!renderer) return false;
+    const rounds = (await store.messages.forTurn(turn.id)).filter((m) => m.role === 'assistant').map((m) => m.content);
+    const text = rounds
+      .slice(owed.reply.fromRound - 1)
+      .filter((t) => t.trim())
+      .join('\n\n');
+    const { fromRound, refs } = owed.reply;
+    renderer.handle({ type: 'turn_start', turnId: turn.id, sessionId: turn.sessionId, resumed: true, reply: { fromRound, refs, rounds } });
+    renderer.handle({ type: 'turn_end', turnId: turn.id, status: 'done', text, usage: turn.usage, rounds: turn.rounds });
+    await renderer.close();
+    return true;
   }
 
   #forget(turnId: string, renderer: ReplyRenderer): void {

@@ -1,12 +1,14 @@
 // Maintenance, run when something calls for it instead of on a fixed timer: at start, when
 // processes went away or the wake-up listener may have missed events (resync), a while after
 // work ended here (a turn may have been left for continuing), and at the earliest approval expiry.
-// It expires approvals, continues turns left behind by processes that went away, resumes decided
-// turns and drains forgotten mailboxes.
+// It expires approvals, continues turns left behind by processes that went away, delivers the
+// answers they still owed, resumes decided turns and drains forgotten mailboxes.
 import type { WakeupEvent, Wakeups } from '../cluster/wakeups.ts';
 import { errorText } from '../core/errors.ts';
 import type { Logger } from '../log.ts';
 import type { Store } from '../store/store.ts';
+import { isDeadOwner, type ThisProcess } from './lease-owner.ts';
+import type { Output } from './output.ts';
 import type { ApprovalHandler } from './ports.ts';
 import type { SessionScheduler } from './scheduler.ts';
 import type { SessionRunner } from './sessions.ts';
@@ -18,6 +20,9 @@ export interface RecoveryOptions {
   store: Store;
   scheduler: SessionScheduler;
   sessions: SessionRunner;
+  output: Output;
+  /** Tells which owed answers are this process's own (being delivered here). */
+  self: ThisProcess;
   log: Logger;
   approvals?: ApprovalHandler;
   wakeups?: Wakeups;
@@ -35,6 +40,8 @@ export class Recovery {
   #expiry: { timer: NodeJS.Timeout; at: number } | undefined;
   #unsubscribe: (() => void)[] = [];
   #stopped = false;
+  /** Owed answers this process has taken over and is delivering. */
+  readonly #redelivering = new Set<string>();
 
   constructor(options: RecoveryOptions) {
     this.#o = options;
@@ -96,6 +103,7 @@ export class Recovery {
         found++;
         sessions.kick(turn.sessionId);
       }
+      found += await this.#owedAnswers();
       for (const turn of await store.turns.decidedButSuspended()) {
         found++;
         void scheduler
@@ -117,6 +125,23 @@ export class Recovery {
     }
     // Work handed off may not get done (a lease held elsewhere, a failing database): look again later.
     if (found > 0) this.#scheduleFollowUp();
+  }
+
+  /** Answers owed by processes that are gone (not beating, or dead on this host) are delivered here. */
+  async #owedAnswers(): Promise<number> {
+    const { store, scheduler, output, self, log } = this.#o;
+    const owed = (await store.owedAnswers.list()).filter((o) => o.by !== self.owner && !this.#redelivering.has(o.turnId));
+    if (owed.length === 0) return 0;
+    const alive = new Set((await store.processes.list()).map((p) => p.owner));
+    const gone = owed.filter((o) => !alive.has(o.by) || isDeadOwner(o.by, self));
+    for (const answer of gone) {
+      this.#redelivering.add(answer.turnId);
+      void scheduler
+        .track(output.redeliver(answer))
+        .catch((error: unknown) => log.error({ err: error, turnId: answer.turnId }, 'delivering an owed answer failed'))
+        .finally(() => this.#redelivering.delete(answer.turnId));
+    }
+    return gone.length;
   }
 
   #scheduleFollowUp(): void {

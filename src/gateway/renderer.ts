@@ -11,6 +11,7 @@ import type { ChannelAdapter, ChatRef, OutboundMessage, SentRef } from '../core/
 import type { AgentEvent } from '../agent/events.ts';
 import type { Logger } from '../log.ts';
 import type { ApprovalRecord, ReplyState } from '../store/types.ts';
+import type { OwedDelivery } from './owed.ts';
 import { persist } from './persist.ts';
 
 export interface ApprovalPromptSink {
@@ -49,6 +50,11 @@ export interface RendererOptions {
    * storage failed). Newer than the stored reply state when storing it failed too.
    */
   handoff?: ReplyState;
+  /**
+   * Records the final answer as owed when its delivery takes longer than OWED_AFTER_MS, so that it
+   * is delivered by another process (or the next start) should this one die first.
+   */
+  owed?: OwedDelivery;
 }
 
 interface SentPiece {
@@ -65,6 +71,8 @@ const INTERRUPTED = '_(interrupted — the full answer follows)_';
 export const MODEL_BUSY = 'The model is busy right now; I will answer as soon as it is available.';
 export const UNDELIVERED = 'I could not deliver my answer here: the chat service kept refusing it. Please ask me again.';
 const DELIVERY_BUDGET_MS = 120_000;
+/** A final answer not delivered this soon is recorded as owed; a fast delivery writes nothing. */
+const OWED_AFTER_MS = 20;
 const NOTICE_BUDGET_MS = 30_000;
 
 export class ReplyRenderer {
@@ -164,7 +172,8 @@ export class ReplyRenderer {
         for (const notice of this.#notices) text = `${text}\n\n_${notice}_`;
         // Left `running` (shutdown): the next process continues this answer in these messages.
         this.#pausing = event.status === 'running';
-        this.#enqueue(() => (event.status === 'running' ? this.#render(text.trim(), 'paused') : this.#deliver(text.trim())));
+        if (event.status === 'done') this.#deliverOwed(text.trim());
+        else this.#enqueue(() => (event.status === 'running' ? this.#render(text.trim(), 'paused') : this.#deliver(text.trim())));
         break;
       }
     }
@@ -259,6 +268,35 @@ export class ReplyRenderer {
       await this.#sendPersistently({ text: UNDELIVERED, ...this.#replyTo(0) }, 'the delivery error', NOTICE_BUDGET_MS);
   }
 
+  /**
+   * The answer, recorded as owed while its delivery is slow (see RendererOptions.owed): counted from
+   * now, as it may first wait behind this chat's earlier deliveries.
+   */
+  #deliverOwed(text: string): void {
+    const owed = this.#o.owed;
+    if (!owed) {
+      this.#enqueue(() => this.#deliver(text));
+      return;
+    }
+    const timer = owed.recorded ? undefined : setTimeout(() => this.#recordOwed(owed), OWED_AFTER_MS);
+    this.#enqueue(async () => {
+      try {
+        await this.#deliver(text);
+      } finally {
+        clearTimeout(timer);
+        await owed.settle().catch((error: unknown) => this.#warnOwed(error));
+      }
+    });
+  }
+
+  #recordOwed(owed: OwedDelivery): void {
+    owed.record({ fromRound: this.#fromRound, refs: this.#sent.map((p) => p.ref) }).catch((error: unknown) => this.#warnOwed(error));
+  }
+
+  #warnOwed(error: unknown): void {
+    this.#o.log.warn({ err: error, chat: this.#o.chat }, `could not record the answer as still owed: ${errorText(error)}`);
+  }
+
   /** Sends a message, retrying like the final answer; undefined (logged) when it cannot. */
   async #sendPersistently(
     message: OutboundMessage,
@@ -320,6 +358,8 @@ export class ReplyRenderer {
     }
     if (phase === 'final') await this.#retireInherited(pieces.length);
     if (added && phase !== 'final') await this.#saveReplyState();
+    // An owed answer's record names the messages sent so far: whoever delivers it next edits them.
+    if (added && phase === 'final' && this.#o.owed?.recorded) this.#recordOwed(this.#o.owed);
     this.#lastRenderAt = Date.now();
   }
 

@@ -1,6 +1,8 @@
 // kill -9 of a process in the middle of a turn: its heartbeat stops, another process reaps it,
 // takes the session and continues the turn, within about 10 s (a lease lasts 3 beats of 2 s).
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { errors } from '../fakes/telegram/index.ts';
 import { waitFor } from '../helpers/harness.ts';
 import { type Cluster, startCluster } from './cluster.ts';
 import { adminUrl } from './pg-database.ts';
@@ -65,5 +67,31 @@ describe.runIf(adminUrl)('a process killed mid-turn', () => {
     );
     process.stdout.write(`c stopped in ${stoppedAt - t0} ms (its grace); the turn continued by d ${Date.now() - stoppedAt} ms after\n`);
     expect(d.parley.child.exitCode).toBeNull();
+  });
+
+  it('a process killed while Telegram refuses its answer (429): another delivers the answer, once', { timeout: 90_000 }, async () => {
+    const { tg, model } = cluster;
+    const e = await cluster.start('e');
+    const f = await cluster.start('f');
+    const carol = tg.user('Carol');
+    const chat = tg.privateChat(carol);
+    const before = model.requests.length;
+    model.enqueue({ text: 'The owed answer: 7.' });
+    tg.failNext('sendMessage', errors.tooManyRequests(60), { when: (params) => String(params.chat_id) === String(chat.id) });
+    cluster.routeTo(e);
+    tg.say(carol, chat, 'what is the number?');
+    await waitFor(() => tg.callsTo('sendMessage').some((c) => !c.ok && String(c.params.chat_id) === String(chat.id)), 'the refused answer');
+    // e records the answer as owed while it waits out the retry-after, and dies.
+    await sleep(300);
+    await e.parley.kill9();
+    const answer = await waitFor(
+      () => tg.botMessages(chat).find((m) => m.message.text === 'The owed answer: 7.'),
+      'the answer delivered by f once e is reaped',
+      15_000,
+    );
+    expect(answer.message.text).toBe('The owed answer: 7.');
+    expect(model.requests).toHaveLength(before + 1);
+    expect(tg.botMessages(chat)).toHaveLength(1);
+    expect(f.parley.child.exitCode).toBeNull();
   });
 });
