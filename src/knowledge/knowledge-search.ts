@@ -137,7 +137,8 @@ export async function relevantSections(
   query: string,
   options: { limit: number; minScore: number },
 ): Promise<SectionHit[]> {
-  if (options.limit <= 0) return [];
+  // No pages (no index yet): nothing to plan the query for.
+  if (options.limit <= 0 || !context.index) return [];
   const { pages: ranked } = keywordRanking(context, query, options.limit, false);
   const chosen = ranked.filter((page) => page.score >= options.minScore);
   const matches = [
