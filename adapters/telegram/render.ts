@@ -139,8 +139,20 @@ function codeBlock(content: string, info: string): string {
   return language ? `<pre><code class="language-${language}">${code}</code></pre>` : `<pre>${code}</pre>`;
 }
 
+/**
+ * One line with no character that can start Markdown syntax (nor an entity, a tag, an escape or a
+ * list, quote or heading marker at its start): one paragraph whose text is the line itself.
+ */
+const PLAIN_LINE = /^(?![-+=>]|\d+[.)])[^\s`*_[\]<>&!#|~\\\0](?:[^\n\r`*_[\]<>&!#|~\\\0]*[^\s`*_[\]<>&!#|~\\\0])?$/;
+
 /** Renders CommonMark as Telegram HTML (parse_mode "HTML"). */
 export function markdownToTelegramHtml(source: string): string {
+  // Many chat answers are one plain line: the parse would return it as it is (a property test checks).
+  return PLAIN_LINE.test(source) ? source : parsedToTelegramHtml(source);
+}
+
+/** markdownToTelegramHtml through the parser, whatever the text. */
+export function parsedToTelegramHtml(source: string): string {
   const tokens = markdown.parse(source, {});
   const writer = new HtmlWriter();
   const lists: ListState[] = [];

@@ -1,13 +1,53 @@
 // CommonMark → Telegram HTML, checked by parsing the output the way Telegram does (the fake's parser).
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { markdownToTelegramHtml } from '../../adapters/telegram/render.ts';
+import { markdownToTelegramHtml, parsedToTelegramHtml } from '../../adapters/telegram/render.ts';
 import { parseTelegramHtml } from '../fakes/telegram/index.ts';
 
 function shown(markdown: string) {
   return parseTelegramHtml(markdownToTelegramHtml(markdown));
 }
 
+/** Pieces of text and of Markdown (or HTML) syntax, whitespace of every kind: joined, they make lines and blocks. */
+const PIECES = [
+  ...'`*_[]()<>&!#|~\\-+=.):;\'"/ \t\n\r\f\v\u00a0\u2028\u3000\u00000',
+  'word',
+  'x y',
+  '1.',
+  '2)',
+  '**',
+  '~~',
+  '    ',
+  '\n\n',
+  '\n- ',
+  '\n# ',
+  '\n===',
+  '\n> ',
+  '```',
+  '&amp;',
+  '*x*',
+  '_y_',
+  '[l](http://a.b)',
+  'é中',
+];
+
 describe('telegram markdown rendering', () => {
+  it('a plain line skips the parse with the same result (property)', () => {
+    const text = fc.oneof(
+      fc.array(fc.constantFrom(...PIECES), { maxLength: 10 }).map((pieces) => pieces.join('')),
+      fc.string({ unit: 'grapheme', maxLength: 40 }),
+      fc.string({ unit: 'binary', maxLength: 20 }),
+    );
+    fc.assert(
+      fc.property(text, (source) => {
+        expect(markdownToTelegramHtml(source)).toBe(parsedToTelegramHtml(source));
+      }),
+      { numRuns: 20_000 },
+    );
+    // The shortcut is taken where it should be (and the property above is not vacuous).
+    expect(markdownToTelegramHtml('The backup runs at 02:00, every night.')).toBe('The backup runs at 02:00, every night.');
+  });
+
   it('renders emphasis, inline code and links as entities', () => {
     const { text, entities } = shown('Use **bold**, *italic*, ~~gone~~, `a < b` and [docs](https://example.com/?a=1&b="2").');
     expect(text).toBe('Use bold, italic, gone, a < b and docs.');
