@@ -89,12 +89,19 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
   async function attempt(request: CompletionRequest, callOptions: CompleteOptions, progress: { streamed: boolean }): Promise<Completion> {
     const outer = callOptions.signal;
     if (outer?.aborted) throw new LlmError('aborted', 'The model request was aborted before it started');
-    const idle = new AbortController();
-    const signal = outer ? AbortSignal.any([outer, idle.signal]) : idle.signal;
+    // Aborted by the caller (with its reason) or by the idle timer. One controller and a listener
+    // rather than AbortSignal.any, which costs more per request than the rest of this function.
+    const controller = new AbortController();
+    const signal = controller.signal;
+    const onOuterAbort = () => controller.abort(outer?.reason);
+    outer?.addEventListener('abort', onOuterAbort, { once: true });
     let idleTimer: NodeJS.Timeout | undefined;
     const armIdle = () => {
       clearTimeout(idleTimer);
-      idleTimer = setTimeout(() => idle.abort(new LlmError('timeout', `No data from the model for ${idleTimeoutMs} ms`)), idleTimeoutMs);
+      idleTimer = setTimeout(
+        () => controller.abort(new LlmError('timeout', `No data from the model for ${idleTimeoutMs} ms`)),
+        idleTimeoutMs,
+      );
     };
 
     const tools: ChatCompletionTool[] | undefined = request.tools?.length
@@ -164,10 +171,11 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
         throw new LlmError('bad_response', 'The model stream ended without a message');
       }
     } catch (error) {
-      if (idle.signal.aborted && !outer?.aborted) throw idle.signal.reason as LlmError;
+      if (signal.aborted && !outer?.aborted) throw signal.reason as LlmError;
       throw toLlmError(error, outer);
     } finally {
       clearTimeout(idleTimer);
+      outer?.removeEventListener('abort', onOuterAbort);
     }
 
     const toolCalls: ToolCall[] = [...calls.entries()]
