@@ -3,6 +3,7 @@
 // Prisma (see knowledge.ts), at a small fraction of the cost (Prisma maps every row of a
 // many-row insert through its query layer; an import of 100,000 pages spent most of its time there).
 import Database from 'better-sqlite3';
+import { timeOrderedId } from '../time-ordered-id.ts';
 import type { KnowledgePageFields, KnowledgePageRecord, KnowledgeSaveOptions, KnowledgeSaveResult } from './knowledge-types.ts';
 
 export interface PageRow {
@@ -36,20 +37,6 @@ export function toPage(row: PageRow): KnowledgePageRecord {
     createdAt: new Date(row.createdAt),
     updatedAt: new Date(row.updatedAt),
   };
-}
-
-/**
- * A new page's id: a UUID whose first 48 bits are the time in milliseconds (version 7, RFC 9562)
- * instead of all random (version 4). Ids made one after another sort together, so the indexes on
- * them (the pages' primary key, the revisions' page id) grow at one end instead of each insert
- * rewriting a page somewhere in them: a 200-page batch of an import wrote a few hundred index
- * pages more for random ids.
- */
-export function newPageId(): string {
-  // node:crypto loaded on use: `parley knowledge search` reads pages through this module and needs none of it.
-  const random = process.getBuiltinModule('node:crypto').randomUUID();
-  const time = Date.now().toString(16).padStart(12, '0');
-  return `${time.slice(0, 8)}-${time.slice(8)}-7${random.slice(15)}`;
 }
 
 export const PAGE_COLUMNS =
@@ -98,7 +85,7 @@ export function sqliteSaveMany(
               updatedAt: now,
             }
           : {
-              id: newPageId(),
+              id: timeOrderedId(),
               slug: fields.slug,
               title: fields.title,
               summary: fields.summary,

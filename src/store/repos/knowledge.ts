@@ -7,7 +7,8 @@ import type { DatabaseTarget } from '../../config/config.ts';
 import { z } from 'zod';
 import { dateColumn, intColumn } from '../sql/columns.ts';
 import type { SqlDriver, SqlValue } from '../sql/driver.ts';
-import { newPageId, PAGE_COLUMNS, sqliteSaveMany } from './knowledge-bulk.ts';
+import { timeOrderedId } from '../time-ordered-id.ts';
+import { PAGE_COLUMNS, sqliteSaveMany } from './knowledge-bulk.ts';
 
 export type {
   KnowledgePageFields,
@@ -134,7 +135,7 @@ async function saveIn(tx: Tx, fields: KnowledgePageFields, options: KnowledgeSav
   if (!existing) {
     const now = new Date();
     const draft: PageRow = {
-      id: newPageId(),
+      id: timeOrderedId(),
       slug: fields.slug,
       ...columns(fields),
       source: options.source,
@@ -196,7 +197,7 @@ async function saveManyIn(
       continue;
     }
     const draft: PageRow = {
-      id: newPageId(),
+      id: timeOrderedId(),
       slug: fields.slug,
       ...columns(fields),
       source: options.source,

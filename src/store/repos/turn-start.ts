@@ -3,8 +3,8 @@
 // recorded as handled (de-duplicated by its event id) and its turn started with its user message,
 // all or nothing. Otherwise nothing is written and the caller queues the message (inbound.ts).
 // SQLite: one transaction; PostgreSQL: one statement (data-modifying CTEs), one round trip.
-import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
+import { timeOrderedId } from '../time-ordered-id.ts';
 import type { Inbound } from '../../core/types.ts';
 import { isUniqueViolation } from '../database.ts';
 import { intColumn } from '../sql/columns.ts';
@@ -85,7 +85,7 @@ async function inTransaction(sql: SqlDriver, input: MessageStart, window: Cached
     if (!rows[0]) throw new NotIdle();
     const state = toState(rows[0]);
     const { session } = state;
-    const turnId = randomUUID();
+    const turnId = timeOrderedId();
     await tx.run(
       `INSERT INTO "InboundEvent" ("channel", "eventId", "sessionId", "status", "payload", "receivedAt", "turnId") VALUES ($1, $2, $3, 'done', NULL, $4, $5)`,
       [input.inbound.channel, input.inbound.eventId, session.id, now, turnId],
@@ -120,7 +120,7 @@ const POSTGRES_START = `WITH s AS (${leaseIfIdle('postgresql', '::text')}),
 
 async function inOneStatement(sql: SqlDriver, input: MessageStart, window: CachedWindow | undefined): Promise<Started | undefined> {
   const now = new Date();
-  const turnId = randomUUID();
+  const turnId = timeOrderedId();
   const { inbound } = input;
   const rows = await sql.all(POSTGRES_START, [
     ...leaseValues(input, now, window),

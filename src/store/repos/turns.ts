@@ -1,5 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
+import { timeOrderedId } from '../time-ordered-id.ts';
 import { type Inbound, SentRefSchema } from '../../core/types.ts';
 import { boolColumn, dateColumn, intColumn, optionalText, unprefixed } from '../sql/columns.ts';
 import type { SqlDriver, SqlRunner } from '../sql/driver.ts';
@@ -73,7 +73,7 @@ export async function createTurn(
   const now = new Date();
   const rows = await db.all(
     `INSERT INTO "Turn" ("id", "sessionId", "epoch", "status", "origin", "startedAt", "updatedAt") VALUES ($1, $2, $3, 'running', $4, $5, $6) RETURNING ${COLUMNS}`,
-    [input.id ?? randomUUID(), input.sessionId, input.epoch, JSON.stringify(input.origin), now, now],
+    [input.id ?? timeOrderedId(), input.sessionId, input.epoch, JSON.stringify(input.origin), now, now],
   );
   return toRecord(rows[0]);
 }
