@@ -8,6 +8,7 @@ import type { BotCommand } from 'grammy/types';
 import { answerOnce } from '../../src/core/ack.ts';
 import { COMMANDS, ENTRY_COMMAND } from '../../src/core/commands.ts';
 import { backoffMs, sleep } from '../../src/core/delivery.ts';
+import { reportDelay } from '../../src/core/delivery-delays.ts';
 import { errorText, isRetryable } from '../../src/core/errors.ts';
 import type {
   ChannelAdapter,
@@ -48,11 +49,24 @@ const START_TIMEOUT_MS = 30_000;
 /** Telegram's command menu, from the core's registry (Telegram opens every chat with /start). */
 const MENU_COMMANDS: BotCommand[] = [ENTRY_COMMAND, ...COMMANDS].map((c) => ({ command: c.name, description: c.description }));
 
-/** Waits out 429s (retry_after) and retries 5xx/network failures; typing pings are not worth a wait. */
+/**
+ * Waits out 429s (retry_after) and retries 5xx/network failures; typing pings are not worth a wait.
+ * Each failed attempt is reported to the sender (core/delivery-delays.ts) before the wait.
+ */
 function retryTransformer(): Transformer {
   const retry = autoRetry({ maxRetryAttempts: 5, maxDelaySeconds: 300 });
+  const reported: Transformer = async (prev, method, payload, signal) => {
+    try {
+      const result = await prev(method, payload, signal);
+      if (!result.ok) reportDelay();
+      return result;
+    } catch (error) {
+      reportDelay();
+      throw error;
+    }
+  };
   return (prev, method, payload, signal) =>
-    method === 'sendChatAction' ? prev(method, payload, signal) : retry(prev, method, payload, signal);
+    method === 'sendChatAction' ? prev(method, payload, signal) : retry((m, p, s) => reported(prev, m, p, s), method, payload, signal);
 }
 
 function seconds(ms: number): string {

@@ -5,6 +5,7 @@
 // and approval prompts are retried until they land, and a chat whose answer cannot be delivered is
 // told so. While the model is busy, the chat is told once (a placeholder the answer replaces).
 import { deliveryFailureOf } from '../core/delivery.ts';
+import { reportDelay, whileDelayed } from '../core/delivery-delays.ts';
 import { errorText } from '../core/errors.ts';
 import { splitMessage } from '../core/text-split.ts';
 import type { ChannelAdapter, ChatRef, OutboundMessage, SentRef } from '../core/types.ts';
@@ -51,10 +52,13 @@ export interface RendererOptions {
    */
   handoff?: ReplyState;
   /**
-   * Records the final answer as owed when its delivery takes longer than OWED_AFTER_MS, so that it
-   * is delivered by another process (or the next start) should this one die first.
+   * Records the final answer as owed once its delivery is refused or fails (it is retried), or takes
+   * longer than OWED_AFTER_MS, so that it is delivered by another process (or the next start)
+   * should this one die first.
    */
   owed?: OwedDelivery;
+  /** See OWED_AFTER_MS (tests shorten it). */
+  owedAfterMs?: number;
 }
 
 interface SentPiece {
@@ -71,8 +75,11 @@ const INTERRUPTED = '_(interrupted — the full answer follows)_';
 export const MODEL_BUSY = 'The model is busy right now; I will answer as soon as it is available.';
 export const UNDELIVERED = 'I could not deliver my answer here: the chat service kept refusing it. Please ask me again.';
 const DELIVERY_BUDGET_MS = 120_000;
-/** A final answer not delivered this soon is recorded as owed; a fast delivery writes nothing. */
-const OWED_AFTER_MS = 20;
+/**
+ * A final answer not delivered this soon is recorded as owed even if nothing was refused (a hung
+ * connection). A delivery that goes through at its first try writes nothing.
+ */
+const OWED_AFTER_MS = 2_000;
 const NOTICE_BUDGET_MS = 30_000;
 
 export class ReplyRenderer {
@@ -252,11 +259,13 @@ export class ReplyRenderer {
     const { adapter, chat, log } = this.#o;
     const result = await persist(() => this.#render(text, 'final'), {
       budgetMs: this.#o.deliveryBudgetMs ?? DELIVERY_BUDGET_MS,
-      onRetry: (error, waitMs, attempt) =>
+      onRetry: (error, waitMs, attempt) => {
+        reportDelay();
         log.warn(
           { err: error, chat, attempt, waitMs },
           `delivering an answer to ${adapter.id} failed; retrying in ${waitMs} ms: ${errorText(error)}`,
-        ),
+        );
+      },
     });
     if (result.ok) return;
     log.error(
@@ -269,8 +278,8 @@ export class ReplyRenderer {
   }
 
   /**
-   * The answer, recorded as owed while its delivery is slow (see RendererOptions.owed): counted from
-   * now, as it may first wait behind this chat's earlier deliveries.
+   * The answer, recorded as owed while its delivery is in trouble (see RendererOptions.owed); the
+   * timeout counts from now, as the answer may first wait behind this chat's earlier deliveries.
    */
   #deliverOwed(text: string): void {
     const owed = this.#o.owed;
@@ -278,10 +287,16 @@ export class ReplyRenderer {
       this.#enqueue(() => this.#deliver(text));
       return;
     }
-    const timer = owed.recorded ? undefined : setTimeout(() => this.#recordOwed(owed), OWED_AFTER_MS);
+    let recording = owed.recorded;
+    const record = () => {
+      if (recording) return;
+      recording = true;
+      this.#recordOwed(owed);
+    };
+    const timer = recording ? undefined : setTimeout(record, this.#o.owedAfterMs ?? OWED_AFTER_MS);
     this.#enqueue(async () => {
       try {
-        await this.#deliver(text);
+        await whileDelayed(record, () => this.#deliver(text));
       } finally {
         clearTimeout(timer);
         await owed.settle().catch((error: unknown) => this.#warnOwed(error));

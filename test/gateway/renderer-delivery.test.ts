@@ -8,7 +8,9 @@ import { describe, expect, it } from 'vitest';
 import type { AgentEvent } from '../../src/agent/events.ts';
 import { DeliveryError } from '../../src/core/delivery.ts';
 import type { ChannelCapabilities, ChannelAdapter, ChatRef, OutboundMessage, SentRef } from '../../src/core/types.ts';
+import { OwedDelivery } from '../../src/gateway/owed.ts';
 import { ReplyRenderer, UNDELIVERED } from '../../src/gateway/renderer.ts';
+import type { OwedAnswersRepo } from '../../src/store/repos/owed-answers.ts';
 import { waitFor } from '../helpers/harness.ts';
 
 interface Call {
@@ -234,5 +236,61 @@ describe('reply renderer: the final answer lands', () => {
     await new Promise((resolve) => setTimeout(resolve, 250));
     expect(slow.typings).toBe(after);
     expect(slow.shown()).toEqual(['Later.']);
+  });
+
+  describe('the answer recorded as owed while its delivery is in trouble', () => {
+    /** The owed-answer records a turn went through (null: cleared). */
+    function records() {
+      const written: (string | null)[] = [];
+      let current: string | null = null;
+      const repo: OwedAnswersRepo = {
+        list: async () => [],
+        async swap(_turnId, expected, next) {
+          if (expected !== current) return false;
+          current = next;
+          written.push(next);
+          return true;
+        },
+      };
+      return {
+        owed: new OwedDelivery(repo, 't1', 'me'),
+        written,
+        refs: () => written.map((r) => (r ? JSON.parse(r).owed.refs.length : null)),
+      };
+    }
+
+    it('a delivery that lands at its first try writes nothing', async () => {
+      const channel = new ScriptedChannel();
+      channel.latencyMs = 30;
+      const { owed, written } = records();
+      const renderer = new ReplyRenderer({ adapter: channel, chat, log: recordingLog().log, owed, owedAfterMs: 1_000 });
+      end(renderer, 'At once.');
+      await renderer.close();
+      expect(channel.shown()).toEqual(['At once.']);
+      expect(written).toEqual([]);
+    });
+
+    it('a refused send records it at once, with the messages sent so far; landing clears the record', async () => {
+      const channel = new ScriptedChannel();
+      const { owed, refs } = records();
+      const renderer = new ReplyRenderer({ adapter: channel, chat, log: recordingLog().log, owed, owedAfterMs: 60_000 });
+      let refusals = 0;
+      channel.fail = (op) => (op === 'send' && ++refusals <= 2 ? rateLimited() : undefined);
+      end(renderer, 'Later.');
+      await renderer.close();
+      expect(channel.shown()).toEqual(['Later.']);
+      // Recorded with no message yet, then with the one that landed, then cleared.
+      expect(refs()).toEqual([0, 1, null]);
+    });
+
+    it('a delivery slower than the timeout is recorded even though nothing was refused', async () => {
+      const channel = new ScriptedChannel();
+      channel.latencyMs = 300;
+      const { owed, refs } = records();
+      const renderer = new ReplyRenderer({ adapter: channel, chat, log: recordingLog().log, owed, owedAfterMs: 50 });
+      end(renderer, 'Slowly.');
+      await renderer.close();
+      expect(refs()).toEqual([0, 1, null]);
+    });
   });
 });
