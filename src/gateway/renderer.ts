@@ -101,6 +101,10 @@ export class ReplyRenderer {
   #typing: NodeJS.Timeout | undefined;
   #queue: Promise<void> = Promise.resolve();
   #closed = false;
+  /** Since the last work that went through, an attempt was refused (see #delayed). */
+  #refused = false;
+  /** Records the final answer as owed, while it is waiting to be delivered. */
+  #recordPending: (() => void) | undefined;
   /** The turn was left running (paused): a continuation takes over these messages. */
   #pausing = false;
   #markClosed: () => void = noop;
@@ -213,10 +217,24 @@ export class ReplyRenderer {
   }
 
   #enqueue(work: () => Promise<void>): void {
-    this.#queue = this.#queue.then(work).catch((error: unknown) => {
-      this.#o.log.warn({ err: error, chat: this.#o.chat }, `sending to ${this.#o.adapter.id} failed: ${errorText(error)}`);
-    });
+    this.#queue = this.#queue
+      .then(() => whileDelayed(this.#delayed, work))
+      .then(() => {
+        this.#refused = false;
+      })
+      .catch((error: unknown) => {
+        this.#o.log.warn({ err: error, chat: this.#o.chat }, `sending to ${this.#o.adapter.id} failed: ${errorText(error)}`);
+      });
   }
+
+  /**
+   * A send or edit of this renderer was refused or failed and is retried (delivery-delays.ts): the
+   * final answer, if it is waiting (behind it, or for it), is recorded as owed at once.
+   */
+  readonly #delayed = (): void => {
+    this.#refused = true;
+    this.#recordPending?.();
+  };
 
   #schedule(): void {
     if (this.#timer || this.#streamQueued || !this.#o.adapter.capabilities.canEdit) return;
@@ -294,10 +312,14 @@ export class ReplyRenderer {
       this.#recordOwed(owed);
     };
     const timer = recording ? undefined : setTimeout(record, this.#o.owedAfterMs ?? OWED_AFTER_MS);
+    this.#recordPending = record;
+    // Waiting behind a send that is being refused (a streamed part waiting out a 429).
+    if (this.#refused) record();
     this.#enqueue(async () => {
       try {
-        await whileDelayed(record, () => this.#deliver(text));
+        await this.#deliver(text);
       } finally {
+        this.#recordPending = undefined;
         clearTimeout(timer);
         await owed.settle().catch((error: unknown) => this.#warnOwed(error));
       }

@@ -7,6 +7,7 @@ import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { AgentEvent } from '../../src/agent/events.ts';
 import { DeliveryError } from '../../src/core/delivery.ts';
+import { reportDelay } from '../../src/core/delivery-delays.ts';
 import type { ChannelCapabilities, ChannelAdapter, ChatRef, OutboundMessage, SentRef } from '../../src/core/types.ts';
 import { OwedDelivery } from '../../src/gateway/owed.ts';
 import { ReplyRenderer, UNDELIVERED } from '../../src/gateway/renderer.ts';
@@ -281,6 +282,32 @@ describe('reply renderer: the final answer lands', () => {
       expect(channel.shown()).toEqual(['Later.']);
       // Recorded with no message yet, then with the one that landed, then cleared.
       expect(refs()).toEqual([0, 1, null]);
+    });
+
+    it('an answer waiting behind a streamed part that the platform client is retrying is recorded at once', async () => {
+      const channel = new ScriptedChannel();
+      const { owed, refs } = records();
+      const renderer = new ReplyRenderer({ adapter: channel, chat, log: recordingLog().log, owed, owedAfterMs: 60_000 });
+      let release = () => {};
+      channel.gate = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      // The first streamed send is refused and waited out inside the client (as grammY's auto-retry does).
+      const send = channel.send.bind(channel);
+      channel.send = (target, message) => {
+        reportDelay();
+        return send(target, message);
+      };
+      stream(renderer, 'Waiting');
+      await waitFor(() => channel.started === 1, 'the streamed send');
+      renderer.handle({ ...base, type: 'message_delta', round: 1, kind: 'text', text: ' out the limit.' });
+      end(renderer, 'Waiting out the limit.');
+      await waitFor(() => refs().length === 1, 'the record, while the streamed send still waits');
+      expect(refs()).toEqual([0]);
+      release();
+      await renderer.close();
+      expect(channel.shown()).toEqual(['Waiting out the limit.']);
+      expect(refs()).toEqual([0, null]);
     });
 
     it('a delivery slower than the timeout is recorded even though nothing was refused', async () => {
