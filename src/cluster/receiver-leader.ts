@@ -66,7 +66,16 @@ export class ReceiverLeader {
     this.#armDeadline(leaseUntil);
     if (token !== this.#token) this.#o.log.info({ receiver: id, token }, `${id}: this process now holds the receiver`);
     this.#token = token;
-    if (!this.#receiving) await this.#startReceiver();
+    if (this.#receiving) return;
+    await this.#startReceiver();
+    // The session just made is worth resuming should this process die before its next beat.
+    const made = this.#o.receiver.state?.();
+    if (made !== undefined) {
+      const at = new Date();
+      const renewedUntil = new Date(at.getTime() + leaseMs);
+      if ((await repo.claim({ receiver: id, owner, now: at, leaseUntil: renewedUntil, force, state: made })) === token)
+        this.#armDeadline(renewedUntil);
+    }
   }
 
   /** Stops receiving before the lease could lapse, unless a renewal comes first. */

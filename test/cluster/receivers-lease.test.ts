@@ -99,6 +99,33 @@ function scenarios(databaseUrl: () => Promise<string>) {
     expect(b.token).toBe(2);
     await b.stop();
   });
+
+  it('a leader records the session its receiver just made at once, not at its next beat', async () => {
+    const store = await open();
+    await alive(store, 'a:1:aa', new Date());
+    let session: string | undefined;
+    const leader = new ReceiverLeader({
+      id: 'discord',
+      owner: 'a:1:aa',
+      repo: store.receivers,
+      leaseMs: 60_000,
+      beatMs: 20_000,
+      force: false,
+      log: silentLogger,
+      receiver: {
+        start: async () => {
+          session = '{"sessionId":"s1","sequence":3}';
+        },
+        stop: async () => {},
+        state: () => session,
+      },
+    });
+    await leader.tick(new Date());
+    // A process dying now leaves the session for the next holder to resume.
+    expect(await store.receivers.state('discord')).toBe('{"sessionId":"s1","sequence":3}');
+    expect(leader.token).toBe(1);
+    await leader.stop();
+  });
 }
 
 describe('receiver leases on SQLite', () => {
