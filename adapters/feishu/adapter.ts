@@ -15,10 +15,12 @@ import type {
   OutboundMessage,
   SentRef,
 } from '../../src/core/types.ts';
+import { backoffMs, sleep as sleepUnless } from '../../src/core/delivery.ts';
+import { errorText, isRetryable } from '../../src/core/errors.ts';
 import { FeishuApi } from './api.ts';
 import { CardClicks, type Clicker } from './clicks.ts';
 import type { FeishuConfig } from './config.ts';
-import { FeishuApiError, toFeishuError } from './errors.ts';
+import { EventNotTaken, FeishuApiError, toFeishuError } from './errors.ts';
 import { classifyMessage, type BotIdentity } from './inbound.ts';
 import { openLongConnection } from './long-connection.ts';
 import { RecentKeys } from './recent-keys.ts';
@@ -38,6 +40,9 @@ export interface FeishuAdapterOptions {
 
 const CLICK_DEADLINE_MS = 2_500;
 const EVENT_DEADLINE_MS = 2_000;
+/** A message the core cannot take yet (its database is out of reach) is tried again this long. */
+const HOLD_BUDGET_MS = 15 * 60_000;
+const HOLD_BACKOFF = { baseMs: 1_000, capMs: 15_000 };
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
@@ -54,6 +59,8 @@ export class FeishuAdapter implements ChannelAdapter {
   readonly #chatTypes = new Map<string, ChatType>();
   readonly #work = new Set<Promise<unknown>>();
   readonly #eventDeadlineMs: number;
+  /** Aborted at stop: messages held for the database give up. */
+  readonly #stopHolds = new AbortController();
   #sink: InboundSink | undefined;
   #identity: BotIdentity | undefined;
   #ws: WSClient | undefined;
@@ -135,6 +142,7 @@ export class FeishuAdapter implements ChannelAdapter {
   }
 
   async stop(): Promise<void> {
+    this.#stopHolds.abort();
     this.#ws?.close({ force: true });
     this.#ws = undefined;
     this.#unmount?.();
@@ -208,15 +216,42 @@ export class FeishuAdapter implements ChannelAdapter {
     }
     const { inbound, parentId } = classified;
     this.#chatTypes.set(inbound.chatId, inbound.chatType);
+    const hold = { refused: false };
     const work = this.#track(
       (async () => {
         if (parentId && inbound.chatType === 'group' && !inbound.mentionsBot) inbound.repliesToBot = await this.#isOwnMessage(parentId);
-        await sink.onMessage(inbound);
+        await this.#untilTaken(() => sink.onMessage(inbound), hold);
       })(),
     );
+    // Not taken in the end: the next delivery of this event is taken afresh, not dropped as a repeat.
+    work.catch((error: unknown) => {
+      if (eventId) this.#events.delete(eventId);
+      this.#log.error({}, `a Feishu message could not be taken: ${errorText(error)}`);
+    });
     // Feishu pushes again after 3 s without an answer; the core's work goes on after that.
-    await Promise.race([work, sleep(this.#eventDeadlineMs)]);
+    const taken = await Promise.race([work.then(() => true), sleep(this.#eventDeadlineMs).then(() => false)]);
+    // Still held (the database is out of reach): not acknowledged, so Feishu pushes it again later
+    // (to this process, which takes it once, or to another if this one has died meanwhile).
+    if (!taken && hold.refused) throw new EventNotTaken('the message is not stored yet; it is being tried again');
     return {};
+  }
+
+  /** Retries `work` while it fails retryably (the database is out of reach), within a budget. */
+  async #untilTaken(work: () => Promise<void>, hold: { refused: boolean }): Promise<void> {
+    const started = Date.now();
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await work();
+      } catch (error) {
+        const wait = backoffMs(attempt, HOLD_BACKOFF);
+        const stopping = this.#stopHolds.signal;
+        if (!isRetryable(error) || stopping.aborted || Date.now() + wait - started > HOLD_BUDGET_MS) throw error;
+        hold.refused = true;
+        this.#log.warn({}, `a Feishu message could not be taken (${errorText(error)}); trying again in ${wait} ms`);
+        await sleepUnless(wait, stopping).catch(() => {});
+        if (stopping.aborted) throw error;
+      }
+    }
   }
 
   async #isOwnMessage(messageId: string): Promise<boolean> {

@@ -108,3 +108,6 @@ export function checked<T>(what: string, response: unknown, secrets: readonly st
   if (code === 0) return ((response as { data?: T }).data ?? ({} as T)) as T;
   throw toFeishuError(what, { response: { status: 200, data: { code: code ?? -1, msg: msg ?? 'unexpected answer' } } }, secrets);
 }
+
+/** A message event the core could not take yet (its database is out of reach): Feishu is to push it again. */
+export class EventNotTaken extends Error {}

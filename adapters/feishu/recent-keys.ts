@@ -13,6 +13,11 @@ export class RecentKeys {
     return this.#keys.has(key);
   }
 
+  /** Forgets a key (its delivery failed: the next one is to be taken). */
+  delete(key: string): void {
+    this.#keys.delete(key);
+  }
+
   /** True the first time a key is seen. */
   add(key: string): boolean {
     if (this.#keys.has(key)) return false;

@@ -8,6 +8,7 @@ import { AESCipher, type EventDispatcher } from '@larksuiteoapi/node-sdk';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { CoreLogger } from '../../src/core/types.ts';
+import { EventNotTaken } from './errors.ts';
 
 interface WebhookRequest {
   headers: Record<string, string | string[] | undefined>;
@@ -15,7 +16,7 @@ interface WebhookRequest {
 }
 
 interface WebhookResponse {
-  status: 200 | 400 | 401;
+  status: 200 | 400 | 401 | 500 | 503;
   body: unknown;
 }
 
@@ -103,7 +104,15 @@ async function handleWebhook(request: WebhookRequest, options: WebhookOptions): 
   }
   if (payload.type === 'url_verification') return { status: 200, body: { challenge: payload.challenge } };
   // Verified above; the SDK only parses and dispatches.
-  const result = await options.dispatcher.invoke(payload, { needCheck: false });
+  let result: unknown;
+  try {
+    result = await options.dispatcher.invoke(payload, { needCheck: false });
+  } catch (error) {
+    // Not acknowledged: Feishu pushes the event again later.
+    if (error instanceof EventNotTaken) return { status: 503, body: { msg: error.message } };
+    log.error({}, `Feishu webhook: handling an event failed: ${error instanceof Error ? error.message : String(error)}`);
+    return { status: 500, body: { msg: 'internal error' } };
+  }
   return { status: 200, body: typeof result === 'object' && result !== null ? result : {} };
 }
 

@@ -25,7 +25,7 @@ const open: (() => Promise<void>)[] = [];
 
 export async function startFeishu(
   mode: Mode,
-  options: { env?: Record<string, string>; tools?: AnyTool[]; coreEnv?: Record<string, string> } = {},
+  options: { env?: Record<string, string>; tools?: AnyTool[]; coreEnv?: Record<string, string>; databaseUrl?: string } = {},
 ): Promise<FeishuSetup> {
   const fs = await FakeFeishu.start();
   if (options.env?.FEISHU_ENCRYPT_KEY) fs.encryptKey = options.env.FEISHU_ENCRYPT_KEY;
@@ -57,6 +57,7 @@ export async function startFeishu(
     model,
     ...(options.tools ? { tools: options.tools } : {}),
     ...(options.coreEnv ? { env: options.coreEnv } : {}),
+    ...(options.databaseUrl ? { databaseUrl: options.databaseUrl } : {}),
   });
   if (mode === 'webhook') fs.webhookUrl = `${host.url}/feishu/events`;
   else await waitFor(() => fs.wsConnected, 'the long connection');
