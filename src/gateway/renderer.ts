@@ -75,6 +75,8 @@ const INTERRUPTED = '_(interrupted — the full answer follows)_';
 export const MODEL_BUSY = 'The model is busy right now; I will answer as soon as it is available.';
 export const UNDELIVERED = 'I could not deliver my answer here: the chat service kept refusing it. Please ask me again.';
 const DELIVERY_BUDGET_MS = 120_000;
+/** The first streamed part is shown this long after the text starts (imperceptible next to a model's pace). */
+const FIRST_RENDER_DELAY_MS = 40;
 /**
  * A final answer not delivered this soon is recorded as owed even if nothing was refused (a hung
  * connection). A delivery that goes through at its first try writes nothing.
@@ -238,7 +240,12 @@ export class ReplyRenderer {
 
   #schedule(): void {
     if (this.#timer || this.#streamQueued || !this.#o.adapter.capabilities.canEdit) return;
-    const wait = Math.max(0, this.#lastRenderAt + this.#interval - Date.now());
+    // Nothing shown yet: an answer complete within FIRST_RENDER_DELAY_MS is sent once, finished,
+    // instead of sent, recorded (the reply state) and edited right after.
+    const wait =
+      this.#lastRenderAt === 0 && this.#sent.length === 0
+        ? FIRST_RENDER_DELAY_MS
+        : Math.max(0, this.#lastRenderAt + this.#interval - Date.now());
     this.#timer = setTimeout(() => {
       this.#timer = undefined;
       this.#streamQueued = true;
