@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ReceiverLeader } from '../../src/cluster/receiver-leader.ts';
 import { parseDatabaseUrl } from '../../src/config/config.ts';
+import type { ExclusiveReceiver } from '../../src/core/types.ts';
 import { silentLogger } from '../../src/log.ts';
 import { openStore, type Store } from '../../src/store/store.ts';
 import { tempDir } from '../helpers/harness.ts';
@@ -20,6 +21,20 @@ const at = (seconds: number) => new Date(Date.UTC(2026, 10, 23, 10, 0, seconds))
 
 async function alive(store: Store, owner: string, now: Date): Promise<void> {
   await store.processes.beat({ owner, host: 'h', pid: 1, startedAt: now, channels: ['telegram'] }, now);
+}
+
+/** A leader with a lease of a minute and a beat of 20 s (ticked by hand in these tests). */
+function leaderOf(store: Store, id: string, owner: string, receiver: ExclusiveReceiver): ReceiverLeader {
+  return new ReceiverLeader({
+    id,
+    owner,
+    repo: store.receivers,
+    leaseMs: 60_000,
+    beatMs: 20_000,
+    force: false,
+    log: silentLogger,
+    receiver,
+  });
 }
 
 function scenarios(databaseUrl: () => Promise<string>) {
@@ -73,18 +88,9 @@ function scenarios(databaseUrl: () => Promise<string>) {
     await alive(store, 'b:2:bb', new Date());
     const events: string[] = [];
     const leader = (owner: string) =>
-      new ReceiverLeader({
-        id: 'telegram',
-        owner,
-        repo: store.receivers,
-        leaseMs: 60_000,
-        beatMs: 20_000,
-        force: false,
-        log: silentLogger,
-        receiver: {
-          start: async () => void events.push(`${owner} start`),
-          stop: async () => void events.push(`${owner} stop`),
-        },
+      leaderOf(store, 'telegram', owner, {
+        start: async () => void events.push(`${owner} start`),
+        stop: async () => void events.push(`${owner} stop`),
       });
     const a = leader('a:1:aa');
     const b = leader('b:2:bb');
@@ -104,21 +110,12 @@ function scenarios(databaseUrl: () => Promise<string>) {
     const store = await open();
     await alive(store, 'a:1:aa', new Date());
     let session: string | undefined;
-    const leader = new ReceiverLeader({
-      id: 'discord',
-      owner: 'a:1:aa',
-      repo: store.receivers,
-      leaseMs: 60_000,
-      beatMs: 20_000,
-      force: false,
-      log: silentLogger,
-      receiver: {
-        start: async () => {
-          session = '{"sessionId":"s1","sequence":3}';
-        },
-        stop: async () => {},
-        state: () => session,
+    const leader = leaderOf(store, 'discord', 'a:1:aa', {
+      start: async () => {
+        session = '{"sessionId":"s1","sequence":3}';
       },
+      stop: async () => {},
+      state: () => session,
     });
     await leader.tick(new Date());
     // A process dying now leaves the session for the next holder to resume.

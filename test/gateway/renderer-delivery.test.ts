@@ -239,17 +239,23 @@ describe('reply renderer: the final answer lands', () => {
     expect(slow.shown()).toEqual(['Later.']);
   });
 
-  it('an answer complete at once is sent once, finished: no first part to edit, no reply state recorded', async () => {
+  /** A renderer on a scripted channel that counts its reply-state saves. */
+  function countingSaves() {
     const channel = new ScriptedChannel();
-    let saves = 0;
+    const saved = { count: 0 };
     const renderer = new ReplyRenderer({
       adapter: channel,
       chat,
       log: recordingLog().log,
       saveReplyState: async () => {
-        saves++;
+        saved.count++;
       },
     });
+    return { channel, renderer, saved };
+  }
+
+  it('an answer complete at once is sent once, finished: no first part to edit, no reply state recorded', async () => {
+    const { channel, renderer, saved } = countingSaves();
     stream(renderer, 'Quick');
     // The rest arrives a few ms later (the turn's last write in between).
     await new Promise((resolve) => setTimeout(resolve, 10));
@@ -257,23 +263,14 @@ describe('reply renderer: the final answer lands', () => {
     end(renderer, 'Quick answer.');
     await renderer.close();
     expect(channel.calls.map((c) => [c.op, c.text])).toEqual([['send', 'Quick answer.']]);
-    expect(saves).toBe(0);
+    expect(saved.count).toBe(0);
   });
 
   it('a longer stream shows its first part within moments, then edits it', async () => {
-    const channel = new ScriptedChannel();
-    let saves = 0;
-    const renderer = new ReplyRenderer({
-      adapter: channel,
-      chat,
-      log: recordingLog().log,
-      saveReplyState: async () => {
-        saves++;
-      },
-    });
+    const { channel, renderer, saved } = countingSaves();
     stream(renderer, 'Slow');
     await waitFor(() => channel.calls.length === 1, 'the first part', 1_000);
-    expect(saves).toBe(1);
+    expect(saved.count).toBe(1);
     renderer.handle({ ...base, type: 'message_delta', round: 1, kind: 'text', text: ' answer.' });
     end(renderer, 'Slow answer.');
     await renderer.close();
