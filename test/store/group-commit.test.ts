@@ -75,22 +75,6 @@ describe('group commit on SQLite', () => {
     expect(log().slice(from)).toEqual(['BEGIN IMMEDIATE', insert, insert, 'COMMIT']);
   });
 
-  it('under steady arrivals a group still commits every event-loop turn instead of growing', async () => {
-    const from = log().length;
-    const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
-    const writes: Promise<string>[] = [];
-    // One new transaction per event-loop turn, for six turns.
-    for (let i = 0; i < 6; i++) {
-      writes.push(write(`steady${i}`));
-      await nextTurn();
-    }
-    expect(await Promise.all(writes)).toEqual(['steady0', 'steady1', 'steady2', 'steady3', 'steady4', 'steady5']);
-    const commits = log()
-      .slice(from)
-      .filter((sql) => sql === 'COMMIT').length;
-    expect(commits).toBeGreaterThanOrEqual(3);
-  });
-
   it('when the first of a group fails, it is rolled back alone and the others commit after it', async () => {
     const results = await Promise.allSettled([write('first', true), write('second'), write('third')]);
     expect(results.map((r) => r.status)).toEqual(['rejected', 'fulfilled', 'fulfilled']);

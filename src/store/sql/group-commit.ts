@@ -1,6 +1,6 @@
 // SQLite transactions that arrive together commit together. A transaction runs at once when none
-// is open; the ones that arrive before the end of that turn of the event loop (and only those) run
-// after it in the same database transaction, each in its own savepoint (the first needs none), and one COMMIT ends
+// is open; the ones that arrive before the end of that turn of the event loop run after it in the
+// same database transaction, each in its own savepoint (the first needs none), and one COMMIT ends
 // them all. Under load a commit then writes the pages they share (a table's last page, the indexes
 // that grow at one end) once instead of once per transaction; alone, a transaction is sent as
 // BEGIN … COMMIT exactly as before, one event-loop turn later.
@@ -92,14 +92,9 @@ export class GroupCommit {
    */
   async #members(done: { member: Member; value: unknown }[]): Promise<boolean> {
     const { control, inTransaction, runner } = this.#o;
-    // Those waiting now, then those that arrive within one more event-loop turn: a group under
-    // steady load still commits every turn instead of growing while its members wait.
-    let waited = false;
     for (;;) {
       const member = this.#pending.shift();
       if (!member) {
-        if (waited) return true;
-        waited = true;
         await nextTurn();
         if (this.#pending.length === 0) return true;
         continue;
