@@ -6,7 +6,6 @@ import { StoreError } from '../errors.ts';
 import { statementCounter } from '../statement-count.ts';
 import type { SqlDriver, SqlRow, SqlRunner, SqlValue } from './driver.ts';
 import { Gate } from './gate.ts';
-import { GroupCommit } from './group-commit.ts';
 import { WalCheckpointer } from './wal-checkpointer.ts';
 
 type SqliteTarget = Extract<DatabaseTarget, { provider: 'sqlite' }>;
@@ -61,19 +60,23 @@ export function openSqlite(target: SqliteTarget): SqlDriver {
   };
   // A transaction's statements run synchronously on this one connection; between them only
   // microtasks run, and the gate holds every other statement of this store until it ends.
-  // Transactions arriving together share one BEGIN … COMMIT (group-commit.ts).
   const gate = new Gate();
-  const groups = new GroupCommit({
-    control: (text) => void execute(text, () => prepare(text).run()),
-    inTransaction: () => db.inTransaction,
-    runner: direct,
-    exclusive: (work) => gate.exclusive(work),
-  });
   return {
     provider: 'sqlite',
     all: (text, values) => gate.outside(() => direct.all(text, values)),
     run: (text, values) => gate.outside(() => direct.run(text, values)),
-    transaction: (fn) => groups.add(fn),
+    transaction: (fn) =>
+      gate.exclusive(async () => {
+        execute('BEGIN IMMEDIATE', () => prepare('BEGIN IMMEDIATE').run());
+        try {
+          const result = await fn(direct);
+          execute('COMMIT', () => prepare('COMMIT').run());
+          return result;
+        } catch (error) {
+          if (db.inTransaction) execute('ROLLBACK', () => prepare('ROLLBACK').run());
+          throw error;
+        }
+      }),
     async close() {
       await gate.exclusive(async () => {
         await checkpoints.stop();
