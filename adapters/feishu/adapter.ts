@@ -15,8 +15,8 @@ import type {
   OutboundMessage,
   SentRef,
 } from '../../src/core/types.ts';
-import { backoffMs, sleep as sleepUnless } from '../../src/core/delivery.ts';
-import { errorText, isRetryable } from '../../src/core/errors.ts';
+import { errorText } from '../../src/core/errors.ts';
+import { holdUntilTaken } from '../../src/core/hold.ts';
 import { FeishuApi } from './api.ts';
 import { CardClicks, type Clicker } from './clicks.ts';
 import type { FeishuConfig } from './config.ts';
@@ -40,9 +40,6 @@ export interface FeishuAdapterOptions {
 
 const CLICK_DEADLINE_MS = 2_500;
 const EVENT_DEADLINE_MS = 2_000;
-/** A message the core cannot take yet (its database is out of reach) is tried again this long. */
-const HOLD_BUDGET_MS = 15 * 60_000;
-const HOLD_BACKOFF = { baseMs: 1_000, capMs: 15_000 };
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
@@ -220,7 +217,13 @@ export class FeishuAdapter implements ChannelAdapter {
     const work = this.#track(
       (async () => {
         if (parentId && inbound.chatType === 'group' && !inbound.mentionsBot) inbound.repliesToBot = await this.#isOwnMessage(parentId);
-        await this.#untilTaken(() => sink.onMessage(inbound), hold);
+        await holdUntilTaken(() => sink.onMessage(inbound), {
+          signal: this.#stopHolds.signal,
+          onWait: (error, wait) => {
+            hold.refused = true;
+            this.#log.warn({}, `a Feishu message could not be taken (${errorText(error)}); trying again in ${wait} ms`);
+          },
+        });
       })(),
     );
     // Not taken in the end: the next delivery of this event is taken afresh, not dropped as a repeat.
@@ -234,24 +237,6 @@ export class FeishuAdapter implements ChannelAdapter {
     // (to this process, which takes it once, or to another if this one has died meanwhile).
     if (!taken && hold.refused) throw new EventNotTaken('the message is not stored yet; it is being tried again');
     return {};
-  }
-
-  /** Retries `work` while it fails retryably (the database is out of reach), within a budget. */
-  async #untilTaken(work: () => Promise<void>, hold: { refused: boolean }): Promise<void> {
-    const started = Date.now();
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await work();
-      } catch (error) {
-        const wait = backoffMs(attempt, HOLD_BACKOFF);
-        const stopping = this.#stopHolds.signal;
-        if (!isRetryable(error) || stopping.aborted || Date.now() + wait - started > HOLD_BUDGET_MS) throw error;
-        hold.refused = true;
-        this.#log.warn({}, `a Feishu message could not be taken (${errorText(error)}); trying again in ${wait} ms`);
-        await sleepUnless(wait, stopping).catch(() => {});
-        if (stopping.aborted) throw error;
-      }
-    }
   }
 
   async #isOwnMessage(messageId: string): Promise<boolean> {

@@ -7,9 +7,9 @@ import { Bot, type Transformer } from 'grammy';
 import type { BotCommand } from 'grammy/types';
 import { answerOnce } from '../../src/core/ack.ts';
 import { COMMANDS, ENTRY_COMMAND } from '../../src/core/commands.ts';
-import { backoffMs, sleep } from '../../src/core/delivery.ts';
 import { reportDelay } from '../../src/core/delivery-delays.ts';
-import { errorText, isRetryable } from '../../src/core/errors.ts';
+import { errorText } from '../../src/core/errors.ts';
+import { holdUntilTaken } from '../../src/core/hold.ts';
 import type {
   ChannelAdapter,
   ChannelCapabilities,
@@ -27,10 +27,6 @@ import type { BotIdentity, ButtonPress, ClassifiedUpdate } from './inbound.ts';
 import { TelegramOutbound } from './outbound.ts';
 import { updateRouter } from './updates.ts';
 import { webhookHandler } from './webhook.ts';
-
-/** How long a long-polling update whose handling fails retryably is held (and retried) before it is given up. */
-const HOLD_BUDGET_MS = 15 * 60_000;
-const HOLD_BACKOFF = { baseMs: 1_000, capMs: 15_000 };
 
 export interface TelegramAdapterOptions {
   config: TelegramConfig;
@@ -275,7 +271,16 @@ export class TelegramAdapter implements ChannelAdapter {
         // Errors propagate: the webhook answers 500 so Telegram resends. Long polling confirms an
         // update whatever its handling did, so there a retryable failure (the database is out of
         // reach) is retried first, holding the polling loop: nothing is confirmed before it is stored.
-        if (this.#config.mode.kind === 'polling') await this.#untilTaken(() => sink.onMessage(update.inbound));
+        // Held, not confirmed, while the core cannot take it (until polling stops).
+        if (this.#config.mode.kind === 'polling')
+          await holdUntilTaken(() => sink.onMessage(update.inbound), {
+            signal: this.#pollingStopping?.signal,
+            onWait: (error, wait) =>
+              this.#log.warn(
+                {},
+                `a Telegram update could not be taken (${errorText(error)}); trying again in ${wait} ms before confirming it`,
+              ),
+          });
         else await sink.onMessage(update.inbound);
         return;
       case 'button': {
@@ -284,23 +289,6 @@ export class TelegramAdapter implements ChannelAdapter {
         this.#buttonPresses.add(work);
         void work.finally(() => this.#buttonPresses.delete(work));
         return;
-      }
-    }
-  }
-
-  /** Retries `work` while it fails retryably, within a budget and until polling stops. */
-  async #untilTaken(work: () => Promise<void>): Promise<void> {
-    const started = Date.now();
-    const stopping = this.#pollingStopping?.signal;
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await work();
-      } catch (error) {
-        const wait = backoffMs(attempt, HOLD_BACKOFF);
-        if (!isRetryable(error) || stopping?.aborted || Date.now() + wait - started > HOLD_BUDGET_MS) throw error;
-        this.#log.warn({}, `a Telegram update could not be taken (${errorText(error)}); trying again in ${wait} ms before confirming it`);
-        await sleep(wait, stopping).catch(() => {});
-        if (stopping?.aborted) throw error;
       }
     }
   }
