@@ -56,16 +56,11 @@ export function owedAnswersRepo(sql: SqlDriver) {
      * False when the record is not `expected` (another process claimed it) or the turn is not done.
      */
     async swap(turnId: string, expected: string | null, next: string | null): Promise<boolean> {
-      const changed =
-        expected === null
-          ? await sql.run(
-              `UPDATE "Turn" SET "replyState" = $1, "updatedAt" = $2 WHERE "id" = $3 AND "status" = 'done' AND "replyState" IS NULL`,
-              [next, new Date(), turnId],
-            )
-          : await sql.run(
-              `UPDATE "Turn" SET "replyState" = $1, "updatedAt" = $2 WHERE "id" = $3 AND "status" = 'done' AND "replyState" = $4`,
-              [next, new Date(), turnId, expected],
-            );
+      const current = expected === null ? '"replyState" IS NULL' : '"replyState" = $4';
+      const changed = await sql.run(
+        `UPDATE "Turn" SET "replyState" = $1, "updatedAt" = $2 WHERE "id" = $3 AND "status" = 'done' AND ${current}`,
+        [next, new Date(), turnId, ...(expected === null ? [] : [expected])],
+      );
       return changed === 1;
     },
   };
