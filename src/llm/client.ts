@@ -61,7 +61,7 @@ function reasoningOf(delta: ChatCompletionChunk.Choice.Delta): string | undefine
   return typeof value === 'string' && value.length > 0 ? value : undefined;
 }
 
-function newSdk(Sdk: typeof OpenAI, options: LlmClientOptions): OpenAI {
+function newSdk(Sdk: typeof OpenAI, send: typeof fetch, options: LlmClientOptions): OpenAI {
   return new Sdk({
     baseURL: options.baseUrl,
     // Local servers (Ollama, vLLM) accept any key; the SDK insists on one.
@@ -70,7 +70,7 @@ function newSdk(Sdk: typeof OpenAI, options: LlmClientOptions): OpenAI {
     maxRetries: 0,
     logLevel: 'off',
     fetch: async (url, init) => {
-      const response = await fetch(url, init);
+      const response = await send(url, init);
       if (response.status === 429 || response.status >= 500) options.onHttpError?.(response.status);
       return response;
     },
@@ -78,10 +78,13 @@ function newSdk(Sdk: typeof OpenAI, options: LlmClientOptions): OpenAI {
 }
 
 export function createLlmClient(options: LlmClientOptions): LlmClient {
-  // The SDK (≈35 MB of memory, every API resource it knows) loads with the first request, so an
-  // idle bot does not carry it.
+  // The SDK (≈35 MB of memory, every API resource it knows) and its transport load with the first
+  // request, so an idle bot does not carry them.
   let sdk: Promise<OpenAI> | undefined;
-  const client = () => (sdk ??= import('openai').then(({ default: OpenAI }) => newSdk(OpenAI, options)));
+  const client = () =>
+    (sdk ??= Promise.all([import('openai'), import('./model-fetch.ts')]).then(([{ default: OpenAI }, { modelFetch }]) =>
+      newSdk(OpenAI, modelFetch(), options),
+    ));
   const idleTimeoutMs = options.idleTimeoutMs ?? options.timeoutMs;
   const policy = { budgetMs: options.retryBudgetMs ?? DEFAULT_RETRY_BUDGET_MS, maxRetries: options.maxRetries };
 

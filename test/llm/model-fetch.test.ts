@@ -1,0 +1,122 @@
+// The model client's transport (src/llm/model-fetch.ts) against a plain HTTP server on 127.0.0.1:
+// what fetch would do, as far as the SDK relies on it.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { gzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { modelFetch } from '../../src/llm/model-fetch.ts';
+
+type Handler = (req: IncomingMessage, res: ServerResponse, body: string) => void;
+let handler: Handler = (_req, res) => res.end();
+let server: Server;
+let base: string;
+const closed: string[] = [];
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    let body = '';
+    req.setEncoding('utf8');
+    req.on('data', (chunk: string) => (body += chunk));
+    req.on('end', () => handler(req, res, body));
+    res.on('close', () => closed.push(req.url ?? ''));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  const done = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeAllConnections(); // the transport keeps connections alive
+  await done;
+});
+
+describe('model transport', () => {
+  it('sends the method, headers and body, and hands each part of the answer on as it arrives', async () => {
+    let seen: { method?: string; auth?: string; type?: string; body?: string } = {};
+    let sendRest: () => void = () => {};
+    handler = (req, res, body) => {
+      seen = { method: req.method, auth: req.headers.authorization, type: req.headers['content-type'], body };
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('data: first\n\n');
+      sendRest = () => res.end('data: rest\n\n');
+    };
+    const response = await modelFetch()(`${base}/v1/chat/completions`, {
+      method: 'POST',
+      headers: new Headers({ authorization: 'Bearer k', 'content-type': 'application/json' }),
+      body: '{"model":"m"}',
+    });
+    expect(seen).toEqual({ method: 'POST', auth: 'Bearer k', type: 'application/json', body: '{"model":"m"}' });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('text/event-stream');
+    const reader = response.body!.getReader();
+    // The first part is readable while the server still holds the rest back.
+    expect(new TextDecoder().decode((await reader.read()).value)).toBe('data: first\n\n');
+    sendRest();
+    expect(new TextDecoder().decode((await reader.read()).value)).toBe('data: rest\n\n');
+    expect((await reader.read()).done).toBe(true);
+  });
+
+  it('decodes a compressed answer, and follows a redirect that keeps the request', async () => {
+    handler = (req, res, body) => {
+      if (req.url === '/old') {
+        res.writeHead(307, { location: '/new' });
+        res.end();
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
+      res.end(gzipSync(JSON.stringify({ got: body, at: req.url })));
+    };
+    const response = await modelFetch()(`${base}/old`, { method: 'POST', body: 'hello' });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-encoding')).toBeNull();
+    expect(await response.json()).toEqual({ got: 'hello', at: '/new' });
+  });
+
+  it('gives error answers with their status and text, and no body where there is none', async () => {
+    handler = (req, res) => {
+      if (req.url === '/empty') {
+        res.writeHead(204);
+        res.end();
+        return;
+      }
+      res.writeHead(429, { 'retry-after': '3', 'set-cookie': ['a=1', 'b=2'] });
+      res.end('slow down');
+    };
+    const send = modelFetch();
+    const busy = await send(`${base}/busy`, { method: 'POST', body: '{}' });
+    expect(busy.status).toBe(429);
+    expect(busy.headers.get('retry-after')).toBe('3');
+    expect(busy.headers.getSetCookie()).toEqual(['a=1', 'b=2']);
+    expect(await busy.text()).toBe('slow down');
+    const empty = await send(`${base}/empty`, { method: 'POST', body: '{}' });
+    expect(empty.status).toBe(204);
+    expect(empty.body).toBeNull();
+  });
+
+  it('stops a request when its signal aborts, before the answer or in the middle of it', async () => {
+    handler = (req, res) => {
+      if (req.url === '/never') return;
+      res.writeHead(200);
+      res.write('part');
+    };
+    const send = modelFetch();
+    const early = new AbortController();
+    const pending = send(`${base}/never`, { method: 'POST', body: '{}', signal: early.signal });
+    setTimeout(() => early.abort(new Error('stopped early')), 50);
+    await expect(pending).rejects.toThrow('stopped early');
+
+    const late = new AbortController();
+    const response = await send(`${base}/midway`, { method: 'POST', body: '{}', signal: late.signal });
+    const reader = response.body!.getReader();
+    expect(new TextDecoder().decode((await reader.read()).value)).toBe('part');
+    late.abort(new Error('stopped midway'));
+    await expect(reader.read()).rejects.toThrow();
+    await expect.poll(() => closed).toContain('/midway');
+    expect(closed).toContain('/never');
+  });
+
+  it('sends a body that is not text through the global fetch', async () => {
+    handler = (req, res, body) => res.end(JSON.stringify({ type: req.headers['content-type'], body }));
+    const response = await modelFetch()(`${base}/form`, { method: 'POST', body: new URLSearchParams({ a: '1' }) });
+    expect(await response.json()).toEqual({ type: 'application/x-www-form-urlencoded;charset=UTF-8', body: 'a=1' });
+  });
+});
