@@ -2,10 +2,10 @@ import { z } from 'zod';
 import { timeOrderedId } from '../time-ordered-id.ts';
 import { type Inbound, SentRefSchema } from '../../core/types.ts';
 import { boolColumn, dateColumn, intColumn, optionalText, unprefixed } from '../sql/columns.ts';
-import type { SqlDriver, SqlRunner } from '../sql/driver.ts';
+import type { SqlDriver, SqlRunner, SqlValue } from '../sql/driver.ts';
 import { claimQueued } from './inbound.ts';
 import type { HistoryCache } from './history-cache.ts';
-import { appendMessage, insertOneFrom, toMessageRecord } from './messages.ts';
+import { insertOneFrom, toMessageRecord } from './messages.ts';
 import { releasedState, releaseWithTurnEnd, releaseWithTurnEndValues, type SessionState } from './turn-reads.ts';
 import type { MessageRecord, NewMessage, ReplyState, TurnOrigin, TurnRecord, TurnStatus, Usage } from '../types.ts';
 
@@ -114,35 +114,54 @@ export interface RoundEnded {
 }
 
 const RELEASE_WITH_TURN_END = releaseWithTurnEnd(1);
+const TURN_BY_ID = `"Turn" WHERE "id" = $13`;
+
+/** The round's usage, and with `finish` the turn's end: $1..$4 (and $5, $6), the turn id last. */
+function roundUpdate(input: RoundEnd, now: Date, returning: string): { text: string; values: SqlValue[] } {
+  const end = input.finish ? `, "status" = $5, "error" = NULL, "endedAt" = $6, "replyState" = NULL` : '';
+  return {
+    text: `UPDATE "Turn" SET "rounds" = "rounds" + 1, "promptTokens" = "promptTokens" + $1, "completionTokens" = "completionTokens" + $2,
+      "totalTokens" = "totalTokens" + $3, "updatedAt" = $4${end} WHERE "id" = $${input.finish ? 7 : 5} RETURNING ${returning}`,
+    values: [
+      input.usage?.promptTokens ?? 0,
+      input.usage?.completionTokens ?? 0,
+      input.usage?.totalTokens ?? 0,
+      now,
+      ...(input.finish ? [input.finish, now] : []),
+      input.turnId,
+    ],
+  };
+}
 
 /**
- * One model call's writes in one transaction: the assistant message, the round and its usage, and
- * (when the round ends the turn) the turn's end, and then the session's lease. All or nothing.
+ * One model call's writes. SQLite: one statement each, in an order where every prefix is a state
+ * recovery continues from (each statement is atomic, and they reach the file in order, a power
+ * loss included): the assistant message (only when its turn exists), then the round and
+ * its usage (with `finish`, the turn's end), then the session's lease. A turn stopped after the
+ * message is continued from it (an answer already written ends the turn as it is; open tool calls
+ * are settled as after any crash); one stopped after its end holds a lease the next start
+ * reclaims (one runtime per SQLite file). PostgreSQL: all in one statement.
  */
 async function endRound(db: SqlDriver, input: RoundEnd): Promise<RoundEnded> {
   if (db.provider === 'postgresql') return endRoundInOneStatement(db, input);
-  return db.transaction(async (tx) => {
-    const assistant = await appendMessage(tx, input.message);
-    const now = new Date();
-    const end = input.finish ? `, "status" = $5, "error" = NULL, "endedAt" = $6, "replyState" = NULL` : '';
-    const rows = await tx.all(
-      `UPDATE "Turn" SET "rounds" = "rounds" + 1, "promptTokens" = "promptTokens" + $1, "completionTokens" = "completionTokens" + $2,
-        "totalTokens" = "totalTokens" + $3, "updatedAt" = $4${end} WHERE "id" = $${input.finish ? 7 : 5} RETURNING ${COLUMNS}`,
-      [
-        input.usage?.promptTokens ?? 0,
-        input.usage?.completionTokens ?? 0,
-        input.usage?.totalTokens ?? 0,
-        now,
-        ...(input.finish ? [input.finish, now] : []),
-        input.turnId,
-      ],
-    );
-    if (!rows[0]) throw new Error(`Turn ${input.turnId} not found`);
-    const turn = toRecord(rows[0]);
-    if (!input.finish || !input.releaseLeaseOf) return { assistant, turn };
-    const [released] = await tx.all(RELEASE_WITH_TURN_END, releaseWithTurnEndValues(turn.sessionId, input.releaseLeaseOf, turn.id, now));
+  const now = new Date();
+  const insert = insertOneFrom(TURN_BY_ID, input.message, now);
+  const [inserted] = await db.all(insert.text, [...insert.values, input.turnId]);
+  if (!inserted) throw new Error(`Turn ${input.turnId} not found`);
+  const assistant = toMessageRecord(inserted);
+  const update = roundUpdate(input, now, COLUMNS);
+  const [updated] = await db.all(update.text, update.values);
+  if (!updated) throw new Error(`Turn ${input.turnId} not found`);
+  const turn = toRecord(updated);
+  if (!input.finish || !input.releaseLeaseOf) return { assistant, turn };
+  try {
+    const [released] = await db.all(RELEASE_WITH_TURN_END, releaseWithTurnEndValues(turn.sessionId, input.releaseLeaseOf, turn.id, now));
     return { assistant, turn, released: releasedState(released) };
-  });
+  } catch {
+    // The turn has ended: its answer must still go out. Unreleased here, the lease is released
+    // (or looked at) by the session's worker, as when another process had taken it over.
+    return { assistant, turn };
+  }
 }
 
 /** The turn's columns, each named turn_<column>: for statements that return a turn beside other rows' columns. */
@@ -157,17 +176,7 @@ export const prefixedTurn = (row: Record<string, unknown>): TurnRecord => toReco
  */
 async function endRoundInOneStatement(db: SqlDriver, input: RoundEnd): Promise<RoundEnded> {
   const now = new Date();
-  const end = input.finish ? `, "status" = $5, "error" = NULL, "endedAt" = $6, "replyState" = NULL` : '';
-  const update = `UPDATE "Turn" SET "rounds" = "rounds" + 1, "promptTokens" = "promptTokens" + $1, "completionTokens" = "completionTokens" + $2,
-    "totalTokens" = "totalTokens" + $3, "updatedAt" = $4${end} WHERE "id" = $${input.finish ? 7 : 5} RETURNING ${PREFIXED}`;
-  const updateValues = [
-    input.usage?.promptTokens ?? 0,
-    input.usage?.completionTokens ?? 0,
-    input.usage?.totalTokens ?? 0,
-    now,
-    ...(input.finish ? [input.finish, now] : []),
-    input.turnId,
-  ];
+  const { text: update, values: updateValues } = roundUpdate(input, now, PREFIXED);
   const insert = insertOneFrom('t', input.message, now);
   // The INSERT's placeholders follow the UPDATE's.
   const shifted = insert.text.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + updateValues.length}`);
