@@ -90,7 +90,7 @@ async function appendMessagesSeeingQueue(
   return { records: inOrder(rows), queued: boolColumn.parse(rows[0]?.queued) };
 }
 
-export async function appendMessage(db: SqlRunner, message: NewMessage): Promise<MessageRecord> {
+async function appendMessage(db: SqlRunner, message: NewMessage): Promise<MessageRecord> {
   const [record] = await appendMessages(db, [message]);
   if (!record) throw new Error('the insert returned no row');
   return record;
