@@ -1,7 +1,7 @@
 // The model client's transport (src/llm/model-fetch.ts) against a plain HTTP server on 127.0.0.1:
 // what fetch would do, as far as the SDK relies on it.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, connect } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { modelFetch } from '../../src/llm/model-fetch.ts';
@@ -118,5 +118,48 @@ describe('model transport', () => {
     handler = (req, res, body) => res.end(JSON.stringify({ type: req.headers['content-type'], body }));
     const response = await modelFetch()(`${base}/form`, { method: 'POST', body: new URLSearchParams({ a: '1' }) });
     expect(await response.json()).toEqual({ type: 'application/x-www-form-urlencoded;charset=UTF-8', body: 'a=1' });
+  });
+
+  it('goes through HTTP_PROXY when NODE_USE_ENV_PROXY asks for it, as the global fetch would', async () => {
+    const tunnels: string[] = [];
+    const sockets: { destroy(): void }[] = [];
+    const proxy = createServer((_req, res) => res.writeHead(502).end());
+    proxy.on('connect', (req: IncomingMessage, client, head: Buffer) => {
+      tunnels.push(req.url ?? '');
+      sockets.push(client);
+      const [host, port] = (req.url ?? '').split(':');
+      const upstream = connect(Number(port), host!, () => {
+        client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+        upstream.write(head);
+        upstream.pipe(client);
+        client.pipe(upstream);
+      });
+      upstream.on('error', () => client.destroy());
+      client.on('error', () => upstream.destroy());
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const saved = { use: process.env.NODE_USE_ENV_PROXY, http: process.env.HTTP_PROXY, no: process.env.NO_PROXY };
+    Object.assign(process.env, {
+      NODE_USE_ENV_PROXY: '1',
+      HTTP_PROXY: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
+      NO_PROXY: '',
+    });
+    try {
+      handler = (_req, res, body) => res.end(`proxied ${body}`);
+      const response = await modelFetch()(`${base}/v1/chat/completions`, { method: 'POST', body: 'hi' });
+      expect(await response.text()).toBe('proxied hi');
+      expect(tunnels).toEqual([base.replace('http://', '')]);
+    } finally {
+      for (const [key, value] of [
+        ['NODE_USE_ENV_PROXY', saved.use],
+        ['HTTP_PROXY', saved.http],
+        ['NO_PROXY', saved.no],
+      ] as const) {
+        if (value === undefined) delete process.env[key];
+        else process.env[key] = value;
+      }
+      for (const socket of sockets) socket.destroy(); // tunnels are the server's no longer
+      await new Promise<void>((resolve) => proxy.close(() => resolve()));
+    }
   });
 });
