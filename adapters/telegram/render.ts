@@ -4,10 +4,20 @@
 // monospaced block. The visible text stays about as long as the Markdown source (markers removed),
 // so the core's split at 4096 source characters keeps messages within Telegram's limit; in the rare
 // case it does not, the adapter sends the source as plain text.
-import MarkdownIt from 'markdown-it';
-import type { Token } from 'markdown-it';
+import { createRequire } from 'node:module';
+import type MarkdownItClass from 'markdown-it';
+import type { MarkdownIt, Token } from 'markdown-it';
 
-const markdown = new MarkdownIt('default', { html: false, linkify: false, typographer: false });
+let markdown: MarkdownIt | undefined;
+
+/** markdown-it (about 8 MB resident) loads at the first answer that needs parsing, not at start. */
+function parser(): MarkdownIt {
+  if (!markdown) {
+    const Parser = createRequire(import.meta.url)('markdown-it') as typeof MarkdownItClass;
+    markdown = new Parser('default', { html: false, linkify: false, typographer: false });
+  }
+  return markdown;
+}
 
 export function escapeHtml(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
@@ -153,7 +163,7 @@ export function markdownToTelegramHtml(source: string): string {
 
 /** markdownToTelegramHtml through the parser, whatever the text. */
 export function parsedToTelegramHtml(source: string): string {
-  const tokens = markdown.parse(source, {});
+  const tokens = parser().parse(source, {});
   const writer = new HtmlWriter();
   const lists: ListState[] = [];
   let quoteDepth = 0;

@@ -1,10 +1,14 @@
 // Finds and reads parley.config.yaml (or the file PARLEY_CONFIG names; YAML or JSON) and reports
 // every mistake on its own line with the file and line number, as one ConfigError.
 import { readFileSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, relative, resolve } from 'node:path';
-import YAML, { isMap, isScalar, isSeq, type Document, type Node } from 'yaml';
+import type { Document, LineCounter, Node } from 'yaml';
 import { ConfigError } from '../core/env.ts';
 import { parseFileConfig, type FileConfig, type Issue } from './schema.ts';
+
+/** The YAML parser (about 7 MB resident) loads only when there is a configuration file to read. */
+const loadYaml = () => createRequire(import.meta.url)('yaml') as typeof import('yaml');
 
 const CONFIG_FILE_NAMES = ['parley.config.yaml', 'parley.config.yml', 'parley.config.json'];
 const MAX_BYTES = 1_000_000;
@@ -38,7 +42,8 @@ function readText(path: string, shown: string): string {
 }
 
 /** The line a path points at: the key's line for the last step when it exists, else the nearest parent. */
-function lineOf(doc: Document, path: (string | number)[], lines: YAML.LineCounter): number | undefined {
+function lineOf(doc: Document, path: (string | number)[], lines: LineCounter): number | undefined {
+  const { isMap, isSeq, isScalar } = loadYaml();
   let node: unknown = doc.contents;
   let offset = (node as Node | null)?.range?.[0];
   for (const step of path) {
@@ -58,7 +63,9 @@ function lineOf(doc: Document, path: (string | number)[], lines: YAML.LineCounte
 }
 
 /** yaml's own duplicate-key check is quadratic; this one is linear and names the key. */
-function duplicateKeys(doc: Document, lines: YAML.LineCounter): { line: number; message: string }[] {
+function duplicateKeys(doc: Document, lines: LineCounter): { line: number; message: string }[] {
+  const YAML = loadYaml();
+  const { isScalar } = YAML;
   const found: { line: number; message: string }[] = [];
   YAML.visit(doc, {
     Map(_key, map) {
@@ -93,6 +100,7 @@ export function loadFileConfig(env: Record<string, string | undefined> = process
   if (!path) return { mcpServers: [] };
   const shown = relative(cwd, path).startsWith('..') ? path : relative(cwd, path) || path;
   const text = readText(path, shown);
+  const YAML = loadYaml();
   const lines = new YAML.LineCounter();
   const doc = YAML.parseDocument(text, { lineCounter: lines, uniqueKeys: false });
   if (doc.errors.length > 0) {

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { defineTool, type AnyTool } from '../agent/tools.ts';
 import type { KnowledgePageRecord } from '../store/repos/knowledge.ts';
 import type { KnowledgeBase } from './knowledge-base.ts';
-import { PageFileError, parsePageInput } from './page-file.ts';
+import type { parsePageInput } from './page-file.ts';
 import { sectionLabel, pageSections } from './search/indexed-page.ts';
 
 export const CITE_HINT = 'Cite the slug of every page you use in square brackets, e.g. [guides/setup].';
@@ -78,6 +78,8 @@ export function createKnowledgeTools(kb: KnowledgeBase): AnyTool[] {
     activity: 'writing knowledge',
     describe: (args) => `create or update the knowledge page "${args.slug}" (${args.title})`,
     async execute(args, ctx) {
+      // Page files (YAML, markdown-it: about 15 MB resident) load with the first write, not at start.
+      const { PageFileError, parsePageInput } = await import('./page-file.ts');
       let input: ReturnType<typeof parsePageInput>;
       try {
         input = parsePageInput(args);

@@ -2,7 +2,7 @@
 // is configured, the MCP SDK only when parley.config.yaml lists a server, pg only on PostgreSQL,
 // and never the Prisma client (the running bot's store is the SQL driver; memory and start-up).
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FakeTelegram } from '../fakes/telegram/index.ts';
@@ -64,6 +64,9 @@ describe('npm start loads only what is configured', () => {
       // zod's messages in English only: none of its 63 other translations.
       expect(modules.some((url) => url.endsWith('/zod/v4/locales/en.js'))).toBe(true);
       expect(modules.filter((url) => /\/zod\/v4\/locales\/(?!en\.js|index\.js)/.test(url))).toEqual([]);
+      // Parsers an idle bot does not use: markdown-it loads at the first answer that needs parsing,
+      // YAML with a configuration file or the first knowledge page written.
+      expect(['markdown-it', 'yaml'].filter((name) => loaded.has(name))).toEqual([]);
       // The web console is off (PARLEY_WEB=off): none of its modules.
       expect(modules.filter((url) => url.includes('/adapters/web/') && !url.endsWith('/index.js') && !url.endsWith('/config.js'))).toEqual(
         [],
@@ -71,5 +74,12 @@ describe('npm start loads only what is configured', () => {
     } finally {
       await telegram.close();
     }
+  });
+
+  it('a configuration file: its YAML parser loads (and the record above would see it)', async () => {
+    const file = join(tempDir('parley-lazy-config-'), 'parley.config.yaml');
+    writeFileSync(file, '# no MCP servers yet\n');
+    const loaded = await packagesLoaded({ PARLEY_CONFIG: file });
+    expect(loaded.has('yaml')).toBe(true);
   });
 });
