@@ -68,14 +68,9 @@ export class ReceiverLeader {
     this.#token = token;
     if (this.#receiving) return;
     await this.#startReceiver();
-    // The session just made is worth resuming should this process die before its next beat.
-    const made = this.#o.receiver.state?.();
-    if (made !== undefined) {
-      const at = new Date();
-      const renewedUntil = new Date(at.getTime() + leaseMs);
-      if ((await repo.claim({ receiver: id, owner, now: at, leaseUntil: renewedUntil, force, state: made })) === token)
-        this.#armDeadline(renewedUntil);
-    }
+    // The session just made is worth resuming should this process die before its next beat: a beat
+    // now stores it (and stops the receiver, should the lease have gone meanwhile).
+    if (this.#receiving && this.#o.receiver.state?.() !== undefined) await this.#tick(new Date());
   }
 
   /** Stops receiving before the lease could lapse, unless a renewal comes first. */
