@@ -114,6 +114,7 @@ export interface RoundEnded {
 }
 
 const RELEASE_WITH_TURN_END = releaseWithTurnEnd(1);
+/** The message's turn, for insertOneFrom: $13 follows the message's twelve values. */
 const TURN_BY_ID = `"Turn" WHERE "id" = $13`;
 
 /** The round's usage, and with `finish` the turn's end: $1..$4 (and $5, $6), the turn id last. */
