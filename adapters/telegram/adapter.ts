@@ -25,6 +25,7 @@ import { safeErrorMessage, TelegramApiError, toSafeError } from './api-errors.ts
 import type { TelegramConfig } from './config.ts';
 import type { BotIdentity, ButtonPress, ClassifiedUpdate } from './inbound.ts';
 import { TelegramOutbound } from './outbound.ts';
+import { UpdateTakes } from './update-takes.ts';
 import { updateRouter } from './updates.ts';
 import { webhookHandler } from './webhook.ts';
 
@@ -83,6 +84,8 @@ export class TelegramAdapter implements ChannelAdapter {
   readonly #startTimeoutMs: number;
   readonly #outbound: TelegramOutbound;
   readonly #buttonPresses = new Set<Promise<void>>();
+  /** Long polling: the messages of the current batch being taken (the next getUpdates waits for them). */
+  readonly #takes = new UpdateTakes();
   #sink: InboundSink | undefined;
   /** Aborted when long polling stops: ends the wait of an update held for a retry. */
   #pollingStopping: AbortController | undefined;
@@ -111,6 +114,11 @@ export class TelegramAdapter implements ChannelAdapter {
     };
     this.bot = new Bot(options.config.token, { client: { apiRoot: options.config.apiRoot } });
     this.bot.api.config.use(retryTransformer());
+    // The next getUpdates confirms the batch before it: it waits until the batch's messages are taken.
+    this.bot.api.config.use(async (prev, method, payload, signal) => {
+      if (method === 'getUpdates') await this.#takes.settled();
+      return prev(method, payload, signal);
+    });
     this.bot.use(
       updateRouter({
         identity: () => this.#identity,
@@ -120,9 +128,7 @@ export class TelegramAdapter implements ChannelAdapter {
       }),
     );
     // Long polling: an update whose handling failed is logged and skipped.
-    this.bot.catch((error) =>
-      this.#log.error({}, `handling a Telegram update failed: ${safeErrorMessage(error.error, this.#config.token)}`),
-    );
+    this.bot.catch((error) => this.#updateFailed(error.error));
     this.#outbound = new TelegramOutbound({ api: this.bot.api, channel: this.id, token: options.config.token, log: options.log });
   }
 
@@ -207,6 +213,11 @@ export class TelegramAdapter implements ChannelAdapter {
     }
     await this.#polling;
     this.#polling = undefined;
+    await this.#takes.settled();
+  }
+
+  #updateFailed(error: unknown): void {
+    this.#log.error({}, `handling a Telegram update failed: ${safeErrorMessage(error, this.#config.token)}`);
   }
 
   #startError(error: unknown, timedOut: boolean): TelegramApiError {
@@ -270,18 +281,22 @@ export class TelegramAdapter implements ChannelAdapter {
       case 'message':
         // Errors propagate: the webhook answers 500 so Telegram resends. Long polling confirms an
         // update whatever its handling did, so there a retryable failure (the database is out of
-        // reach) is retried first, holding the polling loop: nothing is confirmed before it is stored.
-        // Held, not confirmed, while the core cannot take it (until polling stops).
-        if (this.#config.mode.kind === 'polling')
-          await holdUntilTaken(() => sink.onMessage(update.inbound), {
-            signal: this.#pollingStopping?.signal,
-            onWait: (error, wait) =>
-              this.#log.warn(
-                {},
-                `a Telegram update could not be taken (${errorText(error)}); trying again in ${wait} ms before confirming it`,
-              ),
-          });
-        else await sink.onMessage(update.inbound);
+        // reach) is retried first, holding the next getUpdates: nothing is confirmed before it is
+        // stored. Held, not confirmed, while the core cannot take it (until polling stops). The
+        // batch's other chats are taken meanwhile; one chat's messages in order.
+        if (this.#config.mode.kind === 'polling') {
+          const signal = this.#pollingStopping?.signal;
+          const take = () =>
+            holdUntilTaken(() => sink.onMessage(update.inbound), {
+              signal,
+              onWait: (error, wait) =>
+                this.#log.warn(
+                  {},
+                  `a Telegram update could not be taken (${errorText(error)}); trying again in ${wait} ms before confirming it`,
+                ),
+            });
+          this.#takes.run(update.inbound.chatId, take).catch((error: unknown) => this.#updateFailed(error));
+        } else await sink.onMessage(update.inbound);
         return;
       case 'button': {
         // Deciding an approval edits messages (maybe waiting out a 429): do not hold up other updates.

@@ -221,3 +221,75 @@ describe('telegram: inline keyboards and callback queries', () => {
     expect(tg.callsTo('answerCallbackQuery')).toHaveLength(2);
   });
 });
+
+describe('telegram: long polling takes a batch', () => {
+  async function startWith(onMessage: InboundSink['onMessage'], before: (tg: FakeTelegram) => void) {
+    const tg = await FakeTelegram.start();
+    before(tg);
+    const log = new RecordingLogger();
+    const adapter = new TelegramAdapter({
+      config: loadTelegramConfig({ TELEGRAM_BOT_TOKEN: tg.token, TELEGRAM_API_ROOT: tg.apiRoot })!,
+      log,
+    });
+    await adapter.start({ onMessage, onAction: async () => {} });
+    cleanups.push(async () => {
+      await adapter.stop();
+      await tg.close();
+    });
+    return { tg, log };
+  }
+
+  it("takes other chats' messages while one waits, one chat's in order, and confirms the batch once all are taken", async () => {
+    const events: string[] = [];
+    let release!: () => void;
+    const slow = new Promise<void>((resolve) => (release = resolve));
+    const { tg } = await startWith(
+      async (inbound) => {
+        events.push(`start ${inbound.text}`);
+        if (inbound.text === 'a1') await slow;
+        events.push(`end ${inbound.text}`);
+      },
+      (tg) => {
+        // Queued before polling starts: one getUpdates returns all three.
+        const alice = tg.user('Alice');
+        const bob = tg.user('Bob');
+        tg.say(alice, tg.privateChat(alice), 'a1');
+        tg.say(bob, tg.privateChat(bob), 'b1');
+        tg.say(alice, tg.privateChat(alice), 'a2');
+      },
+    );
+    cleanups.push(async () => release()); // runs before the adapter stops, even when an expectation failed
+    const batch = tg.world.queue.map((u) => u.update_id);
+    expect(batch).toHaveLength(3);
+
+    await waitFor(() => events.includes('end b1'), "Bob's message taken while Alice's first one waits");
+    expect(events).toEqual(['start a1', 'start b1', 'end b1']);
+    // Not confirmed: no next getUpdates while a message of the batch is still being taken.
+    expect(tg.callsTo('getUpdates')).toHaveLength(1);
+    expect(tg.world.queue.map((u) => u.update_id)).toEqual(batch);
+
+    release();
+    await waitFor(() => tg.world.queue.length === 0, 'the batch confirmed');
+    expect(events).toEqual(['start a1', 'start b1', 'end b1', 'end a1', 'start a2', 'end a2']);
+  });
+
+  it('logs a message that could not be taken, goes on with the next one of that chat, and confirms the batch', async () => {
+    const taken: string[] = [];
+    const { tg, log } = await startWith(
+      async (inbound) => {
+        if (inbound.text === 'a1') throw new Error('the core refused it');
+        taken.push(inbound.text);
+      },
+      (tg) => {
+        const alice = tg.user('Alice');
+        tg.say(alice, tg.privateChat(alice), 'a1');
+        tg.say(alice, tg.privateChat(alice), 'a2');
+      },
+    );
+    await waitFor(() => tg.world.queue.length === 0, 'the batch confirmed');
+    expect(taken).toEqual(['a2']);
+    expect(log.lines.filter((l) => l.level === 'error').map((l) => l.msg)).toEqual([
+      'handling a Telegram update failed: the core refused it',
+    ]);
+  });
+});
