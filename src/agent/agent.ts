@@ -243,6 +243,7 @@ export class Agent {
             history.filter((m) => m.turnId === run.turn.id),
             completion.toolCalls,
           );
+      if (calls.length === 0) run.emit({ type: 'answer_complete', turnId: run.turn.id, round: rounds });
       // The round, its message and (when it is the last one) the turn's end: one write.
       const { assistant, ended: written } = await this.#remember(
         run,

@@ -11,6 +11,8 @@ export type ReplyResume = ReplyState & { rounds: string[] };
 export type AgentEvent =
   | { type: 'turn_start'; turnId: string; sessionId: string; resumed: boolean; reply?: ReplyResume }
   | { type: 'message_delta'; turnId: string; round: number; kind: 'text' | 'reasoning'; text: string }
+  /** The model's answer is complete (a round without tool calls); turn_end follows once it is written. */
+  | { type: 'answer_complete'; turnId: string; round: number }
   | { type: 'tool_start'; turnId: string; callId: string; name: string; arguments: string; activity?: string }
   | { type: 'tool_end'; turnId: string; callId: string; name: string; ok: boolean; durationMs: number }
   | { type: 'approval_requested'; turnId: string; approval: ApprovalRecord; description: string }

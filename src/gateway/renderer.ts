@@ -77,6 +77,9 @@ export const UNDELIVERED = 'I could not deliver my answer here: the chat service
 const DELIVERY_BUDGET_MS = 120_000;
 /** The first streamed part is shown this long after the text starts (imperceptible next to a model's pace). */
 const FIRST_RENDER_DELAY_MS = 40;
+
+/** How long a complete answer waits for its write (turn_end) before a pending render shows it anyway. */
+const COMPLETE_ANSWER_WAIT_MS = 1_000;
 /**
  * A final answer not delivered this soon is recorded as owed even if nothing was refused (a hung
  * connection). A delivery that goes through at its first try writes nothing.
@@ -139,6 +142,11 @@ export class ReplyRenderer {
         this.#text += event.text;
         this.#status = undefined;
         this.#schedule();
+        break;
+      case 'answer_complete':
+        // turn_end, with the whole answer, follows as soon as it is written: a pending render waits
+        // for it (one send, or one edit, fewer; no reply state to record) unless the write is slow.
+        this.#postponeRender();
         break;
       case 'model_busy':
         this.#modelBusy();
@@ -246,11 +254,21 @@ export class ReplyRenderer {
       this.#lastRenderAt === 0 && this.#sent.length === 0
         ? FIRST_RENDER_DELAY_MS
         : Math.max(0, this.#lastRenderAt + this.#interval - Date.now());
+    this.#arm(wait);
+  }
+
+  #arm(waitMs: number): void {
     this.#timer = setTimeout(() => {
       this.#timer = undefined;
       this.#streamQueued = true;
       this.#enqueue(() => this.#stream());
-    }, wait);
+    }, waitMs);
+  }
+
+  #postponeRender(): void {
+    if (!this.#timer) return;
+    clearTimeout(this.#timer);
+    this.#arm(COMPLETE_ANSWER_WAIT_MS);
   }
 
   /** One streaming render of the text so far; a rate limit pushes the next one back. */

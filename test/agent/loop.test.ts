@@ -125,6 +125,7 @@ describe('the agent loop on an in-memory journal', () => {
       'tool_start',
       'tool_end',
       'message_delta',
+      'answer_complete',
       'turn_end',
     ]);
   });

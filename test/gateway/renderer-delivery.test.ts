@@ -266,6 +266,30 @@ describe('reply renderer: the final answer lands', () => {
     expect(saved.count).toBe(0);
   });
 
+  it('a complete answer waits for its write instead of being streamed: sent once, finished, however long the write took within a second', async () => {
+    const { channel, renderer, saved } = countingSaves();
+    stream(renderer, 'Complete answer.');
+    renderer.handle({ ...base, type: 'answer_complete', round: 1 });
+    // Well past the first part's 40 ms: the turn's last write is slow (a busy database).
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(channel.calls).toEqual([]);
+    end(renderer, 'Complete answer.');
+    await renderer.close();
+    expect(channel.calls.map((c) => [c.op, c.text])).toEqual([['send', 'Complete answer.']]);
+    expect(saved.count).toBe(0);
+  });
+
+  it('a complete answer whose write takes over a second is shown meanwhile', async () => {
+    const { channel, renderer, saved } = countingSaves();
+    stream(renderer, 'Complete answer.');
+    renderer.handle({ ...base, type: 'answer_complete', round: 1 });
+    await waitFor(() => channel.calls.length === 1, 'the answer shown while its write hangs', 3_000);
+    expect(channel.calls.map((c) => [c.op, c.text])).toEqual([['send', 'Complete answer.']]);
+    expect(saved.count).toBe(1);
+    end(renderer, 'Complete answer.');
+    await renderer.close();
+  });
+
   it('a longer stream shows its first part within moments, then edits it', async () => {
     const { channel, renderer, saved } = countingSaves();
     stream(renderer, 'Slow');
