@@ -36,8 +36,9 @@ export function storeJournal(store: Store, lease?: JournalLease): TurnJournal {
     },
     history: (sessionId, epoch, fromId, checked) => store.messages.history(sessionId, epoch, fromId, checked),
     turnMessages: (turnId) => store.messages.forTurn(turnId),
-    append: (messages) => store.messages.appendMany(messages.map(storableMessage)),
-    appendSeeingQueue: (messages, sessionId) => store.messages.appendManySeeingQueue(messages.map(storableMessage), sessionId),
+    append: (messages, options) => store.messages.appendMany(messages.map(storableMessage), options),
+    appendSeeingQueue: (messages, sessionId, options) =>
+      store.messages.appendManySeeingQueue(messages.map(storableMessage), sessionId, options),
     async endRound(turnId, usage, assistant, finish) {
       const {
         assistant: record,

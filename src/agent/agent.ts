@@ -183,6 +183,7 @@ export class Agent {
       await this.#saveResults(
         run,
         open.flatMap((call) => results.filter((r) => r.callId === call.id)),
+        this.#mayRunAgain(plan.run),
       );
       if (plan.interrupted.length > 0) run.emit({ type: 'notice', turnId: run.turn.id, text: interruptionNotice(plan.interrupted) });
       if (plan.fresh.length > 0) {
@@ -271,6 +272,7 @@ export class Agent {
         await this.#saveResults(
           run,
           calls.map((call) => ({ callId: call.id, name: call.name, content: LENGTH_RESULT, isError: true, durationMs: 0 })),
+          true,
         );
         continue;
       }
@@ -413,6 +415,7 @@ export class Agent {
       await this.#saveResults(
         run,
         calls.map((call) => ({ callId: call.id, name: call.name, content, isError: true, durationMs: 0 })),
+        true,
       );
       return { kind: 'loop', call: calls[stopAt]!, count: stop.count };
     }
@@ -448,6 +451,7 @@ export class Agent {
     await this.#saveResults(
       run,
       calls.flatMap((call) => answered.filter((r) => r.callId === call.id)),
+      this.#mayRunAgain(allowed),
     );
 
     if (held.length === 0) return { kind: 'continue' };
@@ -460,10 +464,7 @@ export class Agent {
     if (calls.length === 0) return [];
     // A start record keeps a call that was cut off from running twice. Unknown tools and invalid
     // arguments have no side effect to guard, and an idempotent tool may run again: none for them.
-    const starting = calls.filter((call) => {
-      const tool = this.#o.tools.get(call.name);
-      return !started.has(call.id) && tool !== undefined && tool.idempotent !== true && parseArguments(tool, call.arguments).ok;
-    });
+    const starting = calls.filter((call) => !started.has(call.id) && this.#hasOnceOnlyEffect(call));
     await this.#o.journal.recordToolStarts(
       run.turn.id,
       starting.map((call) => ({ id: call.id, name: call.name })),
@@ -504,7 +505,22 @@ export class Agent {
     return result;
   }
 
-  async #saveResults(run: TurnRun, results: ToolResult[]): Promise<void> {
+  /** A call of a known tool that is not idempotent, with valid arguments: its effect must not happen twice. */
+  #hasOnceOnlyEffect(call: ToolCall): boolean {
+    const tool = this.#o.tools.get(call.name);
+    return tool !== undefined && tool.idempotent !== true && parseArguments(tool, call.arguments).ok;
+  }
+
+  /** True when running `calls` again would do no harm, so their results may be lost in a database crash. */
+  #mayRunAgain(calls: ToolCall[]): boolean {
+    return !calls.some((call) => this.#hasOnceOnlyEffect(call));
+  }
+
+  /**
+   * `relaxed`: the results could be produced again (calls that may run again, or answers derived
+   * from what is stored), so their write need not wait for the disk (TurnJournal.appendSeeingQueue).
+   */
+  async #saveResults(run: TurnRun, results: ToolResult[], relaxed = false): Promise<void> {
     if (results.length === 0) return;
     const messages = results.map((result) => ({
       sessionId: run.session.id,
@@ -517,11 +533,16 @@ export class Agent {
       isError: result.isError,
     }));
     const { journal } = this.#o;
+    const options = relaxed ? { relaxed } : {};
     if (!journal.appendSeeingQueue) {
-      await this.#remember(run, journal.append(messages), (records) => records);
+      await this.#remember(run, journal.append(messages, options), (records) => records);
       return;
     }
-    const { queued } = await this.#remember(run, journal.appendSeeingQueue(messages, run.session.id), (written) => written.records);
+    const { queued } = await this.#remember(
+      run,
+      journal.appendSeeingQueue(messages, run.session.id, options),
+      (written) => written.records,
+    );
     if (queued) this.#nothingQueued.delete(run);
     else this.#nothingQueued.add(run);
   }

@@ -13,16 +13,24 @@ export interface TurnJournal {
   history(sessionId: string, epoch: number, fromId?: number, checked?: boolean): Promise<MessageRecord[]>;
   /** The turn's own messages, oldest first. */
   turnMessages(turnId: string): Promise<MessageRecord[]>;
-  /** Appends in order, all or nothing. */
-  append(messages: NewMessage[]): Promise<MessageRecord[]>;
+  /** Appends in order, all or nothing; `relaxed` as for appendSeeingQueue. */
+  append(messages: NewMessage[], options?: { relaxed?: boolean }): Promise<MessageRecord[]>;
   /**
    * Optional: append, and say in the same write whether messages were queued for the session
    * then. After a tool step with none queued, the agent skips its look for steering messages.
+   * `relaxed`: losing this write with the database server would only repeat work (results of calls
+   * that may run again), so it need not wait for the disk.
    */
-  appendSeeingQueue?(messages: NewMessage[], sessionId: string): Promise<{ records: MessageRecord[]; queued: boolean }>;
+  appendSeeingQueue?(
+    messages: NewMessage[],
+    sessionId: string,
+    options?: { relaxed?: boolean },
+  ): Promise<{ records: MessageRecord[]; queued: boolean }>;
   /**
    * One model call's writes, all or nothing: its round and token usage, its assistant message
-   * and, with `finish`, the end of the turn (the round answered without tool calls).
+   * and, with `finish`, the end of the turn (the round answered without tool calls). Without
+   * `finish` it may be kept like a relaxed write: the turn writes durably (a start record, an
+   * approval) before any of the round's calls has an effect.
    */
   endRound(
     turnId: string,

@@ -149,6 +149,33 @@ describe('the agent loop on an in-memory journal', () => {
     expect(journal.log.filter((entry) => entry.startsWith('starts:'))).toEqual(['starts:w']);
   });
 
+  it('marks results relaxed only when every call that ran may run again (idempotent, or never run)', async () => {
+    const runs: string[] = [];
+    const { journal, agent, runOf } = setup(
+      [
+        { toolCalls: [{ id: 'r1', name: 'read', arguments: { n: 1 } }] },
+        { toolCalls: [{ id: 'w1', name: 'write', arguments: { n: 2 } }] },
+        {
+          toolCalls: [
+            { id: 'r2', name: 'read', arguments: { n: 3 } },
+            { id: 'w2', name: 'write', arguments: { n: 4 } },
+          ],
+        },
+        {
+          toolCalls: [
+            { id: 'bad', name: 'write', arguments: { n: 'not a number' } },
+            { id: 'gone', name: 'no_such_tool', arguments: {} },
+          ],
+        },
+        { text: 'Done.' },
+      ],
+      [counter('read', runs, { idempotent: true }), counter('write', runs)],
+    );
+    await agent.start(runOf(journal.begin('read and write')));
+    expect(runs).toEqual(['read 1', 'write 2', 'read 3', 'write 4']);
+    expect(journal.relaxed).toEqual(['append:tool:r1', 'append:tool:bad', 'append:tool:gone']);
+  });
+
   it('runs the calls of one message concurrently and saves the results in call order', async () => {
     const runs: string[] = [];
     let secondStarted!: () => void;

@@ -35,6 +35,8 @@ export class MemoryJournal implements TurnJournal {
   readonly recoveries = new Map<string, number>();
   /** What was written, in order: "append:assistant", "starts:call_1", "finish:done"... */
   readonly log: string[] = [];
+  /** The writes (as in `log`) the agent marked relaxed: their loss in a database crash only repeats work. */
+  readonly relaxed: string[] = [];
   /** Makes the next writes fail (an outage) while it returns true. */
   failWrites: ((what: string) => boolean) | undefined;
   #nextId = 1;
@@ -108,8 +110,12 @@ export class MemoryJournal implements TurnJournal {
     return this.forTurn(turnId);
   }
 
-  async append(messages: NewMessage[]) {
-    for (const message of messages) this.#write(`append:${message.role}${message.toolCallId ? `:${message.toolCallId}` : ''}`);
+  async append(messages: NewMessage[], options: { relaxed?: boolean } = {}) {
+    for (const message of messages) {
+      const what = `append:${message.role}${message.toolCallId ? `:${message.toolCallId}` : ''}`;
+      this.#write(what);
+      if (options.relaxed) this.relaxed.push(what);
+    }
     return messages.map((message) => this.#push(message));
   }
 

@@ -123,12 +123,16 @@ export function messagesRepo(sql: SqlDriver, histories: HistoryCache) {
   return {
     append: async (message: NewMessage) => kept([await appendMessage(sql, message)])[0]!,
 
-    /** Appends in order, all or nothing. */
-    appendMany: async (messages: NewMessage[]) => kept(await appendMessages(sql, messages)),
+    /** Appends in order, all or nothing; `relaxed`: as a relaxed write (SqlDriver.relaxed). */
+    appendMany: async (messages: NewMessage[], options: { relaxed?: boolean } = {}) =>
+      kept(await appendMessages(options.relaxed ? sql.relaxed : sql, messages)),
 
-    /** appendMany, and whether the session had queued messages as they were written (one statement). */
-    appendManySeeingQueue: async (messages: NewMessage[], sessionId: string) =>
-      kept(await appendMessagesSeeingQueue(sql, messages, sessionId)),
+    /**
+     * appendMany, and whether the session had queued messages as they were written (one statement).
+     * `relaxed`: written as a relaxed write (SqlDriver.relaxed).
+     */
+    appendManySeeingQueue: async (messages: NewMessage[], sessionId: string, options: { relaxed?: boolean } = {}) =>
+      kept(await appendMessagesSeeingQueue(options.relaxed ? sql.relaxed : sql, messages, sessionId)),
 
     async get(id: number): Promise<MessageRecord | undefined> {
       const rows = await sql.all(`SELECT ${COLUMNS} FROM "Message" WHERE "id" = $1`, [id]);

@@ -141,7 +141,9 @@ function roundUpdate(input: RoundEnd, now: Date, returning: string): { text: str
  * its usage (with `finish`, the turn's end), then the session's lease. A turn stopped after the
  * message is continued from it (an answer already written ends the turn as it is; open tool calls
  * are settled as after any crash); one stopped after its end holds a lease the next start
- * reclaims (one runtime per SQLite file). PostgreSQL: all in one statement.
+ * reclaims (one runtime per SQLite file). PostgreSQL: all in one statement; a round that asked for
+ * tools is a relaxed write (SqlDriver.relaxed): the turn writes durably before any call has an
+ * effect (its start record, an approval), and a round lost with the database server is asked again.
  */
 async function endRound(db: SqlDriver, input: RoundEnd): Promise<RoundEnded> {
   if (db.provider === 'postgresql') return endRoundInOneStatement(db, input);
@@ -188,7 +190,7 @@ async function endRoundInOneStatement(db: SqlDriver, input: RoundEnd): Promise<R
       ? { cte: `, r AS (${releaseWithTurnEnd(values.length + 1, ' AND EXISTS (SELECT 1 FROM t)')})`, join: ' LEFT JOIN r ON true' }
       : undefined;
   if (release) values.push(...releaseWithTurnEndValues(input.message.sessionId, input.releaseLeaseOf!, input.turnId, now));
-  const rows = await db.all(
+  const rows = await (input.finish ? db : db.relaxed).all(
     `WITH t AS (${update}), m AS (${shifted})${release?.cte ?? ''} SELECT * FROM m CROSS JOIN t${release?.join ?? ''}`,
     values,
   );

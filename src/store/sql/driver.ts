@@ -20,5 +20,13 @@ export interface SqlDriver extends SqlRunner {
    * it throws. Statements of other flows never land inside it.
    */
   transaction<T>(fn: (tx: SqlRunner) => Promise<T>): Promise<T>;
+  /**
+   * For writes whose loss in a crash of the database server only repeats work (see
+   * src/agent/journal.ts): PostgreSQL commits them without waiting for their WAL to reach the disk
+   * (synchronous_commit off). They are visible at once, and any later ordinary commit makes them
+   * durable too, as the WAL is written in order. SQLite commits every write that way already
+   * (synchronous = NORMAL): there it is the driver itself.
+   */
+  readonly relaxed: SqlRunner;
   close(): Promise<void>;
 }

@@ -30,10 +30,29 @@ const nameOf = (text: string): string => {
   return name;
 };
 
+/**
+ * The URL with `synchronous_commit=off` added to its startup options (an `options` parameter in
+ * the URL would replace the pool's own). A URL the parser does not take is used as it is: its
+ * relaxed writes are then ordinary ones.
+ */
+function withoutCommitWait(url: string): string {
+  try {
+    const parsed = new URL(url);
+    const options = parsed.searchParams.get('options');
+    parsed.searchParams.set('options', [options, '-c synchronous_commit=off'].filter(Boolean).join(' '));
+    return parsed.toString();
+  } catch {
+    return url;
+  }
+}
+
 export function openPostgres(target: PostgresTarget): SqlDriver {
   const pool = new pg.Pool({ connectionString: target.url, max: 10, types });
+  // Few connections: these writes come one per tool round of a turn.
+  const relaxedPool = new pg.Pool({ connectionString: withoutCommitWait(target.url), max: 4, types });
   // An idle client that loses its server is dropped by the pool; the next query reports the outage.
   pool.on('error', () => {});
+  relaxedPool.on('error', () => {});
 
   const counter = statementCounter();
   const query = async (on: pg.Pool | pg.PoolClient, text: string, values: readonly SqlValue[], prepared = true) => {
@@ -55,6 +74,7 @@ export function openPostgres(target: PostgresTarget): SqlDriver {
   return {
     provider: 'postgresql',
     ...runner(pool),
+    relaxed: runner(relaxedPool),
     async transaction(fn) {
       let client: pg.PoolClient;
       try {
@@ -81,7 +101,7 @@ export function openPostgres(target: PostgresTarget): SqlDriver {
       }
     },
     async close() {
-      await pool.end();
+      await Promise.all([pool.end(), relaxedPool.end()]);
     },
   };
 }

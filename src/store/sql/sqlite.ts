@@ -61,10 +61,14 @@ export function openSqlite(target: SqliteTarget): SqlDriver {
   // A transaction's statements run synchronously on this one connection; between them only
   // microtasks run, and the gate holds every other statement of this store until it ends.
   const gate = new Gate();
-  return {
-    provider: 'sqlite',
+  const outside: SqlRunner = {
     all: (text, values) => gate.outside(() => direct.all(text, values)),
     run: (text, values) => gate.outside(() => direct.run(text, values)),
+  };
+  return {
+    provider: 'sqlite',
+    ...outside,
+    relaxed: outside,
     transaction: (fn) =>
       gate.exclusive(async () => {
         execute('BEGIN IMMEDIATE', () => prepare('BEGIN IMMEDIATE').run());
