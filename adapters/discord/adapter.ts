@@ -16,6 +16,7 @@ import {
   type Message,
 } from 'discord.js';
 import { z } from 'zod';
+import { ChatOrder } from '../../src/core/chat-order.ts';
 import { COMMANDS } from '../../src/core/commands.ts';
 import type {
   ChannelAdapter,
@@ -86,6 +87,8 @@ export class DiscordAdapter implements ChannelAdapter {
   readonly #outbound: DiscordOutbound;
   readonly #pending = new Map<string, PendingCommand>();
   readonly #work = new Set<Promise<void>>();
+  /** Messages handed to the core: channels side by side, one channel's in the order they came. */
+  readonly #order = new ChatOrder();
   #sink: InboundSink | undefined;
   /** The gateway connection is run by the core under the receiver lease (exclusiveReceiver() was called). */
   #gatewayManaged = false;
@@ -147,7 +150,9 @@ export class DiscordAdapter implements ChannelAdapter {
 
   async start(sink: InboundSink): Promise<void> {
     this.#sink = sink;
-    this.client.on(Events.MessageCreate, (message) => this.#track(this.#onMessage(message)));
+    // Channels side by side, one channel's messages in order: a message taken before the one
+    // that came first could start the session's turn ahead of it.
+    this.client.on(Events.MessageCreate, (message) => this.#track(this.#order.run(message.channelId, () => this.#onMessage(message))));
     this.client.on(Events.InteractionCreate, (interaction) => this.#track(this.#onInteraction(interaction)));
     this.client.on(Events.ShardError, (error) =>
       this.#log.warn({}, `Discord gateway error: ${safeErrorMessage(error, this.#config.token)}`),

@@ -9,6 +9,7 @@ import { answerOnce } from '../../src/core/ack.ts';
 import { COMMANDS, ENTRY_COMMAND } from '../../src/core/commands.ts';
 import { reportDelay } from '../../src/core/delivery-delays.ts';
 import { errorText } from '../../src/core/errors.ts';
+import { ChatOrder } from '../../src/core/chat-order.ts';
 import { holdUntilTaken } from '../../src/core/hold.ts';
 import type {
   ChannelAdapter,
@@ -25,7 +26,6 @@ import { safeErrorMessage, TelegramApiError, toSafeError } from './api-errors.ts
 import type { TelegramConfig } from './config.ts';
 import type { BotIdentity, ButtonPress, ClassifiedUpdate } from './inbound.ts';
 import { TelegramOutbound } from './outbound.ts';
-import { UpdateTakes } from './update-takes.ts';
 import { updateRouter } from './updates.ts';
 import { webhookHandler } from './webhook.ts';
 
@@ -84,8 +84,12 @@ export class TelegramAdapter implements ChannelAdapter {
   readonly #startTimeoutMs: number;
   readonly #outbound: TelegramOutbound;
   readonly #buttonPresses = new Set<Promise<void>>();
-  /** Long polling: the messages of the current batch being taken (the next getUpdates waits for them). */
-  readonly #takes = new UpdateTakes();
+  /**
+   * Long polling: the messages of the current batch being taken, side by side, one chat's in order.
+   * The next getUpdates confirms this batch, so it waits for them: nothing is confirmed before it
+   * is stored, and a batch of many chats does not wait for one database write after another.
+   */
+  readonly #takes = new ChatOrder();
   #sink: InboundSink | undefined;
   /** Aborted when long polling stops: ends the wait of an update held for a retry. */
   #pollingStopping: AbortController | undefined;

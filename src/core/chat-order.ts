@@ -1,9 +1,9 @@
-// Long polling hands the messages of one getUpdates batch to the core side by side, one chat's in
-// the order they came, and asks for the next batch (which confirms this one) only once every one
-// of them is taken. Nothing is confirmed before it is stored, and a batch of a hundred chats does
-// not wait for a hundred database writes one after another.
+// Messages handed to the core side by side, one chat's in the order they came: a chat's next
+// message is taken once its earlier ones have been, while other chats go on. Used by adapters
+// whose platform delivers several chats' messages at once (a Telegram getUpdates batch, the
+// Discord gateway); settled() tells when everything started so far is taken.
 
-export class UpdateTakes {
+export class ChatOrder {
   /** Per chat, the end of its last take (never rejects). */
   readonly #tails = new Map<string, Promise<void>>();
 
