@@ -48,6 +48,19 @@ describe.runIf(adminUrl)('PostgreSQL: relaxed writes', () => {
     }
   });
 
+  it('work with a connection string that is not a WHATWG URL (a user, the host as a parameter)', async () => {
+    const url = new URL(db.url);
+    const plain = `postgresql://${url.username}@/${url.pathname.slice(1)}?host=${url.hostname}&port=${url.port || '5432'}`;
+    expect(() => new URL(plain)).toThrow();
+    const driver = openPostgres({ provider: 'postgresql', url: plain });
+    try {
+      expect(await commitWait(driver.relaxed)).toBe('off');
+      expect(await commitWait(driver)).toBe('on');
+    } finally {
+      await driver.close();
+    }
+  });
+
   it('carry a round that asked for tools and results marked relaxed; the answer and other results wait', async () => {
     const relaxedStatements: string[] = [];
     const sql: SqlDriver = store.sql;

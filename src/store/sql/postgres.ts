@@ -30,26 +30,28 @@ const nameOf = (text: string): string => {
   return name;
 };
 
+const NO_COMMIT_WAIT = '-c synchronous_commit=off';
+
 /**
- * The URL with `synchronous_commit=off` added to its startup options (an `options` parameter in
- * the URL would replace the pool's own). A URL the parser does not take is used as it is: its
- * relaxed writes are then ordinary ones.
+ * The connection settings of the relaxed writes' pool: `synchronous_commit=off` added to the URL's
+ * startup options (an `options` parameter in the URL replaces the pool's own).
  */
-function withoutCommitWait(url: string): string {
+function withoutCommitWait(url: string): pg.PoolConfig {
   try {
     const parsed = new URL(url);
-    const options = parsed.searchParams.get('options');
-    parsed.searchParams.set('options', [options, '-c synchronous_commit=off'].filter(Boolean).join(' '));
-    return parsed.toString();
+    parsed.searchParams.set('options', [parsed.searchParams.get('options'), NO_COMMIT_WAIT].filter(Boolean).join(' '));
+    return { connectionString: parsed.toString() };
   } catch {
-    return url;
+    // Not a WHATWG URL (a user and no host: `postgresql://me@/db?host=/run/postgresql`), which pg
+    // still reads. Its own `options`, if any, then win: those writes are ordinary commits.
+    return { connectionString: url, options: NO_COMMIT_WAIT };
   }
 }
 
 export function openPostgres(target: PostgresTarget): SqlDriver {
   const pool = new pg.Pool({ connectionString: target.url, max: 10, types });
   // Few connections: these writes come one per tool round of a turn.
-  const relaxedPool = new pg.Pool({ connectionString: withoutCommitWait(target.url), max: 4, types });
+  const relaxedPool = new pg.Pool({ ...withoutCommitWait(target.url), max: 4, types });
   // An idle client that loses its server is dropped by the pool; the next query reports the outage.
   pool.on('error', () => {});
   relaxedPool.on('error', () => {});
