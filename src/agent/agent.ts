@@ -179,11 +179,11 @@ export class Agent {
         messages.flatMap((m) => (m.id === last.id ? (m.toolCalls ?? []).filter((c) => !fresh.has(c.id)) : (m.toolCalls ?? []))),
       );
       const ran = await this.#runCalls(run, plan.run, started);
-      const results = [...ran, ...plan.settled];
+      const results = [...ran.results, ...plan.settled];
       await this.#saveResults(
         run,
         open.flatMap((call) => results.filter((r) => r.callId === call.id)),
-        this.#mayRunAgain(plan.run),
+        { relaxed: ran.mayRunAgain },
       );
       if (plan.interrupted.length > 0) run.emit({ type: 'notice', turnId: run.turn.id, text: interruptionNotice(plan.interrupted) });
       if (plan.fresh.length > 0) {
@@ -272,7 +272,7 @@ export class Agent {
         await this.#saveResults(
           run,
           calls.map((call) => ({ callId: call.id, name: call.name, content: LENGTH_RESULT, isError: true, durationMs: 0 })),
-          true,
+          { relaxed: true },
         );
         continue;
       }
@@ -415,7 +415,7 @@ export class Agent {
       await this.#saveResults(
         run,
         calls.map((call) => ({ callId: call.id, name: call.name, content, isError: true, durationMs: 0 })),
-        true,
+        { relaxed: true },
       );
       return { kind: 'loop', call: calls[stopAt]!, count: stop.count };
     }
@@ -440,7 +440,7 @@ export class Agent {
       else held.push(verdict.suspend);
     }
 
-    const results = await this.#runCalls(run, allowed);
+    const { results, mayRunAgain } = await this.#runCalls(run, allowed);
     for (const result of results) {
       const verdict = verdicts[calls.findIndex((c) => c.id === result.callId)];
       if (verdict?.kind === 'warn') {
@@ -451,7 +451,7 @@ export class Agent {
     await this.#saveResults(
       run,
       calls.flatMap((call) => answered.filter((r) => r.callId === call.id)),
-      this.#mayRunAgain(allowed),
+      { relaxed: mayRunAgain },
     );
 
     if (held.length === 0) return { kind: 'continue' };
@@ -459,18 +459,27 @@ export class Agent {
     return { kind: 'suspended' };
   }
 
-  /** Runs calls after committing their start records (`started`: ids recorded already). */
-  async #runCalls(run: TurnRun, calls: ToolCall[], started: ReadonlySet<string> = new Set()): Promise<ToolResult[]> {
-    if (calls.length === 0) return [];
+  /**
+   * Runs calls after committing their start records (`started`: ids recorded already).
+   * `mayRunAgain`: none of them has an effect that must not happen twice, so their results may be
+   * lost in a database crash (they would be produced again).
+   */
+  async #runCalls(
+    run: TurnRun,
+    calls: ToolCall[],
+    started: ReadonlySet<string> = new Set(),
+  ): Promise<{ results: ToolResult[]; mayRunAgain: boolean }> {
+    if (calls.length === 0) return { results: [], mayRunAgain: true };
     // A start record keeps a call that was cut off from running twice. Unknown tools and invalid
     // arguments have no side effect to guard, and an idempotent tool may run again: none for them.
-    const starting = calls.filter((call) => !started.has(call.id) && this.#hasOnceOnlyEffect(call));
+    const onceOnly = calls.filter((call) => this.#hasOnceOnlyEffect(call));
+    const starting = onceOnly.filter((call) => !started.has(call.id));
     await this.#o.journal.recordToolStarts(
       run.turn.id,
       starting.map((call) => ({ id: call.id, name: call.name })),
     );
     if (calls.some((call) => this.#o.tools.get(call.name)?.refreshesContext)) this.#forgetSections(run);
-    return runToolCalls(calls, this.#o.tools, this.#toolContext(run), {
+    const results = await runToolCalls(calls, this.#o.tools, this.#toolContext(run), {
       timeoutMs: this.#o.settings.toolTimeoutMs,
       maxResultChars: this.#o.settings.toolResultMaxChars,
       onStart: (call, tool) =>
@@ -492,6 +501,7 @@ export class Agent {
           durationMs: result.durationMs,
         }),
     });
+    return { results, mayRunAgain: onceOnly.length === 0 };
   }
 
   /**
@@ -511,16 +521,11 @@ export class Agent {
     return tool !== undefined && tool.idempotent !== true && parseArguments(tool, call.arguments).ok;
   }
 
-  /** True when running `calls` again would do no harm, so their results may be lost in a database crash. */
-  #mayRunAgain(calls: ToolCall[]): boolean {
-    return !calls.some((call) => this.#hasOnceOnlyEffect(call));
-  }
-
   /**
    * `relaxed`: the results could be produced again (calls that may run again, or answers derived
    * from what is stored), so their write need not wait for the disk (TurnJournal.appendSeeingQueue).
    */
-  async #saveResults(run: TurnRun, results: ToolResult[], relaxed = false): Promise<void> {
+  async #saveResults(run: TurnRun, results: ToolResult[], options: { relaxed?: boolean } = {}): Promise<void> {
     if (results.length === 0) return;
     const messages = results.map((result) => ({
       sessionId: run.session.id,
@@ -533,7 +538,6 @@ export class Agent {
       isError: result.isError,
     }));
     const { journal } = this.#o;
-    const options = relaxed ? { relaxed } : {};
     if (!journal.appendSeeingQueue) {
       await this.#remember(run, journal.append(messages, options), (records) => records);
       return;
