@@ -6,10 +6,10 @@ import { autoRetry } from '@grammyjs/auto-retry';
 import { Bot, type Transformer } from 'grammy';
 import type { BotCommand } from 'grammy/types';
 import { answerOnce } from '../../src/core/ack.ts';
+import { ChatOrder } from '../../src/core/chat-order.ts';
 import { COMMANDS, ENTRY_COMMAND } from '../../src/core/commands.ts';
 import { reportDelay } from '../../src/core/delivery-delays.ts';
 import { errorText } from '../../src/core/errors.ts';
-import { ChatOrder } from '../../src/core/chat-order.ts';
 import { holdUntilTaken } from '../../src/core/hold.ts';
 import type {
   ChannelAdapter,

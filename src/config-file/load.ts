@@ -7,8 +7,11 @@ import type { Document, LineCounter, Node } from 'yaml';
 import { ConfigError } from '../core/env.ts';
 import { parseFileConfig, type FileConfig, type Issue } from './schema.ts';
 
+type Yaml = typeof import('yaml');
+let yaml: Yaml | undefined;
+
 /** The YAML parser (about 7 MB resident) loads only when there is a configuration file to read. */
-const loadYaml = () => createRequire(import.meta.url)('yaml') as typeof import('yaml');
+const loadYaml = (): Yaml => (yaml ??= createRequire(import.meta.url)('yaml') as Yaml);
 
 const CONFIG_FILE_NAMES = ['parley.config.yaml', 'parley.config.yml', 'parley.config.json'];
 const MAX_BYTES = 1_000_000;
