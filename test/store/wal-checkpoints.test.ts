@@ -4,7 +4,7 @@
 // (only a checkpoint writes it) though the store wrote too little for its own, and stopping puts
 // SQLite's own checkpoints back.
 import { execFileSync } from 'node:child_process';
-import { statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -41,12 +41,39 @@ describe('WAL checkpoints on a worker thread', () => {
     // About 600 pages: under SQLite's default threshold (1,000), so the store's connection copies
     // none of them into the database file; only the worker can (during the inserts or after).
     const before = statSync(file).size;
-    for (let i = 0; i < 600; i++) insert.run('x'.repeat(3_000));
+    for (let i = 0; i < 600; i++) {
+      checkpoints.used(); // as the store does with each statement
+      insert.run('x'.repeat(3_000));
+    }
     await waitFor(() => statSync(file).size > before + 2_000_000, 'the database file to grow');
 
     await checkpoints.stop();
     expect(autocheckpoint(db)).toBe(1_000);
     expect(db.prepare('SELECT COUNT(*) AS n FROM row').get()).toEqual({ n: 600 });
+  });
+
+  it("once the store is quiet, starts the WAL over itself: the store's next write appends instead of syncing a new WAL header", async () => {
+    const { db, file } = walDatabase();
+    const checkpoints = new WalCheckpointer(db, file);
+    const insert = db.prepare('INSERT INTO row (body) VALUES (?)');
+    const write = () => {
+      checkpoints.used();
+      insert.run('x');
+    };
+    for (let i = 0; i < 500; i++) checkpoints.used();
+    await waitFor(() => autocheckpoint(db) === 10_000, 'the worker to be ready');
+    // The WAL header's salts change whenever a writer starts the WAL over from its first frame
+    // (and SQLite then syncs the header before that write commits).
+    const salts = () => readFileSync(`${file}-wal`).subarray(16, 24).toString('hex');
+    for (let i = 0; i < 20; i++) write();
+    const busy = salts();
+    await waitFor(() => salts() !== busy, 'the worker to start the WAL over once the store is quiet');
+    const restarted = salts();
+    for (let i = 0; i < 5; i++) write();
+    expect(salts()).toBe(restarted);
+    expect(db.pragma('user_version', { simple: true })).toBe(0);
+    await checkpoints.stop();
+    expect(db.prepare('SELECT COUNT(*) AS n FROM row').get()).toEqual({ n: 25 });
   });
 
   it('stays off for an in-memory database and after stop', async () => {

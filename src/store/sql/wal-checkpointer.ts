@@ -1,16 +1,20 @@
 // SQLite checkpoints (copying the WAL into the database file, with an fsync) run by default inside
 // the commit that grows the WAL past 1,000 pages: under load, on the thread that answers messages,
 // every few dozen commits. Once the store has written a while, a worker thread with its own
-// connection takes that over; the store's connection then checkpoints only when the WAL still
-// reaches LARGE_WAL_PAGES (the worker fell behind or failed), and only what the worker has not
-// copied yet. Started on demand, so an idle bot does not pay for the thread.
+// connection takes that over (and the WAL's restarts after them, see wal-checkpoint-worker.ts); the
+// store's connection then checkpoints only when the WAL still reaches LARGE_WAL_PAGES (the worker
+// fell behind or failed), and only what the worker has not copied yet. Started on demand, so an
+// idle bot does not pay for the thread.
 import type { Worker } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
 
 const WORKER_URL = new URL(import.meta.url.endsWith('.ts') ? './wal-checkpoint-worker.ts' : './wal-checkpoint-worker.js', import.meta.url);
 /** Statements before the worker starts: a bot that answers now and then keeps SQLite's own checkpoints. */
 const STATEMENTS_BEFORE_WORKER = 500;
-const INTERVAL_MS = 50;
+/** The worker looks every TICK_MS: a store that ran no statement for a whole tick is quiet. */
+const TICK_MS = 20;
+/** While the store keeps writing, the worker checkpoints this often. */
+const BUSY_INTERVAL_MS = 200;
 /** The store's connection's own checkpoint threshold while the worker runs (SQLite's default: 1,000). */
 const LARGE_WAL_PAGES = 10_000;
 const DEFAULT_WAL_PAGES = 1_000;
@@ -19,6 +23,8 @@ export class WalCheckpointer {
   readonly #db: Database.Database;
   readonly #file: string;
   #statements = 0;
+  /** [0]: statements run, read by the worker to tell a quiet store from a busy one. */
+  readonly #activity = new Int32Array(new SharedArrayBuffer(4));
   #worker: Worker | undefined;
   /** The worker has its connection and runs checkpoints. */
   #ready = false;
@@ -31,6 +37,7 @@ export class WalCheckpointer {
 
   /** Called with each statement of the store's connection. */
   used(): void {
+    Atomics.add(this.#activity, 0, 1);
     if (this.#worker || this.#stopped || ++this.#statements < STATEMENTS_BEFORE_WORKER || this.#file === ':memory:') return;
     this.#start();
   }
@@ -41,7 +48,10 @@ export class WalCheckpointer {
     const { Worker } = process.getBuiltinModule('node:worker_threads');
     let worker: Worker;
     try {
-      worker = new Worker(WORKER_URL, { execArgv, workerData: { file: this.#file, intervalMs: INTERVAL_MS } });
+      worker = new Worker(WORKER_URL, {
+        execArgv,
+        workerData: { file: this.#file, tickMs: TICK_MS, busyIntervalMs: BUSY_INTERVAL_MS, activity: this.#activity },
+      });
     } catch {
       this.#stopped = true;
       return;
