@@ -50,6 +50,38 @@ describe('LLM client', () => {
     expect(model.requests.at(-1)!.body.stream_options).toEqual({ include_usage: true });
   });
 
+  it('sends the request as JSON with its key and content type, every message and tool as given', async () => {
+    model.enqueue({ text: 'ok' });
+    const messages = [
+      { role: 'system' as const, content: 'Be brief.' },
+      { role: 'user' as const, content: 'quote "this" \\ and ünïcode ✓' },
+      { role: 'assistant' as const, content: '', toolCalls: [{ id: 'c1', name: 'search', arguments: '{"q":"x"}' }] },
+      { role: 'tool' as const, toolCallId: 'c1', content: 'found' },
+    ];
+    const tools = [{ name: 'search', description: 'Search', parameters: { type: 'object', properties: { q: { type: 'string' } } } }];
+    await client().complete({ messages, tools });
+    const request = model.requests.at(-1)!;
+    expect(request.headers['content-type']).toBe('application/json');
+    expect(request.headers.authorization).toBe('Bearer k');
+    expect(request.body).toEqual({
+      model: 'fake',
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: 'quote "this" \\ and ünïcode ✓' },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'c1', type: 'function', function: { name: 'search', arguments: '{"q":"x"}' } }],
+        },
+        { role: 'tool', tool_call_id: 'c1', content: 'found' },
+      ],
+      stream: true,
+      stream_options: { include_usage: true },
+      tools: [{ type: 'function', function: tools[0] }],
+      tool_choice: 'auto',
+    });
+  });
+
   it('assembles tool calls from argument fragments split across chunks', async () => {
     model.enqueue({
       toolCalls: [
