@@ -21,7 +21,7 @@ function storableMessage(message: NewMessage): NewMessage {
   };
 }
 
-/** The lease the turns run under: their end releases it in the same write, and tells `released`. */
+/** The lease the turns run under: their end releases it in the same write where that saves a statement, and tells `released`. */
 export interface JournalLease {
   owner: string;
   released(sessionId: string, state: SessionState): void;
@@ -48,7 +48,8 @@ export function storeJournal(store: Store, lease?: JournalLease): TurnJournal {
         turnId,
         usage,
         message: storableMessage(assistant),
-        ...(finish ? { finish, ...(lease ? { releaseLeaseOf: lease.owner } : {}) } : {}),
+        // Otherwise the session's worker releases the lease once the turn's work is over.
+        ...(finish ? { finish, ...(lease && store.turns.releaseRidesOnTurnEnd ? { releaseLeaseOf: lease.owner } : {}) } : {}),
       });
       if (released) lease?.released(turn.sessionId, released);
       return { assistant: record, ended: { usage: turn.usage, rounds: turn.rounds } };

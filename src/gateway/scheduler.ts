@@ -195,6 +195,9 @@ export class SessionScheduler {
     } finally {
       // Released with the turn's end, the session may be worked on again (by a new entry) already.
       if (this.#running.get(sessionId) === running) this.#running.delete(sessionId);
+      // The turn's answer was handed to delivery as its work ended: let its request go out first,
+      // so this statement (synchronous on SQLite) does not hold the answer up.
+      if (!running.released) await new Promise((resolve) => setImmediate(resolve));
       after = running.released ?? (await this.#release(sessionId));
       this.#ended(sessionId);
     }

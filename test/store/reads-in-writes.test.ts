@@ -3,6 +3,8 @@
 // on); appending tool results says whether messages were queued (the agent's steering look);
 // queueing a message finds its session and that session's unfinished turn.
 import { describe, expect, it } from 'vitest';
+import type { SessionState } from '../../src/store/repos/turn-reads.ts';
+import { storeJournal } from '../../src/store-journal.ts';
 import { backends, storeFor, testInbound as inbound } from './backends.ts';
 
 const origin = { chat: { channel: 'test', chatId: 'c', chatType: 'direct' as const }, requester: { id: 'u1', displayName: 'Alice' } };
@@ -126,6 +128,32 @@ describe.each(backends())('session lease with state on $name', (backend) => {
     expect(ended.released?.active).toBeUndefined();
     expect(JSON.parse(ended.released!.queuedPayload!)).toMatchObject({ eventId: 'd2' });
     expect(await store().sessions.leaseOwners()).not.toContain('pe');
+  });
+
+  it("the journal releases the lease with the turn's end where that saves a statement, and otherwise leaves it to the session's worker", async () => {
+    const session = await store().sessions.ensure({ key: 'lease-journal', channel: 'test', chatId: 'cj', chatType: 'direct' });
+    await store().inbound.record(inbound('j1', 'ask'), session.id, 'queued');
+    expect(await store().turnReads.takeLease(session.id, 'pj', 60_000)).toBeDefined();
+    const { turn } = (await store().turns.startWithQueued({ sessionId: session.id, epoch: 0, origin }))!;
+    const released: SessionState[] = [];
+    const journal = storeJournal(store(), { owner: 'pj', released: (_id, state) => released.push(state) });
+    await journal.endRound(
+      turn.id,
+      undefined,
+      { sessionId: session.id, epoch: 0, turnId: turn.id, role: 'assistant', content: 'done' },
+      'done',
+    );
+    expect((await store().turns.get(turn.id))?.status).toBe('done');
+    if (backend.name === 'postgresql') {
+      // One statement: the round, the turn's end and the release.
+      expect(released.map((state) => state.session.id)).toEqual([session.id]);
+      expect(await store().sessions.leaseOwners()).not.toContain('pj');
+    } else {
+      // A statement of its own on SQLite: made by the session's worker once the answer has gone out.
+      expect(released).toEqual([]);
+      expect(await store().sessions.leaseOwners()).toContain('pj');
+      expect(await store().turnReads.releaseLease(session.id, 'pj')).toBeDefined();
+    }
   });
 
   it("a turn's end releases nothing it does not hold, and a gone turn releases nothing", async () => {
