@@ -24,8 +24,38 @@ interface Block {
   messages: ChatMessage[];
 }
 
-function userContent(message: MessageRecord, labelSenders: boolean): string {
-  return labelSenders && message.senderName ? `[${message.senderName}] ${message.content}` : message.content;
+// What a history row becomes in the context is kept with the row (rows never change once written,
+// and the process's history cache hands the same rows to every turn), so each round rebuilds the
+// context from kept messages instead of converting and measuring the whole conversation again.
+// The messages are never changed: a tool result that arrives or is pruned replaces its slot.
+const asUser = new WeakMap<MessageRecord, ChatMessage>();
+const asLabelledUser = new WeakMap<MessageRecord, ChatMessage>();
+const asMessage = new WeakMap<MessageRecord, ChatMessage>();
+const unanswered = new WeakMap<ToolCall, ChatMessage>();
+const pruned = new WeakMap<ChatMessage, ChatMessage>();
+const tokens = new WeakMap<ChatMessage, number>();
+
+function kept<K extends object, V>(cache: WeakMap<K, V>, key: K, make: () => V): V {
+  let value = cache.get(key);
+  if (value === undefined) {
+    value = make();
+    cache.set(key, value);
+  }
+  return value;
+}
+
+function chatMessage(message: MessageRecord, labelSenders: boolean): ChatMessage {
+  if (message.role === 'user') {
+    return labelSenders && message.senderName
+      ? kept(asLabelledUser, message, () => ({ role: 'user', content: `[${message.senderName}] ${message.content}` }))
+      : kept(asUser, message, () => ({ role: 'user', content: message.content }));
+  }
+  return kept(asMessage, message, (): ChatMessage => {
+    if (message.role === 'summary') return { role: 'system', content: `Summary of the earlier conversation:\n${message.content}` };
+    if (message.role === 'tool') return { role: 'tool', toolCallId: message.toolCallId ?? '', content: message.content };
+    const calls = message.toolCalls ?? [];
+    return { role: 'assistant', content: message.content, ...(calls.length ? { toolCalls: calls } : {}) };
+  });
 }
 
 /**
@@ -36,13 +66,13 @@ function userContent(message: MessageRecord, labelSenders: boolean): string {
  */
 function toBlocks(history: MessageRecord[], labelSenders: boolean): Block[] {
   const blocks: Block[] = [];
-  const awaiting = new Map<string, { content: string }>();
+  const awaiting = new Map<string, { block: Block; index: number }>();
 
   for (const message of history) {
     if (message.role === 'tool') {
       const slot = message.toolCallId ? awaiting.get(message.toolCallId) : undefined;
       if (slot) {
-        slot.content = message.content;
+        slot.block.messages[slot.index] = chatMessage(message, labelSenders);
         awaiting.delete(message.toolCallId!);
       }
       continue;
@@ -52,26 +82,20 @@ function toBlocks(history: MessageRecord[], labelSenders: boolean): Block[] {
       block = { turnId: message.turnId, messages: [] };
       blocks.push(block);
     }
-    if (message.role === 'user') {
-      block.messages.push({ role: 'user', content: userContent(message, labelSenders) });
-    } else if (message.role === 'summary') {
-      block.messages.push({ role: 'system', content: `Summary of the earlier conversation:\n${message.content}` });
-    } else {
-      const calls: ToolCall[] = message.toolCalls ?? [];
-      block.messages.push({ role: 'assistant', content: message.content, ...(calls.length ? { toolCalls: calls } : {}) });
-      for (const call of calls) {
-        const slot: ChatMessage & { role: 'tool' } = { role: 'tool', toolCallId: call.id, content: MISSING_RESULT };
-        block.messages.push(slot);
-        awaiting.set(call.id, slot);
-      }
+    block.messages.push(chatMessage(message, labelSenders));
+    for (const call of message.role === 'assistant' ? (message.toolCalls ?? []) : []) {
+      awaiting.set(call.id, { block, index: block.messages.length });
+      block.messages.push(kept(unanswered, call, () => ({ role: 'tool', toolCallId: call.id, content: MISSING_RESULT })));
     }
   }
   return blocks;
 }
 
 function messageTokens(message: ChatMessage): number {
-  const calls = message.role === 'assistant' ? (message.toolCalls ?? []) : [];
-  return MESSAGE_OVERHEAD_TOKENS + estimateTokens(message.content) + calls.reduce((n, c) => n + estimateTokens(c.name + c.arguments), 0);
+  return kept(tokens, message, () => {
+    const calls = message.role === 'assistant' ? (message.toolCalls ?? []) : [];
+    return MESSAGE_OVERHEAD_TOKENS + estimateTokens(message.content) + calls.reduce((n, c) => n + estimateTokens(c.name + c.arguments), 0);
+  });
 }
 
 function blockTokens(block: Block): number {
@@ -97,14 +121,14 @@ export function buildContext(input: ContextInput): BuiltContext {
   for (const block of blocks) {
     if (total <= input.budgetTokens) break;
     if (isCurrent(block)) continue;
-    for (const message of block.messages) {
-      if (total <= input.budgetTokens) break;
-      if (message.role !== 'tool' || message.content === PRUNED) continue;
-      const before = messageTokens(message);
-      message.content = PRUNED;
-      total -= before - messageTokens(message);
+    block.messages.forEach((message, index) => {
+      if (total <= input.budgetTokens) return;
+      if (message.role !== 'tool' || message.content === PRUNED) return;
+      const replaced = kept(pruned, message, (): ChatMessage => ({ role: 'tool', toolCallId: message.toolCallId, content: PRUNED }));
+      block.messages[index] = replaced;
+      total -= messageTokens(message) - messageTokens(replaced);
       prunedToolResults++;
-    }
+    });
   }
   let droppedTurns = 0;
   while (total > input.budgetTokens) {
@@ -123,11 +147,15 @@ export function buildContext(input: ContextInput): BuiltContext {
   };
 }
 
+const least = new WeakMap<MessageRecord, number>();
+
 /** The least a history row can cost in the context: its text, and a tool result pruned. */
 function leastTokens(message: MessageRecord): number {
-  if (message.role === 'tool') return MESSAGE_OVERHEAD_TOKENS + estimateTokens(PRUNED);
-  const calls = message.toolCalls ?? [];
-  return MESSAGE_OVERHEAD_TOKENS + estimateTokens(message.content) + calls.reduce((n, c) => n + estimateTokens(c.name + c.arguments), 0);
+  return kept(least, message, () => {
+    if (message.role === 'tool') return MESSAGE_OVERHEAD_TOKENS + estimateTokens(PRUNED);
+    const calls = message.toolCalls ?? [];
+    return MESSAGE_OVERHEAD_TOKENS + estimateTokens(message.content) + calls.reduce((n, c) => n + estimateTokens(c.name + c.arguments), 0);
+  });
 }
 
 /**

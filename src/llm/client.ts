@@ -48,6 +48,41 @@ function toSdkMessage(message: ChatMessage): ChatCompletionMessageParam {
   }
 }
 
+// A conversation's messages are the same objects from round to round (src/agent/context.ts keeps
+// them with their history rows): each is converted to the API's shape and serialized once. The
+// request body is then put together from those pieces instead of the SDK serializing the whole
+// conversation again for every request (its encoder also runs a function on every value).
+const sdkMessages = new WeakMap<ChatMessage, ChatCompletionMessageParam>();
+const sdkJson = new WeakMap<ChatMessage, string>();
+
+function sdkMessage(message: ChatMessage): ChatCompletionMessageParam {
+  let converted = sdkMessages.get(message);
+  if (!converted) {
+    converted = toSdkMessage(message);
+    sdkMessages.set(message, converted);
+  }
+  return converted;
+}
+
+function messageJson(message: ChatMessage): string {
+  let json = sdkJson.get(message);
+  if (json === undefined) {
+    json = JSON.stringify(sdkMessage(message));
+    sdkJson.set(message, json);
+  }
+  return json;
+}
+
+const MESSAGES_KEY = '"messages":[]';
+
+/** JSON.stringify(body) for a body whose `messages` are `messages` in the API's shape, from the kept pieces. */
+export function requestJson(body: { messages: unknown[] }, messages: ChatMessage[]): string {
+  // In a JSON text a key's quotes are the only unescaped ones: the empty list appears once, as the key's value.
+  const skeleton = JSON.stringify({ ...body, messages: [] });
+  const at = skeleton.indexOf(MESSAGES_KEY);
+  return `${skeleton.slice(0, at)}"messages":[${messages.map(messageJson).join(',')}]${skeleton.slice(at + MESSAGES_KEY.length)}`;
+}
+
 interface PartialCall {
   id: string;
   name: string;
@@ -61,8 +96,25 @@ function reasoningOf(delta: ChatCompletionChunk.Choice.Delta): string | undefine
   return typeof value === 'string' && value.length > 0 ? value : undefined;
 }
 
+/** Request bodies already serialized (requestJson), by the body object handed to the SDK. */
+const serialized = new WeakMap<object, string>();
+
+/** The SDK, sending a body serialized beforehand as it is (the object it was given says the same). */
+function withSerializedBodies(Sdk: typeof OpenAI): typeof OpenAI {
+  return class extends Sdk {
+    protected override async prepareOptions(options: Parameters<OpenAI['prepareOptions']>[0]): Promise<void> {
+      await super.prepareOptions(options);
+      const json = typeof options.body === 'object' && options.body !== null ? serialized.get(options.body) : undefined;
+      if (json === undefined || options.headers !== undefined) return;
+      options.body = json;
+      // A string body with a content type goes out as it is.
+      options.headers = { 'content-type': 'application/json' };
+    }
+  };
+}
+
 function newSdk(Sdk: typeof OpenAI, send: typeof fetch, options: LlmClientOptions): OpenAI {
-  return new Sdk({
+  return new (withSerializedBodies(Sdk))({
     baseURL: options.baseUrl,
     // Local servers (Ollama, vLLM) accept any key; the SDK insists on one.
     apiKey: options.apiKey ?? 'not-needed',
@@ -123,17 +175,16 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
 
     try {
       armIdle();
-      const stream = await (await client()).chat.completions.create(
-        {
-          model: options.model,
-          messages: request.messages.map(toSdkMessage),
-          stream: true,
-          stream_options: { include_usage: true },
-          ...(tools ? { tools, tool_choice: request.toolChoice ?? 'auto' } : {}),
-          ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
-        },
-        { signal },
-      );
+      const body = {
+        model: options.model,
+        messages: request.messages.map(sdkMessage),
+        stream: true as const,
+        stream_options: { include_usage: true },
+        ...(tools ? { tools, tool_choice: request.toolChoice ?? 'auto' } : {}),
+        ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
+      };
+      serialized.set(body, requestJson(body, request.messages));
+      const stream = await (await client()).chat.completions.create(body, { signal });
       for await (const chunk of stream) {
         sawChunk = true;
         armIdle();

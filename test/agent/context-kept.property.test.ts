@@ -1,0 +1,204 @@
+// What the model sees does not depend on what was built before: the messages each history row
+// becomes are kept with the row and reused by later rounds and turns (src/agent/context.ts), and
+// must give exactly what building everything afresh gives. The reference below is the builder as it
+// was before it kept anything (each call converts and measures every row anew, and prunes in place).
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { buildContext, type ContextInput, MISSING_RESULT, PRUNED } from '../../src/agent/context.ts';
+import { estimateTokens, MESSAGE_OVERHEAD_TOKENS } from '../../src/agent/tokens.ts';
+import type { ChatMessage, ToolCall } from '../../src/llm/types.ts';
+import type { MessageRecord } from '../../src/store/types.ts';
+
+interface Block {
+  turnId: string | undefined;
+  messages: ChatMessage[];
+}
+
+function userContent(message: MessageRecord, labelSenders: boolean): string {
+  return labelSenders && message.senderName ? `[${message.senderName}] ${message.content}` : message.content;
+}
+
+/**
+ * Turns history rows into blocks of chat messages, one block per turn. A tool result is placed
+ * right after the nearest earlier assistant message that made that call, in call order, whenever
+ * it was written (results of approved calls are written long after the call). A call without a
+ * result gets a placeholder, so the model API always sees a complete exchange.
+ */
+function toBlocks(history: MessageRecord[], labelSenders: boolean): Block[] {
+  const blocks: Block[] = [];
+  const awaiting = new Map<string, { content: string }>();
+
+  for (const message of history) {
+    if (message.role === 'tool') {
+      const slot = message.toolCallId ? awaiting.get(message.toolCallId) : undefined;
+      if (slot) {
+        slot.content = message.content;
+        awaiting.delete(message.toolCallId!);
+      }
+      continue;
+    }
+    let block = blocks.at(-1);
+    if (!block || block.turnId !== message.turnId || message.turnId === undefined) {
+      block = { turnId: message.turnId, messages: [] };
+      blocks.push(block);
+    }
+    if (message.role === 'user') {
+      block.messages.push({ role: 'user', content: userContent(message, labelSenders) });
+    } else if (message.role === 'summary') {
+      block.messages.push({ role: 'system', content: `Summary of the earlier conversation:\n${message.content}` });
+    } else {
+      const calls: ToolCall[] = message.toolCalls ?? [];
+      block.messages.push({ role: 'assistant', content: message.content, ...(calls.length ? { toolCalls: calls } : {}) });
+      for (const call of calls) {
+        const slot: ChatMessage & { role: 'tool' } = { role: 'tool', toolCallId: call.id, content: MISSING_RESULT };
+        block.messages.push(slot);
+        awaiting.set(call.id, slot);
+      }
+    }
+  }
+  return blocks;
+}
+
+function messageTokens(message: ChatMessage): number {
+  const calls = message.role === 'assistant' ? (message.toolCalls ?? []) : [];
+  return MESSAGE_OVERHEAD_TOKENS + estimateTokens(message.content) + calls.reduce((n, c) => n + estimateTokens(c.name + c.arguments), 0);
+}
+
+function blockTokens(block: Block): number {
+  return block.messages.reduce((n, m) => n + messageTokens(m), 0);
+}
+
+interface BuiltContext {
+  messages: ChatMessage[];
+  estimatedTokens: number;
+  prunedToolResults: number;
+  droppedTurns: number;
+}
+
+function referenceContext(input: ContextInput): BuiltContext {
+  const blocks = toBlocks(input.history, input.labelSenders);
+  const system: ChatMessage = { role: 'system', content: input.systemPrompt };
+  const trailing: ChatMessage[] = input.trailingSystem ? [{ role: 'system', content: input.trailingSystem }] : [];
+  const fixed = messageTokens(system) + trailing.reduce((n, m) => n + messageTokens(m), 0);
+  const isCurrent = (block: Block) => input.currentTurnId !== undefined && block.turnId === input.currentTurnId;
+
+  let total = fixed + blocks.reduce((n, b) => n + blockTokens(b), 0);
+  let prunedToolResults = 0;
+  for (const block of blocks) {
+    if (total <= input.budgetTokens) break;
+    if (isCurrent(block)) continue;
+    for (const message of block.messages) {
+      if (total <= input.budgetTokens) break;
+      if (message.role !== 'tool' || message.content === PRUNED) continue;
+      const before = messageTokens(message);
+      message.content = PRUNED;
+      total -= before - messageTokens(message);
+      prunedToolResults++;
+    }
+  }
+  let droppedTurns = 0;
+  while (total > input.budgetTokens) {
+    const index = blocks.findIndex((b) => !isCurrent(b));
+    // Keep at least the newest block even when it alone is over budget.
+    if (index < 0 || index === blocks.length - 1) break;
+    total -= blockTokens(blocks[index]!);
+    blocks.splice(index, 1);
+    droppedTurns++;
+  }
+  return {
+    messages: [system, ...blocks.flatMap((b) => b.messages), ...trailing],
+    estimatedTokens: total,
+    prunedToolResults,
+    droppedTurns,
+  };
+}
+
+const text = fc.oneof(fc.string({ maxLength: 300 }), fc.constantFrom('短', '这是一个中文的问题', 'x'.repeat(1_500), PRUNED));
+
+type Draft = Omit<MessageRecord, 'id' | 'sessionId' | 'epoch' | 'isError' | 'createdAt'>;
+
+/** Turns of a question, rounds of calls (results missing, late, or with a reused call id), an answer; or a summary. */
+const turn = (n: number) =>
+  fc
+    .oneof(
+      {
+        weight: 5,
+        arbitrary: fc.tuple(
+          text,
+          fc.array(fc.tuple(text, fc.constantFrom('now', 'late', 'never'), text, fc.boolean()), { maxLength: 3 }),
+          text,
+        ),
+      },
+      { weight: 1, arbitrary: text },
+    )
+    .map((shape): Draft[] => {
+      if (typeof shape === 'string') return [{ role: 'summary', content: shape }];
+      const [question, rounds, answer] = shape;
+      const turnId = `t${n}`;
+      const rows: Draft[] = [{ turnId, role: 'user', content: question, senderName: n % 2 ? 'Alice' : undefined }];
+      const late: Draft[] = [];
+      rounds.forEach(([said, when, result, reuse], r) => {
+        const id = reuse ? 'call_0' : `c${n}-${r}`;
+        rows.push({ turnId, role: 'assistant', content: said, toolCalls: [{ id, name: 'look', arguments: `{"q":"${r}"}` }] });
+        const row: Draft = { turnId, role: 'tool', content: result, toolCallId: id, toolName: 'look' };
+        if (when === 'now') rows.push(row);
+        if (when === 'late') late.push(row);
+      });
+      rows.push({ turnId, role: 'assistant', content: answer }, ...late);
+      return rows;
+    });
+
+const conversation = fc
+  .integer({ min: 1, max: 20 })
+  .chain((turns) => fc.tuple(...Array.from({ length: turns }, (_, n) => turn(n))))
+  .map((turns) =>
+    turns
+      .flat()
+      .map((draft, i): MessageRecord => ({ ...draft, id: i + 1, sessionId: 's', epoch: 0, isError: false, createdAt: new Date(0) })),
+  );
+
+describe('context built from kept messages', () => {
+  it('is what building afresh gives, round after round, in any order of budgets and labels', () => {
+    fc.assert(
+      fc.property(
+        conversation,
+        fc.array(fc.tuple(fc.integer({ min: 20, max: 5_000 }), fc.boolean(), fc.boolean()), { minLength: 1, maxLength: 6 }),
+        (history, builds) => {
+          // Each build sees a longer prefix (a later round or turn) with its own budget: the rows are
+          // the same objects throughout, as the history cache hands them out.
+          builds.forEach(([budgetTokens, labelSenders, trailing], b) => {
+            const rows = history.slice(0, Math.max(1, Math.ceil((history.length * (b + 1)) / builds.length)));
+            const input: ContextInput = {
+              systemPrompt: 'You are Parley.',
+              history: rows,
+              budgetTokens,
+              currentTurnId: rows.at(-1)!.turnId,
+              labelSenders,
+              ...(trailing ? { trailingSystem: 'Answer now.' } : {}),
+            };
+            expect(buildContext(input)).toEqual(referenceContext(structuredClone(input)));
+          });
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('a pruned build leaves the kept messages whole for the next build with room for them', () => {
+    const rows: MessageRecord[] = [
+      { id: 1, turnId: 't0', role: 'user', content: 'first' },
+      { id: 2, turnId: 't0', role: 'assistant', content: '', toolCalls: [{ id: 'a', name: 'look', arguments: '{}' }] },
+      { id: 3, turnId: 't0', role: 'tool', content: 'r'.repeat(2_000), toolCallId: 'a', toolName: 'look' },
+      { id: 4, turnId: 't0', role: 'assistant', content: 'done' },
+      { id: 5, turnId: 't1', role: 'user', content: 'second' },
+    ].map((row) => ({ ...row, sessionId: 's', epoch: 0, isError: false, createdAt: new Date(0) }) as MessageRecord);
+    const input = { systemPrompt: 'S', history: rows, currentTurnId: 't1', labelSenders: false };
+    const tight = buildContext({ ...input, budgetTokens: 100 });
+    expect(tight.prunedToolResults).toBe(1);
+    expect(tight.messages.find((m) => m.role === 'tool')?.content).toBe(PRUNED);
+    const roomy = buildContext({ ...input, budgetTokens: 10_000 });
+    expect(roomy.prunedToolResults).toBe(0);
+    expect(roomy.messages.find((m) => m.role === 'tool')?.content).toBe('r'.repeat(2_000));
+    expect(buildContext({ ...input, history: rows.slice(0, 2), budgetTokens: 10_000 }).messages.at(-1)?.content).toBe(MISSING_RESULT);
+  });
+});
