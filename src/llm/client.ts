@@ -52,25 +52,17 @@ function toSdkMessage(message: ChatMessage): ChatCompletionMessageParam {
 // them with their history rows): each is converted to the API's shape and serialized once. The
 // request body is then put together from those pieces instead of the SDK serializing the whole
 // conversation again for every request (its encoder also runs a function on every value).
-const sdkMessages = new WeakMap<ChatMessage, ChatCompletionMessageParam>();
-const sdkJson = new WeakMap<ChatMessage, string>();
+const apiForms = new WeakMap<ChatMessage, { message: ChatCompletionMessageParam; json: string }>();
 
-function sdkMessage(message: ChatMessage): ChatCompletionMessageParam {
-  let converted = sdkMessages.get(message);
-  if (!converted) {
-    converted = toSdkMessage(message);
-    sdkMessages.set(message, converted);
+/** The message in the API's shape and as JSON, made once per message. */
+function apiForm(message: ChatMessage): { message: ChatCompletionMessageParam; json: string } {
+  let form = apiForms.get(message);
+  if (!form) {
+    const converted = toSdkMessage(message);
+    form = { message: converted, json: JSON.stringify(converted) };
+    apiForms.set(message, form);
   }
-  return converted;
-}
-
-function messageJson(message: ChatMessage): string {
-  let json = sdkJson.get(message);
-  if (json === undefined) {
-    json = JSON.stringify(sdkMessage(message));
-    sdkJson.set(message, json);
-  }
-  return json;
+  return form;
 }
 
 const MESSAGES_KEY = '"messages":[]';
@@ -80,7 +72,7 @@ export function requestJson(body: { messages: unknown[] }, messages: ChatMessage
   // In a JSON text a key's quotes are the only unescaped ones: the empty list appears once, as the key's value.
   const skeleton = JSON.stringify({ ...body, messages: [] });
   const at = skeleton.indexOf(MESSAGES_KEY);
-  return `${skeleton.slice(0, at)}"messages":[${messages.map(messageJson).join(',')}]${skeleton.slice(at + MESSAGES_KEY.length)}`;
+  return `${skeleton.slice(0, at)}"messages":[${messages.map((message) => apiForm(message).json).join(',')}]${skeleton.slice(at + MESSAGES_KEY.length)}`;
 }
 
 interface PartialCall {
@@ -177,7 +169,7 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
       armIdle();
       const body = {
         model: options.model,
-        messages: request.messages.map(sdkMessage),
+        messages: request.messages.map((message) => apiForm(message).message),
         stream: true as const,
         stream_options: { include_usage: true },
         ...(tools ? { tools, tool_choice: request.toolChoice ?? 'auto' } : {}),

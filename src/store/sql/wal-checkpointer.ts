@@ -22,8 +22,7 @@ const DEFAULT_WAL_PAGES = 1_000;
 export class WalCheckpointer {
   readonly #db: Database.Database;
   readonly #file: string;
-  #statements = 0;
-  /** [0]: statements run, read by the worker to tell a quiet store from a busy one. */
+  /** [0]: statements run; read by the worker to tell a quiet store from a busy one. */
   readonly #activity = new Int32Array(new SharedArrayBuffer(4));
   #worker: Worker | undefined;
   /** The worker has its connection and runs checkpoints. */
@@ -37,8 +36,8 @@ export class WalCheckpointer {
 
   /** Called with each statement of the store's connection. */
   used(): void {
-    Atomics.add(this.#activity, 0, 1);
-    if (this.#worker || this.#stopped || ++this.#statements < STATEMENTS_BEFORE_WORKER || this.#file === ':memory:') return;
+    const statements = Atomics.add(this.#activity, 0, 1) + 1;
+    if (this.#worker || this.#stopped || statements < STATEMENTS_BEFORE_WORKER || this.#file === ':memory:') return;
     this.#start();
   }
 
