@@ -63,32 +63,85 @@ function chatMessage(message: MessageRecord, labelSenders: boolean): ChatMessage
  * right after the nearest earlier assistant message that made that call, in call order, whenever
  * it was written (results of approved calls are written long after the call). A call without a
  * result gets a placeholder, so the model API always sees a complete exchange.
+ *
+ * The work is kept with the history's first row: a later round or turn reads the same rows and
+ * more (rows are only appended), so only the new rows are added, and what the model sees is
+ * put together without going over the whole conversation again. Any other history starts over.
  */
-function toBlocks(history: MessageRecord[], labelSenders: boolean): Block[] {
-  const blocks: Block[] = [];
-  const awaiting = new Map<string, { block: Block; index: number }>();
+class Conversation {
+  readonly blocks: Block[] = [];
+  /** The blocks' messages in order, and their tokens. */
+  readonly messages: ChatMessage[] = [];
+  tokens = 0;
+  readonly #rows: MessageRecord[] = [];
+  readonly #awaiting = new Map<string, { block: Block; index: number; at: number }>();
 
-  for (const message of history) {
+  readonly labelSenders: boolean;
+
+  constructor(labelSenders: boolean) {
+    this.labelSenders = labelSenders;
+  }
+
+  /** Whether `history` is the rows added so far and maybe more. */
+  extendedBy(history: readonly MessageRecord[], labelSenders: boolean): boolean {
+    if (labelSenders !== this.labelSenders || history.length < this.#rows.length) return false;
+    for (let i = this.#rows.length - 1; i >= 0; i--) if (history[i] !== this.#rows[i]) return false;
+    return true;
+  }
+
+  add(history: readonly MessageRecord[]): void {
+    for (let i = this.#rows.length; i < history.length; i++) this.#add(history[i]!);
+  }
+
+  #add(message: MessageRecord): void {
+    this.#rows.push(message);
     if (message.role === 'tool') {
-      const slot = message.toolCallId ? awaiting.get(message.toolCallId) : undefined;
+      const slot = message.toolCallId ? this.#awaiting.get(message.toolCallId) : undefined;
       if (slot) {
-        slot.block.messages[slot.index] = chatMessage(message, labelSenders);
-        awaiting.delete(message.toolCallId!);
+        this.#place(slot.block, slot.index, slot.at, chatMessage(message, this.labelSenders));
+        this.#awaiting.delete(message.toolCallId!);
       }
-      continue;
+      return;
     }
-    let block = blocks.at(-1);
+    let block = this.blocks.at(-1);
     if (!block || block.turnId !== message.turnId || message.turnId === undefined) {
       block = { turnId: message.turnId, messages: [] };
-      blocks.push(block);
+      this.blocks.push(block);
     }
-    block.messages.push(chatMessage(message, labelSenders));
+    this.#push(block, chatMessage(message, this.labelSenders));
     for (const call of message.role === 'assistant' ? (message.toolCalls ?? []) : []) {
-      awaiting.set(call.id, { block, index: block.messages.length });
-      block.messages.push(kept(unanswered, call, () => ({ role: 'tool', toolCallId: call.id, content: MISSING_RESULT })));
+      this.#awaiting.set(call.id, { block, index: block.messages.length, at: this.messages.length });
+      this.#push(
+        block,
+        kept(unanswered, call, () => ({ role: 'tool', toolCallId: call.id, content: MISSING_RESULT })),
+      );
     }
   }
-  return blocks;
+
+  #push(block: Block, message: ChatMessage): void {
+    block.messages.push(message);
+    this.messages.push(message);
+    this.tokens += messageTokens(message);
+  }
+
+  #place(block: Block, index: number, at: number, message: ChatMessage): void {
+    this.tokens += messageTokens(message) - messageTokens(block.messages[index]!);
+    block.messages[index] = message;
+    this.messages[at] = message;
+  }
+}
+
+const conversations = new WeakMap<MessageRecord, Conversation>();
+
+function conversationOf(history: readonly MessageRecord[], labelSenders: boolean): Conversation {
+  const first = history[0];
+  let conversation = first && conversations.get(first);
+  if (!conversation?.extendedBy(history, labelSenders)) {
+    conversation = new Conversation(labelSenders);
+    if (first) conversations.set(first, conversation);
+  }
+  conversation.add(history);
+  return conversation;
 }
 
 function messageTokens(message: ChatMessage): number {
@@ -110,13 +163,22 @@ export interface BuiltContext {
 }
 
 export function buildContext(input: ContextInput): BuiltContext {
-  const blocks = toBlocks(input.history, input.labelSenders);
+  const conversation = conversationOf(input.history, input.labelSenders);
   const system: ChatMessage = { role: 'system', content: input.systemPrompt };
   const trailing: ChatMessage[] = input.trailingSystem ? [{ role: 'system', content: input.trailingSystem }] : [];
   const fixed = messageTokens(system) + trailing.reduce((n, m) => n + messageTokens(m), 0);
-  const isCurrent = (block: Block) => input.currentTurnId !== undefined && block.turnId === input.currentTurnId;
+  const total = fixed + conversation.tokens;
+  if (total <= input.budgetTokens) {
+    return { messages: [system, ...conversation.messages, ...trailing], estimatedTokens: total, prunedToolResults: 0, droppedTurns: 0 };
+  }
+  const fitted = fitBudget(conversation.blocks, total, input);
+  return { ...fitted, messages: [system, ...fitted.messages, ...trailing] };
+}
 
-  let total = fixed + blocks.reduce((n, b) => n + blockTokens(b), 0);
+/** Over budget: old tool results pruned (oldest first), then the oldest turns dropped, on copies of the blocks. */
+function fitBudget(source: readonly Block[], total: number, input: ContextInput): BuiltContext {
+  const blocks = source.map((block) => ({ turnId: block.turnId, messages: [...block.messages] }));
+  const isCurrent = (block: Block) => input.currentTurnId !== undefined && block.turnId === input.currentTurnId;
   let prunedToolResults = 0;
   for (const block of blocks) {
     if (total <= input.budgetTokens) break;
@@ -139,12 +201,7 @@ export function buildContext(input: ContextInput): BuiltContext {
     blocks.splice(index, 1);
     droppedTurns++;
   }
-  return {
-    messages: [system, ...blocks.flatMap((b) => b.messages), ...trailing],
-    estimatedTokens: total,
-    prunedToolResults,
-    droppedTurns,
-  };
+  return { messages: blocks.flatMap((b) => b.messages), estimatedTokens: total, prunedToolResults, droppedTurns };
 }
 
 const least = new WeakMap<MessageRecord, number>();

@@ -2,12 +2,13 @@
 // Ollama...). Retries are Parley's own (src/llm/retry.ts; the SDK's are off): a busy server is
 // waited out within a time budget, other transient failures retried a few times, /stop ends a wait.
 import type OpenAI from 'openai';
-import type { ChatCompletionChunk, ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
+import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
 import type { ModelConfig } from '../config/config.ts';
 import { sleep } from '../core/delivery.ts';
 import { LlmError, toLlmError } from './errors.ts';
 import { nextWait, retryVerdict, type RetryState } from './retry.ts';
-import type { ChatMessage, CompleteOptions, Completion, CompletionRequest, LlmClient, ToolCall } from './types.ts';
+import { requestJson, sendable, toolsForm } from './request-body.ts';
+import type { CompleteOptions, Completion, CompletionRequest, LlmClient, ToolCall } from './types.ts';
 
 export interface LlmClientOptions {
   baseUrl?: string;
@@ -23,56 +24,6 @@ export interface LlmClientOptions {
   idleTimeoutMs?: number;
   /** Told of every 429/5xx answer (retried while the budget allows). */
   onHttpError?: (status: number) => void;
-}
-
-function toSdkMessage(message: ChatMessage): ChatCompletionMessageParam {
-  switch (message.role) {
-    case 'assistant':
-      return {
-        role: 'assistant',
-        content: message.content || (message.toolCalls?.length ? null : ''),
-        ...(message.toolCalls?.length
-          ? {
-              tool_calls: message.toolCalls.map((call) => ({
-                id: call.id,
-                type: 'function' as const,
-                function: { name: call.name, arguments: call.arguments },
-              })),
-            }
-          : {}),
-      };
-    case 'tool':
-      return { role: 'tool', tool_call_id: message.toolCallId, content: message.content };
-    default:
-      return { role: message.role, content: message.content };
-  }
-}
-
-// A conversation's messages are the same objects from round to round (src/agent/context.ts keeps
-// them with their history rows): each is converted to the API's shape and serialized once. The
-// request body is then put together from those pieces instead of the SDK serializing the whole
-// conversation again for every request (its encoder also runs a function on every value).
-const apiForms = new WeakMap<ChatMessage, { message: ChatCompletionMessageParam; json: string }>();
-
-/** The message in the API's shape and as JSON, made once per message. */
-function apiForm(message: ChatMessage): { message: ChatCompletionMessageParam; json: string } {
-  let form = apiForms.get(message);
-  if (!form) {
-    const converted = toSdkMessage(message);
-    form = { message: converted, json: JSON.stringify(converted) };
-    apiForms.set(message, form);
-  }
-  return form;
-}
-
-const MESSAGES_KEY = '"messages":[]';
-
-/** JSON.stringify(body) for a body whose `messages` are `messages` in the API's shape, from the kept pieces. */
-export function requestJson(body: { messages: unknown[] }, messages: ChatMessage[]): string {
-  // In a JSON text a key's quotes are the only unescaped ones: the empty list appears once, as the key's value.
-  const skeleton = JSON.stringify({ ...body, messages: [] });
-  const at = skeleton.indexOf(MESSAGES_KEY);
-  return `${skeleton.slice(0, at)}"messages":[${messages.map((message) => apiForm(message).json).join(',')}]${skeleton.slice(at + MESSAGES_KEY.length)}`;
 }
 
 interface PartialCall {
@@ -151,12 +102,7 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
       );
     };
 
-    const tools: ChatCompletionTool[] | undefined = request.tools?.length
-      ? request.tools.map((tool) => ({
-          type: 'function' as const,
-          function: { name: tool.name, description: tool.description, parameters: tool.parameters },
-        }))
-      : undefined;
+    const tools = request.tools?.length ? toolsForm(request.tools).tools : undefined;
 
     let text = '';
     let reasoning = '';
@@ -167,15 +113,16 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
 
     try {
       armIdle();
+      const conversation = sendable(request.messages);
       const body = {
         model: options.model,
-        messages: request.messages.map((message) => apiForm(message).message),
+        messages: conversation.api,
         stream: true as const,
         stream_options: { include_usage: true },
         ...(tools ? { tools, tool_choice: request.toolChoice ?? 'auto' } : {}),
         ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
       };
-      serialized.set(body, requestJson(body, request.messages));
+      serialized.set(body, requestJson(body, conversation.json, request.tools));
       const stream = await (await client()).chat.completions.create(body, { signal });
       for await (const chunk of stream) {
         sawChunk = true;

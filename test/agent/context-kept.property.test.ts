@@ -162,12 +162,27 @@ describe('context built from kept messages', () => {
     fc.assert(
       fc.property(
         conversation,
-        fc.array(fc.tuple(fc.integer({ min: 20, max: 5_000 }), fc.boolean(), fc.boolean()), { minLength: 1, maxLength: 6 }),
+        fc.array(
+          fc.tuple(
+            fc.integer({ min: 20, max: 5_000 }),
+            fc.boolean(),
+            fc.boolean(),
+            fc.constantFrom('longer', 'any length', 'one row rewritten'),
+            fc.double({ min: 0, max: 1, noNaN: true }),
+          ),
+          { minLength: 1, maxLength: 6 },
+        ),
         (history, builds) => {
-          // Each build sees a longer prefix (a later round or turn) with its own budget: the rows are
-          // the same objects throughout, as the history cache hands them out.
-          builds.forEach(([budgetTokens, labelSenders, trailing], b) => {
-            const rows = history.slice(0, Math.max(1, Math.ceil((history.length * (b + 1)) / builds.length)));
+          // Mostly each build sees a longer prefix (a later round or turn), with its own budget: the
+          // rows are the same objects throughout, as the history cache hands them out. Sometimes a
+          // shorter one, or one whose row was read again with other content (same first row).
+          builds.forEach(([budgetTokens, labelSenders, trailing, kind, at], b) => {
+            const grown = Math.max(1, Math.ceil((history.length * (b + 1)) / builds.length));
+            let rows = history.slice(0, kind === 'longer' ? grown : Math.max(1, Math.ceil(history.length * at)));
+            if (kind === 'one row rewritten') {
+              const index = Math.floor(at * (rows.length - 1));
+              rows = rows.map((row, i) => (i === index ? { ...row, content: `${row.content} (edited)` } : row));
+            }
             const input: ContextInput = {
               systemPrompt: 'You are Parley.',
               history: rows,
@@ -180,7 +195,7 @@ describe('context built from kept messages', () => {
           });
         },
       ),
-      { numRuns: 300 },
+      { numRuns: 500 },
     );
   });
 

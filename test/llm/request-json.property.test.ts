@@ -1,9 +1,9 @@
 // The request body is put together from each message's JSON, kept with the message
-// (src/llm/client.ts): for any messages and options it must be exactly JSON.stringify of the body.
+// (src/llm/request-body.ts): for any messages and options it must be exactly JSON.stringify of the body.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { requestJson } from '../../src/llm/client.ts';
-import type { ChatMessage } from '../../src/llm/types.ts';
+import { requestJson, sendable } from '../../src/llm/request-body.ts';
+import type { ChatMessage, ToolSpec } from '../../src/llm/types.ts';
 
 const text = fc.oneof(
   fc.string(),
@@ -32,17 +32,51 @@ describe('request JSON from kept message pieces', () => {
           // The same message objects twice: the second request reuses what the first kept.
           for (const list of [messages, [...messages, ...messages]]) {
             const { request, body } = bodyOf(list, model, temperature);
-            expect(requestJson(body, request)).toBe(JSON.stringify(body));
+            const { api, json } = sendable(request);
+            expect(api).toEqual(body.messages);
+            expect(requestJson(body, json)).toBe(JSON.stringify(body));
           }
         },
       ),
       { numRuns: 300 },
     );
   });
+
+  it('stays JSON.stringify of the body over a sequence of requests that grow, shrink or change a message', () => {
+    const step = fc.tuple(
+      fc.constantFrom('longer', 'any length', 'one message replaced'),
+      fc.double({ min: 0, max: 1, noNaN: true }),
+      fc.boolean(),
+      text,
+    );
+    fc.assert(
+      fc.property(fc.array(message, { minLength: 1, maxLength: 12 }), fc.array(step, { minLength: 1, maxLength: 6 }), (pool, steps) => {
+        // One conversation: the messages after the system prompt are the same objects from request
+        // to request, as src/agent/context.ts hands them over; the system prompt is made anew each time.
+        const specs: ToolSpec[] = [
+          { name: 'look', description: 'd', parameters: { type: 'object', properties: { q: { type: 'string' } } } },
+        ];
+        steps.forEach(([kind, at, withTools, system], i) => {
+          const count = kind === 'longer' ? Math.ceil((pool.length * (i + 1)) / steps.length) : Math.ceil(pool.length * at);
+          let conversation = pool.slice(0, Math.max(1, count));
+          if (kind === 'one message replaced') {
+            const index = Math.floor(at * (conversation.length - 1));
+            conversation = conversation.map((m, j) => (j === index ? { ...m, content: `${m.content} (edited)` } : m));
+          }
+          const list: ChatMessage[] = [{ role: 'system', content: system }, ...conversation];
+          const { request, body } = bodyOf(list, 'fake', undefined, withTools ? specs : []);
+          const { api, json } = sendable(request);
+          expect(api).toEqual(body.messages);
+          expect(requestJson(body, json, withTools ? specs : undefined)).toBe(JSON.stringify(body));
+        });
+      }),
+      { numRuns: 500 },
+    );
+  });
 });
 
 /** The body as the client builds it (its `messages` in the API's shape, converted here independently). */
-function bodyOf(request: ChatMessage[], model: string, temperature: number | undefined) {
+function bodyOf(request: ChatMessage[], model: string, temperature: number | undefined, specs?: ToolSpec[]) {
   const messages = request.map((m) => {
     if (m.role === 'tool') return { role: 'tool', tool_call_id: m.toolCallId, content: m.content };
     if (m.role !== 'assistant') return { role: m.role, content: m.content };
@@ -62,8 +96,17 @@ function bodyOf(request: ChatMessage[], model: string, temperature: number | und
       messages,
       stream: true,
       stream_options: { include_usage: true },
-      tools: [{ type: 'function', function: { name: 'look', description: 'd', parameters: {} } }],
-      tool_choice: 'auto',
+      ...(specs === undefined
+        ? { tools: [{ type: 'function', function: { name: 'look', description: 'd', parameters: {} } }], tool_choice: 'auto' }
+        : specs.length
+          ? {
+              tools: specs.map((t) => ({
+                type: 'function',
+                function: { name: t.name, description: t.description, parameters: t.parameters },
+              })),
+              tool_choice: 'auto',
+            }
+          : {}),
       ...(temperature !== undefined ? { temperature } : {}),
     },
   };
