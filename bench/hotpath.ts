@@ -10,6 +10,7 @@ import OpenAI from 'openai';
 import { FakeModelServer } from '../test/fakes/model-server.ts';
 import { startChild } from './hotpath/child.ts';
 import { modelResponder, TelegramDriver } from './hotpath/driver.ts';
+import { startScriptNodeOptions } from '../test/helpers/start-script.ts';
 import { LONG_HISTORY, measure, type Figures } from './hotpath/measure.ts';
 import { tempPostgres } from './hotpath/postgres.ts';
 
@@ -63,7 +64,13 @@ async function run1(target: Target, model: FakeModelServer, dir: string, bareThr
         })
       : await startChild({
           name: target.name,
-          args: [...profileArgs(target.name), '--import', join(ROOT, 'bench', 'hotpath', 'probe.mjs'), join(ROOT, 'bin', 'start.mjs')],
+          args: [
+            ...profileArgs(target.name),
+            ...startScriptNodeOptions(ROOT),
+            '--import',
+            join(ROOT, 'bench', 'hotpath', 'probe.mjs'),
+            join(ROOT, 'bin', 'start.mjs'),
+          ],
           cwd: dir,
           env: {
             ...env,

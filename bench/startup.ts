@@ -10,6 +10,7 @@ import { knowledgeIndexFile } from '../src/knowledge/index-location.ts';
 import { KnowledgeBase } from '../src/knowledge/knowledge-base.ts';
 import { openStore } from '../src/store/store.ts';
 import { loadCorpus } from './knowledge-corpus.ts';
+import { startScriptNodeOptions } from '../test/helpers/start-script.ts';
 import { generatedPage, generatorBase } from './knowledge-generator.ts';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -60,11 +61,11 @@ function wallMs(args: string[], env: NodeJS.ProcessEnv, cwd: string): number {
   return ms;
 }
 
-/** Wall time from spawning bin/start.mjs to its ready block; the process is then killed. */
+/** Wall time from spawning bin/start.mjs (as `npm start` does) to its ready block; the process is then killed. */
 function startToReady(env: NodeJS.ProcessEnv, cwd: string): Promise<number> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(process.execPath, [START], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...startScriptNodeOptions(ROOT), START], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
       out += chunk;

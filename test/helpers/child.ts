@@ -1,8 +1,9 @@
-// Runs the real entry point (`node bin/start.mjs`, what `npm start` runs: the compiled dist/) as a
+// Runs the real entry point (`node [options] bin/start.mjs` as `npm start` runs it: the compiled dist/) as a
 // child process configured only through the environment, to test what survives `kill -9`.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { waitFor } from './harness.ts';
+import { startScriptNodeOptions } from './start-script.ts';
 
 /** The parent's environment without any Parley, model or channel settings of its own. */
 export function cleanEnv(): Record<string, string> {
@@ -27,7 +28,8 @@ export interface ParleyProcess {
 const running = new Set<ChildProcess>();
 
 export function startParley(env: Record<string, string>): ParleyProcess {
-  const child = spawn(process.execPath, [join(import.meta.dirname, '..', '..', 'bin', 'start.mjs')], {
+  const root = join(import.meta.dirname, '..', '..');
+  const child = spawn(process.execPath, [...startScriptNodeOptions(root), join(root, 'bin', 'start.mjs')], {
     cwd: process.cwd(),
     // The HTTP host on a free port: tests run side by side.
     env: { ...cleanEnv(), PARLEY_WEB: 'off', PARLEY_HTTP_PORT: '0', PARLEY_LOG_LEVEL: 'warn', ...env },
