@@ -238,12 +238,13 @@ export class Agent {
       const atLimit = rounds >= settings.maxRounds;
       const { completion, history } = await this.#complete(run, rounds + 1, atLimit);
       rounds++;
-      const calls = atLimit
-        ? []
-        : uniqueIds(
-            history.filter((m) => m.turnId === run.turn.id),
-            completion.toolCalls,
-          );
+      const calls =
+        atLimit || completion.toolCalls.length === 0
+          ? []
+          : uniqueIds(
+              history.filter((m) => m.turnId === run.turn.id),
+              completion.toolCalls,
+            );
       if (calls.length === 0) run.emit({ type: 'answer_complete', turnId: run.turn.id, round: rounds });
       // The round, its message and (when it is the last one) the turn's end: one write.
       const { assistant, ended: written } = await this.#remember(
@@ -633,7 +634,6 @@ function openCalls(messages: MessageRecord[]): ToolCall[] {
 
 /** Models sometimes reuse ids ("call_0" every round); approvals need them unique per turn. */
 function uniqueIds(turnMessages: MessageRecord[], calls: ToolCall[]): ToolCall[] {
-  if (calls.length === 0) return calls;
   const seen = new Set(turnMessages.flatMap((m) => m.toolCalls ?? []).map((c) => c.id));
   return calls.map((call) => {
     let id = call.id || 'call';
