@@ -32,30 +32,37 @@ const asUser = new WeakMap<MessageRecord, ChatMessage>();
 const asLabelledUser = new WeakMap<MessageRecord, ChatMessage>();
 const asMessage = new WeakMap<MessageRecord, ChatMessage>();
 const unanswered = new WeakMap<ToolCall, ChatMessage>();
-const pruned = new WeakMap<ChatMessage, ChatMessage>();
+type ToolMessage = Extract<ChatMessage, { role: 'tool' }>;
+const pruned = new WeakMap<ToolMessage, ChatMessage>();
 const tokens = new WeakMap<ChatMessage, number>();
 
-function kept<K extends object, V>(cache: WeakMap<K, V>, key: K, make: () => V): V {
+/** The value kept for `key`, made by `make(key)` the first time (a function of the key alone: no closure per lookup). */
+function kept<K extends object, V>(cache: WeakMap<K, V>, key: K, make: (key: K) => V): V {
   let value = cache.get(key);
   if (value === undefined) {
-    value = make();
+    value = make(key);
     cache.set(key, value);
   }
   return value;
 }
 
+const labelledUser = (message: MessageRecord): ChatMessage => ({ role: 'user', content: `[${message.senderName}] ${message.content}` });
+const plainUser = (message: MessageRecord): ChatMessage => ({ role: 'user', content: message.content });
+
+function otherMessage(message: MessageRecord): ChatMessage {
+  if (message.role === 'summary') return { role: 'system', content: `Summary of the earlier conversation:\n${message.content}` };
+  if (message.role === 'tool') return { role: 'tool', toolCallId: message.toolCallId ?? '', content: message.content };
+  const calls = message.toolCalls ?? [];
+  return { role: 'assistant', content: message.content, ...(calls.length ? { toolCalls: calls } : {}) };
+}
+
+const placeholder = (call: ToolCall): ChatMessage => ({ role: 'tool', toolCallId: call.id, content: MISSING_RESULT });
+
 function chatMessage(message: MessageRecord, labelSenders: boolean): ChatMessage {
   if (message.role === 'user') {
-    return labelSenders && message.senderName
-      ? kept(asLabelledUser, message, () => ({ role: 'user', content: `[${message.senderName}] ${message.content}` }))
-      : kept(asUser, message, () => ({ role: 'user', content: message.content }));
+    return labelSenders && message.senderName ? kept(asLabelledUser, message, labelledUser) : kept(asUser, message, plainUser);
   }
-  return kept(asMessage, message, (): ChatMessage => {
-    if (message.role === 'summary') return { role: 'system', content: `Summary of the earlier conversation:\n${message.content}` };
-    if (message.role === 'tool') return { role: 'tool', toolCallId: message.toolCallId ?? '', content: message.content };
-    const calls = message.toolCalls ?? [];
-    return { role: 'assistant', content: message.content, ...(calls.length ? { toolCalls: calls } : {}) };
-  });
+  return kept(asMessage, message, otherMessage);
 }
 
 /**
@@ -111,10 +118,7 @@ class Conversation {
     this.#push(block, chatMessage(message, this.labelSenders));
     for (const call of message.role === 'assistant' ? (message.toolCalls ?? []) : []) {
       this.#awaiting.set(call.id, { block, index: block.messages.length, at: this.messages.length });
-      this.#push(
-        block,
-        kept(unanswered, call, () => ({ role: 'tool', toolCallId: call.id, content: MISSING_RESULT })),
-      );
+      this.#push(block, kept(unanswered, call, placeholder));
     }
   }
 
@@ -144,11 +148,13 @@ function conversationOf(history: readonly MessageRecord[], labelSenders: boolean
   return conversation;
 }
 
+function countTokens(message: ChatMessage): number {
+  const calls = message.role === 'assistant' ? (message.toolCalls ?? []) : [];
+  return MESSAGE_OVERHEAD_TOKENS + estimateTokens(message.content) + calls.reduce((n, c) => n + estimateTokens(c.name + c.arguments), 0);
+}
+
 function messageTokens(message: ChatMessage): number {
-  return kept(tokens, message, () => {
-    const calls = message.role === 'assistant' ? (message.toolCalls ?? []) : [];
-    return MESSAGE_OVERHEAD_TOKENS + estimateTokens(message.content) + calls.reduce((n, c) => n + estimateTokens(c.name + c.arguments), 0);
-  });
+  return kept(tokens, message, countTokens);
 }
 
 function blockTokens(block: Block): number {
@@ -175,6 +181,8 @@ export function buildContext(input: ContextInput): BuiltContext {
   return { ...fitted, messages: [system, ...fitted.messages, ...trailing] };
 }
 
+const prunedResult = (message: ToolMessage): ChatMessage => ({ role: 'tool', toolCallId: message.toolCallId, content: PRUNED });
+
 /** Over budget: old tool results pruned (oldest first), then the oldest turns dropped, on copies of the blocks. */
 function fitBudget(source: readonly Block[], total: number, input: ContextInput): BuiltContext {
   const blocks = source.map((block) => ({ turnId: block.turnId, messages: [...block.messages] }));
@@ -186,7 +194,7 @@ function fitBudget(source: readonly Block[], total: number, input: ContextInput)
     block.messages.forEach((message, index) => {
       if (total <= input.budgetTokens) return;
       if (message.role !== 'tool' || message.content === PRUNED) return;
-      const replaced = kept(pruned, message, (): ChatMessage => ({ role: 'tool', toolCallId: message.toolCallId, content: PRUNED }));
+      const replaced = kept(pruned, message, prunedResult);
       block.messages[index] = replaced;
       total -= messageTokens(message) - messageTokens(replaced);
       prunedToolResults++;
@@ -206,13 +214,15 @@ function fitBudget(source: readonly Block[], total: number, input: ContextInput)
 
 const least = new WeakMap<MessageRecord, number>();
 
+function countLeastTokens(message: MessageRecord): number {
+  if (message.role === 'tool') return MESSAGE_OVERHEAD_TOKENS + estimateTokens(PRUNED);
+  const calls = message.toolCalls ?? [];
+  return MESSAGE_OVERHEAD_TOKENS + estimateTokens(message.content) + calls.reduce((n, c) => n + estimateTokens(c.name + c.arguments), 0);
+}
+
 /** The least a history row can cost in the context: its text, and a tool result pruned. */
 function leastTokens(message: MessageRecord): number {
-  return kept(least, message, () => {
-    if (message.role === 'tool') return MESSAGE_OVERHEAD_TOKENS + estimateTokens(PRUNED);
-    const calls = message.toolCalls ?? [];
-    return MESSAGE_OVERHEAD_TOKENS + estimateTokens(message.content) + calls.reduce((n, c) => n + estimateTokens(c.name + c.arguments), 0);
-  });
+  return kept(least, message, countLeastTokens);
 }
 
 /**

@@ -55,9 +55,9 @@ function apiForm(message: ChatMessage): ApiForm {
  */
 interface SentConversation {
   messages: readonly ChatMessage[];
-  api: readonly ChatCompletionMessageParam[];
+  api: ChatCompletionMessageParam[];
   joined: string;
-  ends: readonly number[];
+  ends: number[];
 }
 
 const conversations = new WeakMap<ChatMessage, SentConversation>();
@@ -77,11 +77,12 @@ export function sendable(messages: readonly ChatMessage[]): { api: ChatCompletio
     const limit = Math.min(previous.messages.length, messages.length - 1);
     while (same < limit && previous.messages[same] === messages[same + 1]) same++;
   }
+  // All of the last request's messages again, and maybe more: its lists (this module's own) grow in place.
+  const whole = previous !== undefined && same === previous.messages.length;
   let joined = '';
-  if (previous && same > 0)
-    joined = same === previous.messages.length ? previous.joined : previous.joined.slice(0, previous.ends[same - 1]);
-  const api = previous ? previous.api.slice(0, same) : [];
-  const ends = previous ? previous.ends.slice(0, same) : [];
+  if (previous && same > 0) joined = whole ? previous.joined : previous.joined.slice(0, previous.ends[same - 1]);
+  const api = whole ? previous.api : (previous?.api.slice(0, same) ?? []);
+  const ends = whole ? previous.ends : (previous?.ends.slice(0, same) ?? []);
   for (let i = same + 1; i < messages.length; i++) {
     const form = apiForm(messages[i]!);
     api.push(form.message);
