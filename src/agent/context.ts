@@ -25,9 +25,9 @@ interface Block {
 }
 
 // What a history row becomes in the context is kept with the row (rows never change once written,
-// and the process's history cache hands the same rows to every turn), so each round rebuilds the
-// context from kept messages instead of converting and measuring the whole conversation again.
-// The messages are never changed: a tool result that arrives or is pruned replaces its slot.
+// and the process's history cache hands the same rows to every turn): a row is converted and
+// measured once. The messages are never changed: a tool result that arrives or is pruned replaces
+// its slot.
 const asUser = new WeakMap<MessageRecord, ChatMessage>();
 const asLabelledUser = new WeakMap<MessageRecord, ChatMessage>();
 const asMessage = new WeakMap<MessageRecord, ChatMessage>();
@@ -82,16 +82,15 @@ class Conversation {
   tokens = 0;
   readonly #rows: MessageRecord[] = [];
   readonly #awaiting = new Map<string, { block: Block; index: number; at: number }>();
-
-  readonly labelSenders: boolean;
+  readonly #labelSenders: boolean;
 
   constructor(labelSenders: boolean) {
-    this.labelSenders = labelSenders;
+    this.#labelSenders = labelSenders;
   }
 
   /** Whether `history` is the rows added so far and maybe more. */
   extendedBy(history: readonly MessageRecord[], labelSenders: boolean): boolean {
-    if (labelSenders !== this.labelSenders || history.length < this.#rows.length) return false;
+    if (labelSenders !== this.#labelSenders || history.length < this.#rows.length) return false;
     for (let i = this.#rows.length - 1; i >= 0; i--) if (history[i] !== this.#rows[i]) return false;
     return true;
   }
@@ -105,7 +104,7 @@ class Conversation {
     if (message.role === 'tool') {
       const slot = message.toolCallId ? this.#awaiting.get(message.toolCallId) : undefined;
       if (slot) {
-        this.#place(slot.block, slot.index, slot.at, chatMessage(message, this.labelSenders));
+        this.#place(slot.block, slot.index, slot.at, chatMessage(message, this.#labelSenders));
         this.#awaiting.delete(message.toolCallId!);
       }
       return;
@@ -115,7 +114,7 @@ class Conversation {
       block = { turnId: message.turnId, messages: [] };
       this.blocks.push(block);
     }
-    this.#push(block, chatMessage(message, this.labelSenders));
+    this.#push(block, chatMessage(message, this.#labelSenders));
     for (const call of message.role === 'assistant' ? (message.toolCalls ?? []) : []) {
       this.#awaiting.set(call.id, { block, index: block.messages.length, at: this.messages.length });
       this.#push(block, kept(unanswered, call, placeholder));
@@ -191,14 +190,14 @@ function fitBudget(source: readonly Block[], total: number, input: ContextInput)
   for (const block of blocks) {
     if (total <= input.budgetTokens) break;
     if (isCurrent(block)) continue;
-    block.messages.forEach((message, index) => {
-      if (total <= input.budgetTokens) return;
-      if (message.role !== 'tool' || message.content === PRUNED) return;
+    for (let index = 0; index < block.messages.length && total > input.budgetTokens; index++) {
+      const message = block.messages[index]!;
+      if (message.role !== 'tool' || message.content === PRUNED) continue;
       const replaced = kept(pruned, message, prunedResult);
       block.messages[index] = replaced;
       total -= messageTokens(message) - messageTokens(replaced);
       prunedToolResults++;
-    });
+    }
   }
   let droppedTurns = 0;
   while (total > input.budgetTokens) {

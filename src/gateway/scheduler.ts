@@ -2,7 +2,7 @@
 // while holding its lease (a conditional update in the database). The process heartbeat renews
 // all the leases this process holds at once (renewLeases); /stop requests made on other
 // processes arrive as wake-ups.
-import { setTimeout as sleep } from 'node:timers/promises';
+import { setImmediate, setTimeout as sleep } from 'node:timers/promises';
 import { ShutdownRequest, StopRequest } from '../agent/abort.ts';
 import { DEFAULT_HEARTBEAT_MS, LEASE_BEATS } from '../cluster/heartbeat.ts';
 import type { WakeupEvent, Wakeups } from '../cluster/wakeups.ts';
@@ -197,7 +197,7 @@ export class SessionScheduler {
       if (this.#running.get(sessionId) === running) this.#running.delete(sessionId);
       // The turn's answer was handed to delivery as its work ended: let its request go out first,
       // so this statement (synchronous on SQLite) does not hold the answer up.
-      if (!running.released) await new Promise((resolve) => setImmediate(resolve));
+      if (!running.released) await setImmediate();
       after = running.released ?? (await this.#release(sessionId));
       this.#ended(sessionId);
     }
