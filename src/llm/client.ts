@@ -1,11 +1,11 @@
 // Streaming chat completions against any OpenAI-compatible server (OpenAI, DeepSeek, Qwen, vLLM,
-// Ollama...). Retries are Parley's own (src/llm/retry.ts; the SDK's are off): a busy server is
+// Ollama...), sent by chat-stream.ts. Retries are Parley's own (src/llm/retry.ts): a busy server is
 // waited out within a time budget, other transient failures retried a few times, /stop ends a wait.
-import type OpenAI from 'openai';
-import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
 import type { ModelConfig } from '../config/config.ts';
 import { sleep } from '../core/delivery.ts';
+import { chatChunks, chatEndpoint } from './chat-stream.ts';
 import { LlmError, toLlmError } from './errors.ts';
+import type { ModelTransport } from './model-transport.ts';
 import { nextWait, retryVerdict, type RetryState } from './retry.ts';
 import { requestJson, sendable, toolsForm } from './request-body.ts';
 import type { CompleteOptions, Completion, CompletionRequest, LlmClient, ToolCall } from './types.ts';
@@ -33,53 +33,16 @@ interface PartialCall {
 }
 
 /** Some servers stream reasoning as `reasoning_content` (DeepSeek, Qwen), others as `reasoning`. */
-function reasoningOf(delta: ChatCompletionChunk.Choice.Delta): string | undefined {
-  const extra = delta as { reasoning_content?: unknown; reasoning?: unknown };
-  const value = extra.reasoning_content ?? extra.reasoning;
+function reasoningOf(delta: { reasoning_content?: unknown; reasoning?: unknown }): string | undefined {
+  const value = delta.reasoning_content ?? delta.reasoning;
   return typeof value === 'string' && value.length > 0 ? value : undefined;
 }
 
-/** Request bodies already serialized (requestJson), by the body object handed to the SDK. */
-const serialized = new WeakMap<object, string>();
-
-/** The SDK, sending a body serialized beforehand as it is (the object it was given says the same). */
-function withSerializedBodies(Sdk: typeof OpenAI): typeof OpenAI {
-  return class extends Sdk {
-    protected override async prepareOptions(options: Parameters<OpenAI['prepareOptions']>[0]): Promise<void> {
-      await super.prepareOptions(options);
-      const json = typeof options.body === 'object' && options.body !== null ? serialized.get(options.body) : undefined;
-      if (json === undefined || options.headers !== undefined) return;
-      options.body = json;
-      // A string body with a content type goes out as it is.
-      options.headers = { 'content-type': 'application/json' };
-    }
-  };
-}
-
-function newSdk(Sdk: typeof OpenAI, send: typeof fetch, options: LlmClientOptions): OpenAI {
-  return new (withSerializedBodies(Sdk))({
-    baseURL: options.baseUrl,
-    // Local servers (Ollama, vLLM) accept any key; the SDK insists on one.
-    apiKey: options.apiKey ?? 'not-needed',
-    timeout: options.timeoutMs,
-    maxRetries: 0,
-    logLevel: 'off',
-    fetch: async (url, init) => {
-      const response = await send(url, init);
-      if (response.status === 429 || response.status >= 500) options.onHttpError?.(response.status);
-      return response;
-    },
-  });
-}
-
 export function createLlmClient(options: LlmClientOptions): LlmClient {
-  // The SDK (≈35 MB of memory, every API resource it knows) and its transport load with the first
-  // request, so an idle bot does not carry them.
-  let sdk: Promise<OpenAI> | undefined;
-  const client = () =>
-    (sdk ??= Promise.all([import('openai'), import('./model-fetch.ts')]).then(([{ default: OpenAI }, { modelFetch }]) =>
-      newSdk(OpenAI, modelFetch(), options),
-    ));
+  // The transport (undici) loads with the first request, so an idle bot does not carry it.
+  let transport: Promise<ModelTransport> | undefined;
+  const connect = () => (transport ??= import('./model-transport.ts').then(({ modelTransport }) => modelTransport()));
+  const endpoint = chatEndpoint(options);
   const idleTimeoutMs = options.idleTimeoutMs ?? options.timeoutMs;
   const policy = { budgetMs: options.retryBudgetMs ?? DEFAULT_RETRY_BUDGET_MS, maxRetries: options.maxRetries };
 
@@ -122,9 +85,8 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
         ...(tools ? { tools, tool_choice: request.toolChoice ?? 'auto' } : {}),
         ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
       };
-      serialized.set(body, requestJson(body, conversation.json, request.tools));
-      const stream = await (await client()).chat.completions.create(body, { signal });
-      for await (const chunk of stream) {
+      const json = requestJson(body, conversation.json, request.tools);
+      for await (const chunk of chatChunks(await connect(), endpoint, json, signal, options.onHttpError)) {
         sawChunk = true;
         armIdle();
         if (chunk.usage) {
@@ -135,7 +97,7 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
           };
         }
         for (const choice of chunk.choices ?? []) {
-          const delta = choice.delta ?? {};
+          const delta: NonNullable<typeof choice.delta> = choice.delta ?? {};
           const thought = reasoningOf(delta);
           if (thought) {
             reasoning += thought;
@@ -158,7 +120,6 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
           if (choice.finish_reason) finishReason = choice.finish_reason;
         }
       }
-      // The SDK ends iteration quietly when the request is aborted: surface it.
       if (signal.aborted) throw signal.reason ?? new LlmError('aborted', 'The model request was aborted');
       if (!sawChunk || (finishReason === null && text === '' && calls.size === 0)) {
         throw new LlmError('bad_response', 'The model stream ended without a message');

@@ -1,10 +1,12 @@
-// The model client's transport (src/llm/model-fetch.ts) against a plain HTTP server on 127.0.0.1:
-// what fetch would do, as far as the SDK relies on it.
+// The model client's transport (src/llm/model-transport.ts) against a plain HTTP server on 127.0.0.1:
+// what fetch would do, as far as the chat stream relies on it.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { type AddressInfo, connect } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { modelFetch } from '../../src/llm/model-fetch.ts';
+import { modelTransport } from '../../src/llm/model-transport.ts';
+
+const never = new AbortController().signal;
 
 type Handler = (req: IncomingMessage, res: ServerResponse, body: string) => void;
 let handler: Handler = (_req, res) => res.end();
@@ -39,20 +41,21 @@ describe('model transport', () => {
       res.write('data: first\n\n');
       sendRest = () => res.end('data: rest\n\n');
     };
-    const response = await modelFetch()(`${base}/v1/chat/completions`, {
-      method: 'POST',
-      headers: new Headers({ authorization: 'Bearer k', 'content-type': 'application/json' }),
-      body: '{"model":"m"}',
-    });
+    const response = await modelTransport().post(
+      `${base}/v1/chat/completions`,
+      { authorization: 'Bearer k', 'content-type': 'application/json' },
+      '{"model":"m"}',
+      never,
+    );
     expect(seen).toEqual({ method: 'POST', auth: 'Bearer k', type: 'application/json', body: '{"model":"m"}' });
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('text/event-stream');
-    const reader = response.body!.getReader();
+    const parts = response.body![Symbol.asyncIterator]();
     // The first part is readable while the server still holds the rest back.
-    expect(new TextDecoder().decode((await reader.read()).value)).toBe('data: first\n\n');
+    expect(String((await parts.next()).value)).toBe('data: first\n\n');
     sendRest();
-    expect(new TextDecoder().decode((await reader.read()).value)).toBe('data: rest\n\n');
-    expect((await reader.read()).done).toBe(true);
+    expect(String((await parts.next()).value)).toBe('data: rest\n\n');
+    expect((await parts.next()).done).toBe(true);
   });
 
   it('decodes a compressed answer, and follows a redirect that keeps the request', async () => {
@@ -65,10 +68,10 @@ describe('model transport', () => {
       res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
       res.end(gzipSync(JSON.stringify({ got: body, at: req.url })));
     };
-    const response = await modelFetch()(`${base}/old`, { method: 'POST', body: 'hello' });
+    const response = await modelTransport().post(`${base}/old`, {}, 'hello', never);
     expect(response.status).toBe(200);
     expect(response.headers.get('content-encoding')).toBeNull();
-    expect(await response.json()).toEqual({ got: 'hello', at: '/new' });
+    expect(JSON.parse(await response.text())).toEqual({ got: 'hello', at: '/new' });
   });
 
   it('gives error answers with their status and text, and no body where there is none', async () => {
@@ -81,15 +84,15 @@ describe('model transport', () => {
       res.writeHead(429, { 'retry-after': '3', 'set-cookie': ['a=1', 'b=2'] });
       res.end('slow down');
     };
-    const send = modelFetch();
-    const busy = await send(`${base}/busy`, { method: 'POST', body: '{}' });
+    const transport = modelTransport();
+    const busy = await transport.post(`${base}/busy`, {}, '{}', never);
     expect(busy.status).toBe(429);
     expect(busy.headers.get('retry-after')).toBe('3');
     expect(busy.headers.getSetCookie()).toEqual(['a=1', 'b=2']);
     expect(await busy.text()).toBe('slow down');
-    const empty = await send(`${base}/empty`, { method: 'POST', body: '{}' });
+    const empty = await transport.post(`${base}/empty`, {}, '{}', never);
     expect(empty.status).toBe(204);
-    expect(empty.body).toBeNull();
+    expect(empty.body).toBeUndefined();
   });
 
   it('stops a request when its signal aborts, before the answer or in the middle of it', async () => {
@@ -98,26 +101,20 @@ describe('model transport', () => {
       res.writeHead(200);
       res.write('part');
     };
-    const send = modelFetch();
+    const transport = modelTransport();
     const early = new AbortController();
-    const pending = send(`${base}/never`, { method: 'POST', body: '{}', signal: early.signal });
+    const pending = transport.post(`${base}/never`, {}, '{}', early.signal);
     setTimeout(() => early.abort(new Error('stopped early')), 50);
     await expect(pending).rejects.toThrow('stopped early');
 
     const late = new AbortController();
-    const response = await send(`${base}/midway`, { method: 'POST', body: '{}', signal: late.signal });
-    const reader = response.body!.getReader();
-    expect(new TextDecoder().decode((await reader.read()).value)).toBe('part');
+    const response = await transport.post(`${base}/midway`, {}, '{}', late.signal);
+    const parts = response.body![Symbol.asyncIterator]();
+    expect(String((await parts.next()).value)).toBe('part');
     late.abort(new Error('stopped midway'));
-    await expect(reader.read()).rejects.toThrow();
+    await expect(parts.next()).rejects.toThrow();
     await expect.poll(() => closed).toContain('/midway');
     expect(closed).toContain('/never');
-  });
-
-  it('sends a body that is not text through the global fetch', async () => {
-    handler = (req, res, body) => res.end(JSON.stringify({ type: req.headers['content-type'], body }));
-    const response = await modelFetch()(`${base}/form`, { method: 'POST', body: new URLSearchParams({ a: '1' }) });
-    expect(await response.json()).toEqual({ type: 'application/x-www-form-urlencoded;charset=UTF-8', body: 'a=1' });
   });
 
   it('goes through HTTP_PROXY when NODE_USE_ENV_PROXY asks for it, as the global fetch would', async () => {
@@ -146,7 +143,7 @@ describe('model transport', () => {
     });
     try {
       handler = (_req, res, body) => res.end(`proxied ${body}`);
-      const response = await modelFetch()(`${base}/v1/chat/completions`, { method: 'POST', body: 'hi' });
+      const response = await modelTransport().post(`${base}/v1/chat/completions`, {}, 'hi', never);
       expect(await response.text()).toBe('proxied hi');
       expect(tunnels).toEqual([base.replace('http://', '')]);
     } finally {
