@@ -4,6 +4,7 @@
 // building, web streams, its layered SSE iterators), which cost more CPU than the rest of a round
 // here. Server-sent events are parsed by eventsource-parser; each chunk is checked against the
 // fields the client reads.
+import type { Readable } from 'node:stream';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai/core/error';
 import { z } from 'zod';
@@ -17,6 +18,8 @@ export interface ChatEndpoint {
 const DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 /** An event larger than this (a runaway server) fails the stream instead of filling memory. */
 const MAX_EVENT_BYTES = 16 * 1024 * 1024;
+/** How long the end of a finished answer may take to arrive before its connection is closed. */
+const DRAIN_MS = 5_000;
 
 /** Where completions go, with the headers the SDK sends (OPENAI_ORG_ID / OPENAI_PROJECT_ID as it reads them). */
 export function chatEndpoint(options: { baseUrl?: string; apiKey?: string }, env: NodeJS.ProcessEnv = process.env): ChatEndpoint {
@@ -141,14 +144,37 @@ export async function* chatChunks(
   });
   // undici's body does not honour setEncoding: its pieces are Buffers, whose characters may be split.
   const decoder = new TextDecoder();
-  for await (const piece of stream) {
-    parser.feed(decoder.decode(piece as Uint8Array, { stream: true }));
-    if (tooLarge) throw new SyntaxError(`Error reading response: a server-sent event exceeded ${MAX_EVENT_BYTES} bytes`);
-    for (let i = 0; i < events.length; i++) {
-      const event = events[i]!;
-      if (event.data === '[DONE]') return;
-      yield chunkOf(event, headers);
+  let ended = false;
+  try {
+    for await (const piece of stream.iterator({ destroyOnReturn: false })) {
+      parser.feed(decoder.decode(piece as Uint8Array, { stream: true }));
+      if (tooLarge) throw new SyntaxError(`Error reading response: a server-sent event exceeded ${MAX_EVENT_BYTES} bytes`);
+      for (let i = 0; i < events.length; i++) {
+        const event = events[i]!;
+        if (event.data === '[DONE]') {
+          ended = true;
+          return;
+        }
+        yield chunkOf(event, headers);
+      }
+      events.length = 0;
     }
-    events.length = 0;
+    ended = true;
+  } finally {
+    if (ended) drain(stream);
+    else stream.destroy();
   }
+}
+
+/**
+ * After `[DONE]`, the rest of the body (the end of the chunked encoding, usually) is read and
+ * dropped, so that the connection serves the next request: a destroyed body closes it, and the
+ * next round would connect (and shake hands) again. A server that goes on sending is cut off.
+ */
+function drain(stream: Readable): void {
+  if (stream.readableEnded || stream.destroyed) return;
+  const timer = setTimeout(() => stream.destroy(), DRAIN_MS);
+  stream.once('close', () => clearTimeout(timer));
+  stream.on('error', () => {});
+  stream.resume();
 }

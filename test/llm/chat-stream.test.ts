@@ -13,6 +13,7 @@ let handler: Handler = (_req, res) => void res.end();
 let server: Server;
 let base: string;
 const seen: IncomingMessage[] = [];
+let connections = 0;
 
 beforeAll(async () => {
   server = createServer((req, res) => {
@@ -20,6 +21,7 @@ beforeAll(async () => {
     req.resume();
     req.on('end', () => void handler(req, res));
   });
+  server.on('connection', () => connections++);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
 });
@@ -68,6 +70,25 @@ describe('chat stream on the wire', () => {
     );
     const result = await client().complete(ask);
     expect(result).toMatchObject({ text: 'héllo ✓', finishReason: 'stop' });
+  });
+
+  it('keeps one connection across answers whose body ends a moment after [DONE]', async () => {
+    handler = async (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(`data: ${chunk({ content: 'ok' }, 'stop')}\n\ndata: [DONE]\n\n`);
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      res.end(': bye\n\n');
+    };
+    const llm = client();
+    const settle = () => new Promise((resolve) => setTimeout(resolve, 60)); // the tail has arrived and been read
+    await llm.complete(ask); // the first one connects
+    await settle();
+    const before = connections;
+    for (let i = 0; i < 3; i++) {
+      expect((await llm.complete(ask)).text).toBe('ok');
+      await settle();
+    }
+    expect(connections).toBe(before);
   });
 
   it('sends the headers the SDK sends, with the organization and project when set', async () => {
