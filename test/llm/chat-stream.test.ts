@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chatEndpoint } from '../../src/llm/chat-stream.ts';
 import { createLlmClient } from '../../src/llm/client.ts';
-import { LlmError } from '../../src/llm/errors.ts';
+import { llmFailure } from '../helpers/llm-failure.ts';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
 let handler: Handler = (_req, res) => void res.end();
@@ -45,15 +45,6 @@ function streams(...pieces: (string | Buffer)[]): Handler {
     }
     res.end();
   };
-}
-
-async function failure(promise: Promise<unknown>): Promise<LlmError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(LlmError);
-  return error as LlmError;
 }
 
 describe('chat stream on the wire', () => {
@@ -110,26 +101,26 @@ describe('chat stream on the wire', () => {
       `data: ${chunk({ content: 'par' })}\n\n`,
       `data: ${JSON.stringify({ error: { message: 'upstream overloaded', type: 'server_error' } })}\n\n`,
     );
-    const inData = await failure(client().complete(ask));
+    const inData = await llmFailure(client().complete(ask));
     expect(inData.kind).toBe('other');
     expect(inData.message).toContain('upstream overloaded');
 
     handler = streams(`event: error\ndata: ${JSON.stringify({ message: 'bad things' })}\n\n`);
-    const asEvent = await failure(client().complete(ask));
+    const asEvent = await llmFailure(client().complete(ask));
     expect(asEvent.kind).toBe('other');
     expect(asEvent.message).toContain('bad things');
   });
 
   it('refuses a chunk that is not a chat completion chunk, saying where', async () => {
     handler = streams(`data: ${JSON.stringify({ choices: [{ delta: { tool_calls: 'everything' } }] })}\n\n`);
-    const error = await failure(client().complete(ask));
+    const error = await llmFailure(client().complete(ask));
     expect(error.kind).toBe('bad_response');
     expect(error.message).toContain('choices.0.delta.tool_calls');
   });
 
   it('gives an error answer that is not JSON with its status and text', async () => {
     handler = (_req, res) => void res.writeHead(404, { 'content-type': 'text/plain' }).end('no such model here');
-    const error = await failure(client().complete(ask));
+    const error = await llmFailure(client().complete(ask));
     expect(error).toMatchObject({ kind: 'other', status: 404 });
     expect(error.message).toContain('no such model here');
   });
@@ -139,7 +130,7 @@ describe('chat stream on the wire', () => {
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const port = (closed.address() as AddressInfo).port;
     await new Promise<void>((resolve) => closed.close(() => resolve()));
-    const error = await failure(
+    const error = await llmFailure(
       createLlmClient({ baseUrl: `http://127.0.0.1:${port}/v1`, model: 'm', timeoutMs: 5_000, maxRetries: 0 }).complete(ask),
     );
     expect(error.kind).toBe('other');

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLlmClient } from '../../src/llm/client.ts';
-import { LlmError } from '../../src/llm/errors.ts';
 import type { StreamDelta } from '../../src/llm/types.ts';
 import { FakeModelServer } from '../fakes/model-server.ts';
+import { llmFailure } from '../helpers/llm-failure.ts';
 
 let model: FakeModelServer;
 beforeAll(async () => {
@@ -15,16 +15,6 @@ function client(overrides: Partial<Parameters<typeof createLlmClient>[0]> = {}) 
 }
 
 const ask = { messages: [{ role: 'user' as const, content: 'hi' }] };
-
-async function failure(promise: Promise<unknown>): Promise<LlmError> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(LlmError);
-    return error as LlmError;
-  }
-  throw new Error('expected the call to fail');
-}
 
 describe('LLM client', () => {
   it('streams text and reasoning deltas and reports usage', async () => {
@@ -110,7 +100,7 @@ describe('LLM client', () => {
   it('retries a 500 with backoff, then gives up with a typed error', async () => {
     model.enqueue({ status: 500 }, { status: 500 }, { status: 500 });
     const before = model.requests.length;
-    const error = await failure(client().complete(ask));
+    const error = await llmFailure(client().complete(ask));
     expect(error.kind).toBe('other');
     expect(error.status).toBe(500);
     expect(model.requests.length - before).toBe(3);
@@ -120,7 +110,7 @@ describe('LLM client', () => {
   it('maps 401 to an authentication error without retrying', async () => {
     model.enqueue({ status: 401, body: { error: { message: 'Incorrect API key provided', type: 'invalid_request_error' } } });
     const before = model.requests.length;
-    const error = await failure(client().complete(ask));
+    const error = await llmFailure(client().complete(ask));
     expect(error.kind).toBe('authentication');
     expect(model.requests.length - before).toBe(1);
   });
@@ -136,20 +126,20 @@ describe('LLM client', () => {
         },
       },
     });
-    const error = await failure(client().complete(ask));
+    const error = await llmFailure(client().complete(ask));
     expect(error.kind).toBe('context_length');
     expect(error.userMessage).toMatch(/\/reset/);
   });
 
   it('reports malformed chunks as a bad_response error', async () => {
     model.enqueue({ malformed: true, before: 'partial' });
-    const error = await failure(client().complete(ask));
+    const error = await llmFailure(client().complete(ask));
     expect(error.kind).toBe('bad_response');
   });
 
   it('times out a stream that goes silent', async () => {
     model.enqueue({ hang: true, text: 'wait for it' });
-    const error = await failure(client({ idleTimeoutMs: 300 }).complete(ask));
+    const error = await llmFailure(client({ idleTimeoutMs: 300 }).complete(ask));
     expect(error.kind).toBe('timeout');
   });
 
@@ -164,7 +154,7 @@ describe('LLM client', () => {
         controller.abort();
       },
     });
-    const error = await failure(call);
+    const error = await llmFailure(call);
     expect(error.kind).toBe('aborted');
     expect(deltas).toEqual(['streaming...']);
   });

@@ -11,6 +11,7 @@ import { LlmError, toLlmError } from '../../src/llm/errors.ts';
 import { nextWait, retryAfterMs, retryVerdict } from '../../src/llm/retry.ts';
 import type { BusyWait } from '../../src/llm/types.ts';
 import { FakeModelServer } from '../fakes/model-server.ts';
+import { llmFailure } from '../helpers/llm-failure.ts';
 
 let model: FakeModelServer;
 beforeAll(async () => {
@@ -23,15 +24,6 @@ function client(overrides: Partial<LlmClientOptions> = {}) {
 }
 
 const ask = { messages: [{ role: 'user' as const, content: 'hi' }] };
-
-async function failure(promise: Promise<unknown>): Promise<LlmError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(LlmError);
-  return error as LlmError;
-}
 
 /** An LlmError as the client makes it from an HTTP answer. */
 function httpFailure(status: number, headers: Record<string, string> = {}): LlmError {
@@ -66,7 +58,7 @@ describe('model retries', () => {
     model.enqueue({ status: 429, retryAfter: '30' });
     const before = model.requests.length;
     const waits: BusyWait[] = [];
-    const error = await failure(client({ retryBudgetMs: 5_000 }).complete(ask, { onBusy: (w) => waits.push(w) }));
+    const error = await llmFailure(client({ retryBudgetMs: 5_000 }).complete(ask, { onBusy: (w) => waits.push(w) }));
     expect(error.kind).toBe('rate_limit');
     expect(model.requests.length - before).toBe(1);
     expect(waits).toEqual([]);
@@ -77,7 +69,7 @@ describe('model retries', () => {
     model.enqueue({ status: 502 }, { status: 500 });
     const before = model.requests.length;
     const waits: BusyWait[] = [];
-    const error = await failure(client({ maxRetries: 1 }).complete(ask, { onBusy: (w) => waits.push(w) }));
+    const error = await llmFailure(client({ maxRetries: 1 }).complete(ask, { onBusy: (w) => waits.push(w) }));
     expect(error.status).toBe(500);
     expect(model.requests.length - before).toBe(2);
     expect(waits).toEqual([]);
@@ -92,7 +84,7 @@ describe('model retries', () => {
     // A retry would get the fake's fallback (a 500); there must be none.
     model.enqueue({ hang: true, text: 'half an answ' });
     const again = model.requests.length;
-    expect((await failure(client({ idleTimeoutMs: 300 }).complete(ask))).kind).toBe('timeout');
+    expect((await llmFailure(client({ idleTimeoutMs: 300 }).complete(ask))).kind).toBe('timeout');
     expect(model.requests.length - again).toBe(1);
   });
 
@@ -102,7 +94,7 @@ describe('model retries', () => {
     const controller = new AbortController();
     const started = Date.now();
     const onBusy = () => void setTimeout(() => controller.abort(new Error('stop')), 200);
-    const error = await failure(client().complete(ask, { signal: controller.signal, onBusy }));
+    const error = await llmFailure(client().complete(ask, { signal: controller.signal, onBusy }));
     expect(error.kind).toBe('aborted');
     expect(Date.now() - started).toBeLessThan(10_000);
     expect(model.requests.length - before).toBe(1);
