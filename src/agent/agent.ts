@@ -9,7 +9,7 @@ import type { Inbound } from '../core/types.ts';
 import { LlmError } from '../llm/errors.ts';
 import type { Completion, LlmClient, ToolCall } from '../llm/types.ts';
 import type { Logger } from '../log.ts';
-import type { MemoryFactRecord, MessageRecord, SessionRecord, TurnRecord, TurnStatus, Usage } from '../store/types.ts';
+import type { MemoryFactRecord, MessageRecord, NewMessage, SessionRecord, TurnRecord, TurnStatus, Usage } from '../store/types.ts';
 import { ShutdownRequest, StopRequest } from './abort.ts';
 import { buildContext, contextStart } from './context.ts';
 import type { EmitEvent } from './events.ts';
@@ -245,6 +245,11 @@ export class Agent {
               history.filter((m) => m.turnId === run.turn.id),
               completion.toolCalls,
             );
+      if (calls.length > 0 && completion.finishReason !== 'length' && (await this.#mayRunUnwritten(run, calls))) {
+        const ended = await this.#afterStep(run, await this.#unwrittenToolStep(run, completion, calls, detector));
+        if (ended) return ended;
+        continue;
+      }
       if (calls.length === 0) run.emit({ type: 'answer_complete', turnId: run.turn.id, round: rounds });
       // The round, its message and (when it is the last one) the turn's end: one write.
       const { assistant, ended: written } = await this.#remember(
@@ -252,14 +257,7 @@ export class Agent {
         journal.endRound(
           run.turn.id,
           completion.usage,
-          {
-            sessionId: run.session.id,
-            epoch: run.turn.epoch,
-            turnId: run.turn.id,
-            role: 'assistant',
-            content: completion.text,
-            ...(calls.length ? { toolCalls: calls } : {}),
-          },
+          this.#assistantMessage(run, completion.text, calls),
           calls.length === 0 ? 'done' : undefined,
         ),
         (w) => [w.assistant],
@@ -412,12 +410,7 @@ export class Agent {
     const stopAt = verdicts.findIndex((v) => v.kind === 'stop');
     const stop = verdicts[stopAt];
     if (stop?.kind === 'stop') {
-      const content = 'Not run: the same call was repeated too many times in this turn.';
-      await this.#saveResults(
-        run,
-        calls.map((call) => ({ callId: call.id, name: call.name, content, isError: true, durationMs: 0 })),
-        { relaxed: true },
-      );
+      await this.#saveResults(run, notRunAsRepeated(calls), { relaxed: true });
       return { kind: 'loop', call: calls[stopAt]!, count: stop.count };
     }
 
@@ -442,12 +435,7 @@ export class Agent {
     }
 
     const { results, mayRunAgain } = await this.#runCalls(run, allowed);
-    for (const result of results) {
-      const verdict = verdicts[calls.findIndex((c) => c.id === result.callId)];
-      if (verdict?.kind === 'warn') {
-        result.content = `[Warning: you have called ${result.name} with these same arguments ${verdict.count} times in this turn. Repeating it will not give a different result; change approach or answer.]\n${result.content}`;
-      }
-    }
+    warnOfRepeats(results, calls, verdicts);
     const answered = [...results, ...blocked];
     await this.#saveResults(
       run,
@@ -458,6 +446,53 @@ export class Agent {
     if (held.length === 0) return { kind: 'continue' };
     for (const { approval, description } of held) run.emit({ type: 'approval_requested', turnId: run.turn.id, approval, description });
     return { kind: 'suspended' };
+  }
+
+  /**
+   * Whether the round's calls may run before it is written: each may run again (idempotent, valid
+   * arguments) and the hooks would allow it without anyone's decision. Its round and results are
+   * then one write (a crash before it repeats the round), instead of one before the calls and one after.
+   */
+  async #mayRunUnwritten(run: TurnRun, calls: ToolCall[]): Promise<boolean> {
+    const { journal, hooks, tools } = this.#o;
+    if (!journal.endToolRound || !hooks.needsDecision) return false;
+    const ctx = this.#toolContext(run);
+    for (const call of calls) {
+      const tool = tools.get(call.name);
+      if (tool?.idempotent !== true) return false;
+      const parsed = parseArguments(tool, call.arguments);
+      if (!parsed.ok || (await hooks.needsDecision({ call, tool, args: parsed.args, ctx }))) return false;
+    }
+    return true;
+  }
+
+  /** The tool step of a round whose calls may run unwritten (#mayRunUnwritten): run, then one write. */
+  async #unwrittenToolStep(run: TurnRun, completion: Completion, calls: ToolCall[], detector: LoopDetector): Promise<Step> {
+    const verdicts = calls.map((call) => detector.observe(call));
+    const stopAt = verdicts.findIndex((v) => v.kind === 'stop');
+    const stop = verdicts[stopAt];
+    let results: ToolResult[];
+    if (stop?.kind === 'stop') results = notRunAsRepeated(calls);
+    else {
+      results = (await this.#runCalls(run, calls)).results;
+      warnOfRepeats(results, calls, verdicts);
+    }
+    const { queued } = await this.#remember(
+      run,
+      this.#o.journal.endToolRound!(
+        run.turn.id,
+        completion.usage,
+        this.#assistantMessage(run, completion.text, calls),
+        this.#resultMessages(
+          run,
+          calls.flatMap((call) => results.filter((r) => r.callId === call.id)),
+        ),
+      ),
+      (written) => [written.assistant, ...written.results],
+    );
+    if (queued) this.#nothingQueued.delete(run);
+    else this.#nothingQueued.add(run);
+    return stop?.kind === 'stop' ? { kind: 'loop', call: calls[stopAt]!, count: stop.count } : { kind: 'continue' };
   }
 
   /**
@@ -528,16 +563,7 @@ export class Agent {
    */
   async #saveResults(run: TurnRun, results: ToolResult[], options: { relaxed?: boolean } = {}): Promise<void> {
     if (results.length === 0) return;
-    const messages = results.map((result) => ({
-      sessionId: run.session.id,
-      epoch: run.turn.epoch,
-      turnId: run.turn.id,
-      role: 'tool' as const,
-      content: result.content,
-      toolCallId: result.callId,
-      toolName: result.name,
-      isError: result.isError,
-    }));
+    const messages = this.#resultMessages(run, results);
     const { journal } = this.#o;
     if (!journal.appendSeeingQueue) {
       await this.#remember(run, journal.append(messages, options), (records) => records);
@@ -550,6 +576,30 @@ export class Agent {
     );
     if (queued) this.#nothingQueued.delete(run);
     else this.#nothingQueued.add(run);
+  }
+
+  #assistantMessage(run: TurnRun, text: string, calls: ToolCall[]): NewMessage {
+    return {
+      sessionId: run.session.id,
+      epoch: run.turn.epoch,
+      turnId: run.turn.id,
+      role: 'assistant',
+      content: text,
+      ...(calls.length ? { toolCalls: calls } : {}),
+    };
+  }
+
+  #resultMessages(run: TurnRun, results: ToolResult[]): NewMessage[] {
+    return results.map((result) => ({
+      sessionId: run.session.id,
+      epoch: run.turn.epoch,
+      turnId: run.turn.id,
+      role: 'tool' as const,
+      content: result.content,
+      toolCallId: result.callId,
+      toolName: result.name,
+      isError: result.isError,
+    }));
   }
 
   async #injectSteering(run: TurnRun): Promise<void> {
@@ -622,6 +672,22 @@ export class Agent {
       ...(error ? { error } : {}),
     });
     return { status, text };
+  }
+}
+
+/** Results for calls the loop detector stopped: none of them runs. */
+function notRunAsRepeated(calls: ToolCall[]): ToolResult[] {
+  const content = 'Not run: the same call was repeated too many times in this turn.';
+  return calls.map((call) => ({ callId: call.id, name: call.name, content, isError: true, durationMs: 0 }));
+}
+
+/** Prefixes a warning to the results of calls the loop detector saw repeated. */
+function warnOfRepeats(results: ToolResult[], calls: ToolCall[], verdicts: ReturnType<LoopDetector['observe']>[]): void {
+  for (const result of results) {
+    const verdict = verdicts[calls.findIndex((c) => c.id === result.callId)];
+    if (verdict?.kind === 'warn') {
+      result.content = `[Warning: you have called ${result.name} with these same arguments ${verdict.count} times in this turn. Repeating it will not give a different result; change approach or answer.]\n${result.content}`;
+    }
   }
 }
 

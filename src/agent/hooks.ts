@@ -33,6 +33,11 @@ export type Settlement = { run: true } | { result: string } | { pending: true };
 export interface ToolHooks {
   beforeToolCall(input: BeforeToolCall): Promise<BeforeToolResult>;
   /**
+   * Optional: whether beforeToolCall could do anything but allow the call (hold it for someone's
+   * decision). Calls it would allow anyway may run before their round is written.
+   */
+  needsDecision?(input: Omit<BeforeToolCall, 'messageId'>): Promise<boolean>;
+  /**
    * For the unanswered calls of a continued turn's last message: a settlement for each call that
    * was held (absent: it never was).
    */

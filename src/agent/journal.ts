@@ -38,6 +38,17 @@ export interface TurnJournal {
     assistant: NewMessage,
     finish?: 'done',
   ): Promise<{ assistant: MessageRecord; ended: { usage: Usage; rounds: number } }>;
+  /**
+   * Optional: a round whose calls ran before it was written (each may run again, and no one had to
+   * decide on it), with their results, in one write that may be kept like a relaxed one (losing it
+   * repeats the round); says, as appendSeeingQueue does, whether messages were queued then.
+   */
+  endToolRound?(
+    turnId: string,
+    usage: Usage | undefined,
+    assistant: NewMessage,
+    results: NewMessage[],
+  ): Promise<{ assistant: MessageRecord; results: MessageRecord[]; queued: boolean }>;
   /** Committed before the calls run: after a crash, a started call without a result was interrupted. */
   recordToolStarts(turnId: string, calls: { id: string; name: string }[]): Promise<void>;
   /** Ids of the turn's calls that have a start record. */

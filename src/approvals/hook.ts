@@ -33,6 +33,8 @@ export function approvalHooks(options: ApprovalHookOptions): ToolHooks {
       return { suspend: held };
     },
 
+    needsDecision: ({ tool, args, ctx }) => options.gate.needsApproval(tool, args, ctx),
+
     async settle(turnId, calls) {
       const byCall = new Map((await options.approvals.forTurn(turnId)).map((a) => [a.toolCallId, a]));
       const settled = new Map<string, Settlement>();

@@ -149,6 +149,69 @@ describe('the agent loop on an in-memory journal', () => {
     expect(journal.log.filter((entry) => entry.startsWith('starts:'))).toEqual(['starts:w']);
   });
 
+  it('runs idempotent calls no one has to decide on before their round is written, then writes the round and their results at once', async () => {
+    const runs: string[] = [];
+    let logAtRun: string[][] = [];
+    const logged = (name: string, options: { idempotent?: boolean } = {}) =>
+      counter(name, runs, {
+        ...options,
+        execute: async (args) => {
+          logAtRun.push([...journal.log]);
+          return `${name} ok ${args.n}`;
+        },
+      });
+    const asked: string[] = [];
+    const { hooks } = scriptedHooks([]);
+    const deciding: ToolHooks = {
+      ...hooks,
+      async needsDecision({ call }) {
+        asked.push(call.id);
+        return call.name === 'gated_read';
+      },
+    };
+    const { journal, agent, runOf } = setup(
+      [
+        {
+          toolCalls: [
+            { id: 'r1', name: 'read', arguments: { n: 1 } },
+            { id: 'r2', name: 'read', arguments: { n: 2 } },
+          ],
+        },
+        { toolCalls: [{ id: 'g1', name: 'gated_read', arguments: { n: 3 } }] },
+        { toolCalls: [{ id: 'w1', name: 'write', arguments: { n: 4 } }] },
+        { text: 'Done.' },
+      ],
+      [logged('read', { idempotent: true }), logged('gated_read', { idempotent: true }), logged('write')],
+      deciding,
+    );
+    const started = journal.begin('read a lot');
+    logAtRun = [];
+    const outcome = await agent.start(runOf(started));
+    expect(outcome.status).toBe('done');
+    expect(runs.sort()).toEqual(['gated_read 3', 'read 1', 'read 2', 'write 4']);
+    // The reads ran before anything of their round was written; then one write carried it all.
+    expect(logAtRun[0]).toEqual([]);
+    expect(logAtRun[1]).toEqual([]);
+    expect(journal.log.slice(0, 4)).toEqual(['round', 'append:assistant', 'append:tool:r1', 'append:tool:r2']);
+    expect(journal.relaxed.slice(0, 3)).toEqual(['append:assistant', 'append:tool:r1', 'append:tool:r2']);
+    // A call someone may have to decide on, and one that must not run twice: written first, as before.
+    expect(logAtRun[2]?.slice(4)).toEqual(['round', 'append:assistant']);
+    expect(logAtRun[3]?.slice(-3)).toEqual(['round', 'append:assistant', 'starts:w1']);
+    expect(asked).toEqual(['r1', 'r2', 'g1']);
+    expect(journal.forTurn(started.turn.id).map((m) => `${m.role}:${m.toolCallId ?? m.content}`)).toEqual([
+      'user:read a lot',
+      'assistant:',
+      'tool:r1',
+      'tool:r2',
+      'assistant:',
+      'tool:g1',
+      'assistant:',
+      'tool:w1',
+      'assistant:Done.',
+    ]);
+    expect(journal.turn(started.turn.id).rounds).toBe(4);
+  });
+
   it('marks results relaxed only when every call that ran may run again (idempotent, or never run)', async () => {
     const runs: string[] = [];
     const { journal, agent, runOf } = setup(

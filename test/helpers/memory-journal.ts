@@ -129,6 +129,15 @@ export class MemoryJournal implements TurnJournal {
     return { assistant: record!, ended };
   }
 
+  async endToolRound(turnId: string, usage: Usage | undefined, assistant: NewMessage, results: NewMessage[]) {
+    const writes = ['round', 'append:assistant', ...results.map((r) => `append:tool:${r.toolCallId}`)];
+    for (const what of writes) if (this.failWrites?.(what)) throw new JournalOutage(`journal unavailable (${what})`);
+    this.#addRound(turnId, usage);
+    const [record, ...written] = await this.append([assistant, ...results], { relaxed: true });
+    // Without a mailbox here, the agent is told to look for steering messages, as after append.
+    return { assistant: record!, results: written, queued: true };
+  }
+
   #addRound(turnId: string, usage: Usage | undefined) {
     this.#write('round');
     const turn = this.turn(turnId);

@@ -120,6 +120,52 @@ describe.each(backends())('repositories on $name', (backend) => {
     expect(await store().messages.forTurn('no-such-turn')).toEqual([]);
   });
 
+  it('writes a tool round that ran before it was written: the round, its message and the results in order, whether messages were queued, and nothing for a turn that is gone', async () => {
+    const session = await store().sessions.ensure(spec('k8'));
+    const turn = await store().turns.create({ sessionId: session.id, epoch: 0, origin });
+    const message = { sessionId: session.id, epoch: 0, turnId: turn.id };
+    const usage = { promptTokens: 10, completionTokens: 5, totalTokens: 15 };
+    const calls = [
+      { id: 'c1', name: 'search', arguments: '{"q":"a"}' },
+      { id: 'c2', name: 'search', arguments: '{"q":"b"}' },
+    ];
+    const round = (n: number) => ({
+      turnId: turn.id,
+      usage,
+      message: { ...message, role: 'assistant' as const, content: `round ${n}`, toolCalls: calls },
+      results: calls.map((call) => ({
+        ...message,
+        role: 'tool' as const,
+        content: `${call.id} of ${n}`,
+        toolCallId: call.id,
+        toolName: call.name,
+      })),
+    });
+    const first = await store().turns.endToolRound(round(1));
+    expect(first.turn).toMatchObject({ status: 'running', rounds: 1, usage });
+    expect(first.assistant).toMatchObject({ role: 'assistant', content: 'round 1', toolCalls: calls });
+    expect(first.results.map((r) => [r.toolCallId, r.content])).toEqual([
+      ['c1', 'c1 of 1'],
+      ['c2', 'c2 of 1'],
+    ]);
+    expect(first.assistant.id).toBeLessThan(first.results[0]!.id);
+    expect(first.queued).toBe(false);
+
+    await store().inbound.record(inbound('k8-q', 'meanwhile'), session.id, 'queued');
+    const second = await store().turns.endToolRound(round(2));
+    expect(second).toMatchObject({ queued: true, turn: { rounds: 2, usage: { promptTokens: 20, completionTokens: 10, totalTokens: 30 } } });
+    const stored = await store().messages.forTurn(turn.id);
+    expect(stored.map((m) => m.content)).toEqual(['round 1', 'c1 of 1', 'c2 of 1', 'round 2', 'c1 of 2', 'c2 of 2']);
+    // The session's history (read through the cache this process keeps) has them in the same order.
+    expect((await store().messages.history(session.id, 0)).map((m) => m.content)).toEqual(stored.map((m) => m.content));
+
+    const gone = { ...round(3), turnId: 'no-such-turn' };
+    gone.message.turnId = 'no-such-turn';
+    for (const result of gone.results) result.turnId = 'no-such-turn';
+    await expect(store().turns.endToolRound(gone)).rejects.toThrow(/not found/);
+    expect(await store().messages.forTurn('no-such-turn')).toEqual([]);
+  });
+
   it('gives a session lease to one owner at a time, until it expires or is released', async () => {
     const session = await store().sessions.ensure(spec('k6'));
     const won = await Promise.all(['p1', 'p2', 'p3'].map((owner) => store().sessions.acquireLease(session.id, owner, 60_000)));

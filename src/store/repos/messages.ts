@@ -56,6 +56,27 @@ export function insertOneFrom(from: string, message: NewMessage, now: Date): { t
   return { text: `${INSERT} SELECT ${placeholders} FROM ${from} RETURNING ${COLUMNS}`, values: valuesOf(message, now) };
 }
 
+/** PostgreSQL's types of the columns INSERT lists, for a VALUES list whose placeholders nothing else types. */
+const PG_TYPES = ['text', 'integer', 'text', 'text', 'text', 'text', 'text', 'text', 'boolean', 'text', 'text', 'timestamp(3)'];
+const NAMES = INSERT.slice(INSERT.indexOf('('));
+
+/**
+ * PostgreSQL: the messages' INSERT (in order: ids grow with the VALUES list) of rows only when
+ * `from` has a row, RETURNING; its placeholders start at $`first`. For use inside a larger statement.
+ */
+export function insertManyFrom(
+  from: string,
+  messages: readonly NewMessage[],
+  now: Date,
+  first: number,
+): { text: string; values: SqlValue[] } {
+  const rows = messages.map((_, row) => `(${PG_TYPES.map((type, col) => `$${first + row * PER_ROW + col}::${type}`).join(', ')})`);
+  return {
+    text: `${INSERT} SELECT * FROM (VALUES ${rows.join(', ')}) AS v${NAMES} WHERE EXISTS (SELECT 1 FROM ${from}) RETURNING ${COLUMNS}`,
+    values: messages.flatMap((message) => valuesOf(message, now)),
+  };
+}
+
 function insertMany(db: SqlRunner, messages: readonly NewMessage[], extra?: { returning: string; values: SqlValue[] }) {
   const now = new Date();
   const rows = messages.map((_, row) => `(${Array.from({ length: PER_ROW }, (_, col) => `$${row * PER_ROW + col + 1}`).join(', ')})`);
@@ -66,7 +87,7 @@ function insertMany(db: SqlRunner, messages: readonly NewMessage[], extra?: { re
 }
 
 // Ids grow in insertion order; RETURNING itself promises no order.
-const inOrder = (rows: SqlRow[]): MessageRecord[] => rows.map(toMessageRecord).sort((a, b) => a.id - b.id);
+export const inOrder = (rows: SqlRow[]): MessageRecord[] => rows.map(toMessageRecord).sort((a, b) => a.id - b.id);
 
 /** Appends in order with one INSERT … RETURNING (one statement: all or nothing). */
 export async function appendMessages(db: SqlRunner, messages: readonly NewMessage[]): Promise<MessageRecord[]> {
@@ -74,13 +95,16 @@ export async function appendMessages(db: SqlRunner, messages: readonly NewMessag
   return inOrder(await insertMany(db, messages));
 }
 
-const QUEUED = `EXISTS (SELECT 1 FROM "InboundEvent" WHERE "sessionId" = $1 AND "status" = 'queued') AS "queued"`;
+/** Whether the session ($n) has queued messages, as a column named "queued". */
+export const queuedLook = (n: number) =>
+  `EXISTS (SELECT 1 FROM "InboundEvent" WHERE "sessionId" = $${n} AND "status" = 'queued') AS "queued"`;
+const QUEUED = queuedLook(1);
 
 /**
  * appendMessages, and whether `sessionId` had queued messages as they were written, in the same
  * statement (the agent's look for steering messages after a tool step).
  */
-async function appendMessagesSeeingQueue(
+export async function appendMessagesSeeingQueue(
   db: SqlRunner,
   messages: readonly NewMessage[],
   sessionId: string,

@@ -5,7 +5,7 @@ import { boolColumn, dateColumn, intColumn, optionalText, unprefixed } from '../
 import type { SqlDriver, SqlRunner, SqlValue } from '../sql/driver.ts';
 import { claimQueued } from './inbound.ts';
 import type { HistoryCache } from './history-cache.ts';
-import { insertOneFrom, toMessageRecord } from './messages.ts';
+import { appendMessagesSeeingQueue, inOrder, insertManyFrom, insertOneFrom, queuedLook, toMessageRecord } from './messages.ts';
 import { releasedState, releaseWithTurnEnd, releaseWithTurnEndValues, type SessionState } from './turn-reads.ts';
 import type { MessageRecord, NewMessage, ReplyState, TurnOrigin, TurnRecord, TurnStatus, Usage } from '../types.ts';
 
@@ -200,6 +200,55 @@ async function endRoundInOneStatement(db: SqlDriver, input: RoundEnd): Promise<R
   return { assistant: toMessageRecord(row), turn: prefixedTurn(row), ...(released ? { released } : {}) };
 }
 
+export interface ToolRoundEnd {
+  turnId: string;
+  usage: Usage | undefined;
+  /** The assistant message that asked for the calls. */
+  message: NewMessage;
+  /** The calls' results, in call order. */
+  results: NewMessage[];
+}
+
+export interface ToolRoundEnded {
+  assistant: MessageRecord;
+  results: MessageRecord[];
+  turn: TurnRecord;
+  /** The session had queued messages as the round was written. */
+  queued: boolean;
+}
+
+/**
+ * A tool round whose calls ran before it was written (calls that may run again, which no one had
+ * to decide on): the round and its usage, its assistant message and the results, as a relaxed
+ * write (losing it repeats the round). SQLite: statements in an order where every prefix is a state
+ * recovery continues from (open calls of a stored message are run then, as after any crash).
+ * PostgreSQL: one statement; nothing is written when the turn is gone.
+ */
+async function endToolRound(db: SqlDriver, input: ToolRoundEnd): Promise<ToolRoundEnded> {
+  const now = new Date();
+  const round = { turnId: input.turnId, usage: input.usage, message: input.message };
+  if (db.provider === 'postgresql') {
+    const { text: update, values: updateValues } = roundUpdate(round, now, PREFIXED);
+    const insert = insertManyFrom('t', [input.message, ...input.results], now, updateValues.length + 1);
+    const values = [...updateValues, ...insert.values, input.message.sessionId];
+    const rows = await db.relaxed.all(
+      `WITH t AS (${update}), m AS (${insert.text}) SELECT m.*, t.*, ${queuedLook(values.length)} FROM m CROSS JOIN t`,
+      values,
+    );
+    if (!rows[0]) throw new Error(`Turn ${input.turnId} not found`);
+    const [assistant, ...results] = inOrder(rows);
+    return { assistant: assistant!, results, turn: prefixedTurn(rows[0]), queued: boolColumn.parse(rows[0].queued) };
+  }
+  const insert = insertOneFrom(TURN_BY_ID, input.message, now);
+  const [inserted] = await db.relaxed.all(insert.text, [...insert.values, input.turnId]);
+  if (!inserted) throw new Error(`Turn ${input.turnId} not found`);
+  const update = roundUpdate(round, now, COLUMNS);
+  const [updated] = await db.relaxed.all(update.text, update.values);
+  if (!updated) throw new Error(`Turn ${input.turnId} not found`);
+  const { records, queued } = await appendMessagesSeeingQueue(db.relaxed, input.results, input.message.sessionId);
+  return { assistant: toMessageRecord(inserted), results: records, turn: toRecord(updated), queued };
+}
+
 /** Thrown inside a turn start to roll it back when there was nothing to answer. */
 class NothingQueued extends Error {}
 
@@ -283,6 +332,12 @@ export function turnsRepo(sql: SqlDriver, histories: HistoryCache) {
     async endRound(input: RoundEnd): Promise<RoundEnded> {
       const ended = await endRound(sql, input);
       histories.appended([ended.assistant]);
+      return ended;
+    },
+
+    async endToolRound(input: ToolRoundEnd): Promise<ToolRoundEnded> {
+      const ended = await endToolRound(sql, input);
+      histories.appended([ended.assistant, ...ended.results]);
       return ended;
     },
 
