@@ -39,6 +39,57 @@ describe('npm start: restart after kill -9', () => {
     expect(tg.botMessages(dm).some((m) => m.message.text?.includes('Answer to: first question'))).toBe(true);
   }, 120_000);
 
+  it('a round of knowledge searches is written with its results or not at all: killed during the next model call, the turn goes on from it', async () => {
+    const { tg, model, dir, file, env } = await telegramWorld(cleanups, 'parley-restart-round-');
+    // Round 1 asks for two searches (idempotent, no approval: they run before the round is written);
+    // round 2 is still streaming when the process dies.
+    model.enqueue({
+      toolCalls: [
+        { id: 's1', name: 'search_knowledge', arguments: { query: 'webhooks' } },
+        { id: 's2', name: 'search_knowledge', arguments: { query: 'polling' } },
+      ],
+    });
+    model.enqueue({ hang: true, text: 'Based on' });
+    const first = startBot({ cwd: dir, env });
+    await first.ready();
+    const alice = tg.user('Alice');
+    const dm = tg.privateChat(alice);
+    tg.say(alice, dm, 'how do updates arrive?');
+    await waitFor(() => model.requests.length >= 2, 'the second model call', 15_000);
+    first.child.kill('SIGKILL');
+    await first.exited;
+
+    model.setFallback(echo);
+    const second = startBot({ cwd: dir, env });
+    await second.ready();
+    const answers = () => tg.botMessages(dm).filter((m) => m.message.text?.includes('Answer to: how do updates arrive?'));
+    await waitFor(() => answers().length > 0, 'the continued answer', 45_000);
+    // The continued turn asked from the written round: the searches' results were in its request.
+    const continued = model.requests.at(-1)!.body.messages;
+    expect(continued.filter((m) => m.role === 'tool').map((m) => m.tool_call_id)).toEqual(['s1', 's2']);
+    second.child.kill('SIGTERM');
+    await second.exited;
+    expect(answers()).toHaveLength(1);
+    const db = new Database(file, { readonly: true });
+    try {
+      const rows = db.prepare(`SELECT "role", "toolCallId" FROM "Message" ORDER BY "id"`).all() as {
+        role: string;
+        toolCallId: string | null;
+      }[];
+      expect(rows.map((r) => `${r.role}${r.toolCallId ? `:${r.toolCallId}` : ''}`)).toEqual([
+        'user',
+        'assistant',
+        'tool:s1',
+        'tool:s2',
+        'assistant',
+      ]);
+      const turn = db.prepare(`SELECT "status", "rounds" FROM "Turn"`).get() as { status: string; rounds: number };
+      expect(turn).toEqual({ status: 'done', rounds: 2 });
+    } finally {
+      db.close();
+    }
+  }, 120_000);
+
   it('under load, with checkpoints on their worker thread: after a kill -9 mid-burst every message is worked through once, and the database is whole', async () => {
     const { tg, model, dir, file, env } = await telegramWorld(cleanups, 'parley-restart-load-');
     model.setFallback(echo);
