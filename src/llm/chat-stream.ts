@@ -161,6 +161,9 @@ export async function* chatChunks(
     }
     ended = true;
   } finally {
+    // The iterator has let go of the body: an error it emits from now on (its own destruction,
+    // a cut connection while it drains) has no one to go to, and must not become an uncaught exception.
+    stream.on('error', () => {});
     if (ended) drain(stream);
     else stream.destroy();
   }
@@ -175,6 +178,5 @@ function drain(stream: Readable): void {
   if (stream.readableEnded || stream.destroyed) return;
   const timer = setTimeout(() => stream.destroy(), DRAIN_MS);
   stream.once('close', () => clearTimeout(timer));
-  stream.on('error', () => {});
   stream.resume();
 }
