@@ -17,7 +17,7 @@ const ONE_ROUND_TURN_STATEMENTS = 10;
 /** The same in a chat whose conversation this process has in its history cache. */
 const WARM_ONE_ROUND_TURN_STATEMENTS = 9;
 /** A turn of two search_knowledge rounds and an answer (the hot-path benchmark's 3-round turn). */
-const THREE_ROUND_TURN_STATEMENTS = 18;
+const THREE_ROUND_TURN_STATEMENTS = 16;
 
 let dir: string;
 let model: FakeModelServer;

@@ -58,22 +58,25 @@ export function insertOneFrom(from: string, message: NewMessage, now: Date): { t
 
 /** PostgreSQL's types of the columns INSERT lists, for a VALUES list whose placeholders nothing else types. */
 const PG_TYPES = ['text', 'integer', 'text', 'text', 'text', 'text', 'text', 'text', 'boolean', 'text', 'text', 'timestamp(3)'];
-const NAMES = INSERT.slice(INSERT.indexOf('('));
 
 /**
- * PostgreSQL: the messages' INSERT (in order: ids grow with the VALUES list) of rows only when
- * `from` has a row, RETURNING; its placeholders start at $`first`. For use inside a larger statement.
+ * The messages' INSERT (in order: ids grow with the VALUES list) of rows only when `from` (given
+ * the next free placeholder's number) has a row, RETURNING; its placeholders start at $`first`.
+ * For use alone or inside a larger statement.
  */
 export function insertManyFrom(
-  from: string,
+  provider: SqlDriver['provider'],
+  from: (next: number) => string,
   messages: readonly NewMessage[],
   now: Date,
   first: number,
 ): { text: string; values: SqlValue[] } {
-  const rows = messages.map((_, row) => `(${PG_TYPES.map((type, col) => `$${first + row * PER_ROW + col}::${type}`).join(', ')})`);
+  const cast = (col: number) => (provider === 'postgresql' ? `::${PG_TYPES[col]}` : '');
+  const rows = messages.map((_, row) => `(${PG_TYPES.map((_, col) => `$${first + row * PER_ROW + col}${cast(col)}`).join(', ')})`);
+  const values = messages.flatMap((message) => valuesOf(message, now));
   return {
-    text: `${INSERT} SELECT * FROM (VALUES ${rows.join(', ')}) AS v${NAMES} WHERE EXISTS (SELECT 1 FROM ${from}) RETURNING ${COLUMNS}`,
-    values: messages.flatMap((message) => valuesOf(message, now)),
+    text: `${INSERT} SELECT * FROM (VALUES ${rows.join(', ')}) AS v WHERE EXISTS (SELECT 1 FROM ${from(first + values.length)}) RETURNING ${COLUMNS}`,
+    values,
   };
 }
 
@@ -104,7 +107,7 @@ const QUEUED = queuedLook(1);
  * appendMessages, and whether `sessionId` had queued messages as they were written, in the same
  * statement (the agent's look for steering messages after a tool step).
  */
-export async function appendMessagesSeeingQueue(
+async function appendMessagesSeeingQueue(
   db: SqlRunner,
   messages: readonly NewMessage[],
   sessionId: string,

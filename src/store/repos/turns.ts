@@ -5,7 +5,7 @@ import { boolColumn, dateColumn, intColumn, optionalText, unprefixed } from '../
 import type { SqlDriver, SqlRunner, SqlValue } from '../sql/driver.ts';
 import { claimQueued } from './inbound.ts';
 import type { HistoryCache } from './history-cache.ts';
-import { appendMessagesSeeingQueue, inOrder, insertManyFrom, insertOneFrom, queuedLook, toMessageRecord } from './messages.ts';
+import { inOrder, insertManyFrom, insertOneFrom, queuedLook, toMessageRecord } from './messages.ts';
 import { releasedState, releaseWithTurnEnd, releaseWithTurnEndValues, type SessionState } from './turn-reads.ts';
 import type { MessageRecord, NewMessage, ReplyState, TurnOrigin, TurnRecord, TurnStatus, Usage } from '../types.ts';
 
@@ -220,16 +220,17 @@ export interface ToolRoundEnded {
 /**
  * A tool round whose calls ran before it was written (calls that may run again, which no one had
  * to decide on): the round and its usage, its assistant message and the results, as a relaxed
- * write (losing it repeats the round). SQLite: statements in an order where every prefix is a state
- * recovery continues from (open calls of a stored message are run then, as after any crash).
- * PostgreSQL: one statement; nothing is written when the turn is gone.
+ * write (losing it repeats the round); nothing when the turn is gone. PostgreSQL: one statement.
+ * SQLite: the messages (one statement), then the round, an order where every prefix is a state
+ * recovery continues from (a turn cut after its messages goes on to its next round).
  */
 async function endToolRound(db: SqlDriver, input: ToolRoundEnd): Promise<ToolRoundEnded> {
   const now = new Date();
   const round = { turnId: input.turnId, usage: input.usage, message: input.message };
+  const messages = [input.message, ...input.results];
   if (db.provider === 'postgresql') {
     const { text: update, values: updateValues } = roundUpdate(round, now, PREFIXED);
-    const insert = insertManyFrom('t', [input.message, ...input.results], now, updateValues.length + 1);
+    const insert = insertManyFrom(db.provider, () => 't', messages, now, updateValues.length + 1);
     const values = [...updateValues, ...insert.values, input.message.sessionId];
     const rows = await db.relaxed.all(
       `WITH t AS (${update}), m AS (${insert.text}) SELECT m.*, t.*, ${queuedLook(values.length)} FROM m CROSS JOIN t`,
@@ -239,14 +240,18 @@ async function endToolRound(db: SqlDriver, input: ToolRoundEnd): Promise<ToolRou
     const [assistant, ...results] = inOrder(rows);
     return { assistant: assistant!, results, turn: prefixedTurn(rows[0]), queued: boolColumn.parse(rows[0].queued) };
   }
-  const insert = insertOneFrom(TURN_BY_ID, input.message, now);
-  const [inserted] = await db.relaxed.all(insert.text, [...insert.values, input.turnId]);
-  if (!inserted) throw new Error(`Turn ${input.turnId} not found`);
+  const insert = insertManyFrom(db.provider, (next) => `"Turn" WHERE "id" = $${next}`, messages, now, 1);
+  const inserted = await db.relaxed.all(`${insert.text}, ${queuedLook(insert.values.length + 2)}`, [
+    ...insert.values,
+    input.turnId,
+    input.message.sessionId,
+  ]);
+  if (!inserted[0]) throw new Error(`Turn ${input.turnId} not found`);
   const update = roundUpdate(round, now, COLUMNS);
   const [updated] = await db.relaxed.all(update.text, update.values);
   if (!updated) throw new Error(`Turn ${input.turnId} not found`);
-  const { records, queued } = await appendMessagesSeeingQueue(db.relaxed, input.results, input.message.sessionId);
-  return { assistant: toMessageRecord(inserted), results: records, turn: toRecord(updated), queued };
+  const [assistant, ...results] = inOrder(inserted);
+  return { assistant: assistant!, results, turn: toRecord(updated), queued: boolColumn.parse(inserted[0].queued) };
 }
 
 /** Thrown inside a turn start to roll it back when there was nothing to answer. */
