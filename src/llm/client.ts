@@ -7,7 +7,7 @@ import { chatChunks, chatEndpoint } from './chat-stream.ts';
 import { LlmError, toLlmError } from './errors.ts';
 import type { ModelTransport } from './model-transport.ts';
 import { nextWait, retryVerdict, type RetryState } from './retry.ts';
-import { requestJson, sendable, toolsForm } from './request-body.ts';
+import { messagesJson, requestJson } from './request-body.ts';
 import type { CompleteOptions, Completion, CompletionRequest, LlmClient, ToolCall } from './types.ts';
 
 export interface LlmClientOptions {
@@ -65,8 +65,6 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
       );
     };
 
-    const tools = request.tools?.length ? toolsForm(request.tools).tools : undefined;
-
     let text = '';
     let reasoning = '';
     let finishReason: string | null = null;
@@ -76,16 +74,16 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
 
     try {
       armIdle();
-      const conversation = sendable(request.messages);
+      // The lists are placeholders: requestJson puts the messages' and the tools' kept JSON there.
       const body = {
         model: options.model,
-        messages: conversation.api,
-        stream: true as const,
+        messages: [],
+        stream: true,
         stream_options: { include_usage: true },
-        ...(tools ? { tools, tool_choice: request.toolChoice ?? 'auto' } : {}),
+        ...(request.tools?.length ? { tools: [], tool_choice: request.toolChoice ?? 'auto' } : {}),
         ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
       };
-      const json = requestJson(body, conversation.json, request.tools);
+      const json = requestJson(body, messagesJson(request.messages), request.tools);
       for await (const chunk of chatChunks(await connect(), endpoint, json, signal, options.onHttpError)) {
         sawChunk = true;
         armIdle();

@@ -1,9 +1,7 @@
-// A chat completion request's messages and tools in the API's shape, and the body's JSON, put
-// together from pieces kept between requests. A conversation's messages are the same objects from
+// A chat completion request's body as JSON, put together from pieces kept between requests. A conversation's messages are the same objects from
 // round to round and turn to turn (src/agent/context.ts keeps them with their history rows), so
 // each is converted and serialized once, and a request only adds the messages that are new since
-// the conversation's last one, instead of the SDK serializing the whole conversation each time
-// (its encoder also runs a function on every value).
+// the conversation's last one, instead of the whole conversation being serialized each time.
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import type { ChatMessage, ToolSpec } from './types.ts';
 
@@ -30,32 +28,25 @@ function toSdkMessage(message: ChatMessage): ChatCompletionMessageParam {
   }
 }
 
-interface ApiForm {
-  message: ChatCompletionMessageParam;
-  json: string;
-}
+const messageJson = new WeakMap<ChatMessage, string>();
 
-const apiForms = new WeakMap<ChatMessage, ApiForm>();
-
-/** The message in the API's shape and as JSON, made once per message. */
-function apiForm(message: ChatMessage): ApiForm {
-  let form = apiForms.get(message);
-  if (!form) {
-    const converted = toSdkMessage(message);
-    form = { message: converted, json: JSON.stringify(converted) };
-    apiForms.set(message, form);
+/** The message in the API's shape, as JSON, made once per message. */
+function jsonOf(message: ChatMessage): string {
+  let json = messageJson.get(message);
+  if (json === undefined) {
+    json = JSON.stringify(toSdkMessage(message));
+    messageJson.set(message, json);
   }
-  return form;
+  return json;
 }
 
 /**
  * A conversation as last sent, without its first message (the system prompt, made anew each
- * round): its messages, their API forms, and their JSON joined with the end of each. Kept by its
- * second message, the oldest one of the conversation itself.
+ * round): its messages, and their JSON joined with the end of each. Kept by its second message,
+ * the oldest one of the conversation itself.
  */
 interface SentConversation {
   messages: readonly ChatMessage[];
-  api: ChatCompletionMessageParam[];
   joined: string;
   ends: number[];
 }
@@ -63,59 +54,58 @@ interface SentConversation {
 const conversations = new WeakMap<ChatMessage, SentConversation>();
 
 /**
- * The messages in the API's shape, and their JSON list. What the conversation's last request had
- * in common with this one (the same objects, from the start) is reused; the rest is added.
+ * The messages' JSON list. What the conversation's last request had in common with this one (the
+ * same objects, from the start) is reused; the rest is added.
  */
-export function sendable(messages: readonly ChatMessage[]): { api: ChatCompletionMessageParam[]; json: string } {
+export function messagesJson(messages: readonly ChatMessage[]): string {
   const [first, key] = messages;
-  if (!first) return { api: [], json: '[]' };
-  const head = apiForm(first);
-  if (!key) return { api: [head.message], json: `[${head.json}]` };
+  if (!first) return '[]';
+  const head = jsonOf(first);
+  if (!key) return `[${head}]`;
   const previous = conversations.get(key);
   let same = 0;
   if (previous) {
     const limit = Math.min(previous.messages.length, messages.length - 1);
     while (same < limit && previous.messages[same] === messages[same + 1]) same++;
   }
-  // All of the last request's messages again, and maybe more: its lists (this module's own) grow in place.
+  // All of the last request's messages again, and maybe more: its list of ends (this module's own) grows in place.
   const whole = previous !== undefined && same === previous.messages.length;
   let joined = '';
   if (previous && same > 0) joined = whole ? previous.joined : previous.joined.slice(0, previous.ends[same - 1]);
-  const api = whole ? previous.api : (previous?.api.slice(0, same) ?? []);
   const ends = whole ? previous.ends : (previous?.ends.slice(0, same) ?? []);
   for (let i = same + 1; i < messages.length; i++) {
-    const form = apiForm(messages[i]!);
-    api.push(form.message);
-    joined = joined === '' ? form.json : `${joined},${form.json}`;
+    const json = jsonOf(messages[i]!);
+    joined = joined === '' ? json : `${joined},${json}`;
     ends.push(joined.length);
   }
-  conversations.set(key, { messages: messages.slice(1), api, joined, ends });
-  return { api: [head.message, ...api], json: `[${head.json},${joined}]` };
+  conversations.set(key, { messages: messages.slice(1), joined, ends });
+  return `[${head},${joined}]`;
 }
 
-const toolForms = new WeakMap<readonly ToolSpec[], { tools: ChatCompletionTool[]; json: string }>();
+const toolsJsons = new WeakMap<readonly ToolSpec[], string>();
 
-/** The tools in the API's shape and as JSON, made once per list (the registry keeps its list until its tools change). */
-export function toolsForm(specs: readonly ToolSpec[]): { tools: ChatCompletionTool[]; json: string } {
-  let form = toolForms.get(specs);
-  if (!form) {
-    const tools = specs.map((tool) => ({
-      type: 'function' as const,
+/** The tools in the API's shape, as JSON, made once per list (the registry keeps its list until its tools change). */
+function toolsJson(specs: readonly ToolSpec[]): string {
+  let json = toolsJsons.get(specs);
+  if (json === undefined) {
+    const tools: ChatCompletionTool[] = specs.map((tool) => ({
+      type: 'function',
       function: { name: tool.name, description: tool.description, parameters: tool.parameters },
     }));
-    form = { tools, json: JSON.stringify(tools) };
-    toolForms.set(specs, form);
+    json = JSON.stringify(tools);
+    toolsJsons.set(specs, json);
   }
-  return form;
+  return json;
 }
 
 /**
- * JSON.stringify(body) for a body whose `messages` are those `messagesJson` (sendable) stands for
- * and, given `specs` with any tool, whose `tools` are toolsForm(specs).tools.
+ * JSON.stringify(body) for a body whose `messages` are those `json` (messagesJson) stands for and,
+ * given `specs` with any tool, whose `tools` are those specs in the API's shape: what `body` holds
+ * under those keys is not read (its keys' places are kept).
  */
-export function requestJson(body: object, messagesJson: string, specs?: readonly ToolSpec[]): string {
-  const pieces: { marker: string; json: string }[] = [{ marker: '"messages":[]', json: messagesJson }];
-  if (specs?.length) pieces.push({ marker: '"tools":[]', json: toolsForm(specs).json });
+export function requestJson(body: object, json: string, specs?: readonly ToolSpec[]): string {
+  const pieces: { marker: string; json: string }[] = [{ marker: '"messages":[]', json }];
+  if (specs?.length) pieces.push({ marker: '"tools":[]', json: toolsJson(specs) });
   // In a JSON text a key's quotes are the only unescaped ones: each empty list appears once, as its key's value.
   const skeleton = JSON.stringify({ ...body, messages: [], ...(specs?.length ? { tools: [] } : {}) });
   const placed = pieces.map((piece) => ({ ...piece, at: skeleton.indexOf(piece.marker) })).sort((a, b) => a.at - b.at);

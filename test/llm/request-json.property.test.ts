@@ -2,7 +2,7 @@
 // (src/llm/request-body.ts): for any messages and options it must be exactly JSON.stringify of the body.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { requestJson, sendable } from '../../src/llm/request-body.ts';
+import { messagesJson, requestJson } from '../../src/llm/request-body.ts';
 import type { ChatMessage, ToolSpec } from '../../src/llm/types.ts';
 
 const text = fc.oneof(
@@ -32,9 +32,7 @@ describe('request JSON from kept message pieces', () => {
           // The same message objects twice: the second request reuses what the first kept.
           for (const list of [messages, [...messages, ...messages]]) {
             const { request, body } = bodyOf(list, model, temperature);
-            const { api, json } = sendable(request);
-            expect(api).toEqual(body.messages);
-            expect(requestJson(body, json)).toBe(JSON.stringify(body));
+            expect(requestJson(body, messagesJson(request))).toBe(JSON.stringify(body));
           }
         },
       ),
@@ -65,13 +63,28 @@ describe('request JSON from kept message pieces', () => {
           }
           const list: ChatMessage[] = [{ role: 'system', content: system }, ...conversation];
           const { request, body } = bodyOf(list, 'fake', undefined, withTools ? specs : []);
-          const { api, json } = sendable(request);
-          expect(api).toEqual(body.messages);
-          expect(requestJson(body, json, withTools ? specs : undefined)).toBe(JSON.stringify(body));
+          expect(requestJson(body, messagesJson(request), withTools ? specs : undefined)).toBe(JSON.stringify(body));
         });
       }),
       { numRuns: 500 },
     );
+  });
+  it('cuts the kept JSON at the right message after the conversation was shorter, then longer, then changed', () => {
+    const m = (content: string): ChatMessage => ({ role: 'user', content });
+    const [a, b, c, d, e, g, h] = ['a', 'bb', 'a much longer third message', 'd', 'e', 'g', 'h'].map(m) as ChatMessage[];
+    // Each request: a new system prompt, then the conversation's own (kept) messages.
+    const sequence = [
+      [a, b, c, d],
+      [a, b],
+      [a, b, e],
+      [a, b, e, g],
+      [a, b, e, h],
+    ];
+    for (const conversation of sequence) {
+      const list = [m('system prompt'), ...conversation] as ChatMessage[];
+      const { request, body } = bodyOf(list, 'fake', undefined, []);
+      expect(requestJson(body, messagesJson(request))).toBe(JSON.stringify(body));
+    }
   });
 });
 
