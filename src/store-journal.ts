@@ -54,15 +54,8 @@ export function storeJournal(store: Store, lease?: JournalLease): TurnJournal {
       if (released) lease?.released(turn.sessionId, released);
       return { assistant: record, ended: { usage: turn.usage, rounds: turn.rounds } };
     },
-    async endToolRound(turnId, usage, assistant, results) {
-      const ended = await store.turns.endToolRound({
-        turnId,
-        usage,
-        message: storableMessage(assistant),
-        results: results.map(storableMessage),
-      });
-      return { assistant: ended.assistant, results: ended.results, queued: ended.queued };
-    },
+    endToolRound: (turnId, usage, assistant, results) =>
+      store.turns.endToolRound({ turnId, usage, message: storableMessage(assistant), results: results.map(storableMessage) }),
     recordToolStarts: (turnId, calls) =>
       store.toolStarts.record(
         turnId,

@@ -483,10 +483,8 @@ export class Agent {
         run.turn.id,
         completion.usage,
         this.#assistantMessage(run, completion.text, calls),
-        this.#resultMessages(
-          run,
-          calls.flatMap((call) => results.filter((r) => r.callId === call.id)),
-        ),
+        // In call order, as the calls ran (runToolCalls) or were stopped.
+        this.#resultMessages(run, results),
       ),
       (written) => [written.assistant, ...written.results],
     );

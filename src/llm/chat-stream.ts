@@ -69,7 +69,7 @@ const ChunkSchema = z.object({
     .nullish(),
 });
 
-export type ChatChunk = z.infer<typeof ChunkSchema>;
+type ChatChunk = z.infer<typeof ChunkSchema>;
 
 /** What went wrong before any answer: the request was stopped, timed out, or never reached the server. */
 function connectionError(error: unknown, signal: AbortSignal): APIError {

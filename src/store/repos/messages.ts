@@ -59,6 +59,14 @@ export function insertOneFrom(from: string, message: NewMessage, now: Date): { t
 /** PostgreSQL's types of the columns INSERT lists, for a VALUES list whose placeholders nothing else types. */
 const PG_TYPES = ['text', 'integer', 'text', 'text', 'text', 'text', 'text', 'text', 'boolean', 'text', 'text', 'timestamp(3)'];
 
+/** `count` rows of placeholders from $`first` on, typed for PostgreSQL with `typed`. */
+function placeholderRows(count: number, first: number, typed: boolean): string[] {
+  return Array.from(
+    { length: count },
+    (_, row) => `(${PG_TYPES.map((type, col) => `$${first + row * PER_ROW + col}${typed ? `::${type}` : ''}`).join(', ')})`,
+  );
+}
+
 /**
  * The messages' INSERT (in order: ids grow with the VALUES list) of rows only when `from` (given
  * the next free placeholder's number) has a row, RETURNING; its placeholders start at $`first`.
@@ -71,8 +79,7 @@ export function insertManyFrom(
   now: Date,
   first: number,
 ): { text: string; values: SqlValue[] } {
-  const cast = (col: number) => (provider === 'postgresql' ? `::${PG_TYPES[col]}` : '');
-  const rows = messages.map((_, row) => `(${PG_TYPES.map((_, col) => `$${first + row * PER_ROW + col}${cast(col)}`).join(', ')})`);
+  const rows = placeholderRows(messages.length, first, provider === 'postgresql');
   const values = messages.flatMap((message) => valuesOf(message, now));
   return {
     text: `${INSERT} SELECT * FROM (VALUES ${rows.join(', ')}) AS v WHERE EXISTS (SELECT 1 FROM ${from(first + values.length)}) RETURNING ${COLUMNS}`,
@@ -82,7 +89,7 @@ export function insertManyFrom(
 
 function insertMany(db: SqlRunner, messages: readonly NewMessage[], extra?: { returning: string; values: SqlValue[] }) {
   const now = new Date();
-  const rows = messages.map((_, row) => `(${Array.from({ length: PER_ROW }, (_, col) => `$${row * PER_ROW + col + 1}`).join(', ')})`);
+  const rows = placeholderRows(messages.length, 1, false);
   const values = messages.flatMap((message) => valuesOf(message, now));
   // The extra expression's placeholders follow the rows'.
   const returning = extra ? `, ${extra.returning.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + values.length}`)}` : '';
