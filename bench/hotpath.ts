@@ -6,8 +6,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Table from 'cli-table3';
-import OpenAI from 'openai';
 import { FakeModelServer } from '../test/fakes/model-server.ts';
+import { BareCalls } from './hotpath/bare-calls.ts';
 import { startChild } from './hotpath/child.ts';
 import { modelResponder, TelegramDriver } from './hotpath/driver.ts';
 import { startScriptNodeOptions } from '../test/helpers/start-script.ts';
@@ -15,25 +15,6 @@ import { LONG_HISTORY, measure, type Figures } from './hotpath/measure.ts';
 import { tempPostgres } from './hotpath/postgres.ts';
 
 const ROOT = join(import.meta.dirname, '..');
-
-/** Three bare streamed openai calls in a row: the model's own share of a 3-round turn (ms). */
-function bareThreeCalls(modelUrl: string): () => Promise<number> {
-  const openai = new OpenAI({ baseURL: modelUrl, apiKey: 'bench', maxRetries: 0 });
-  let n = 0;
-  const one = async () => {
-    const stream = await openai.chat.completions.create({
-      model: 'fake',
-      messages: [{ role: 'user', content: `ask b${++n}` }],
-      stream: true,
-    });
-    for await (const _ of stream);
-  };
-  return async () => {
-    const started = performance.now();
-    for (let c = 0; c < 3; c++) await one();
-    return performance.now() - started;
-  };
-}
 
 /** PARLEY_BENCH_PROFILE=<dir>: each Parley child writes a V8 CPU profile there (node --cpu-prof). */
 function profileArgs(name: string): string[] {
@@ -44,7 +25,7 @@ function profileArgs(name: string): string[] {
 
 type Target = { name: string; kind: 'minimal' } | { name: string; kind: 'parley'; databaseUrl: string };
 
-async function run1(target: Target, model: FakeModelServer, dir: string, bareThree: () => Promise<number>): Promise<Figures> {
+async function run1(target: Target, model: FakeModelServer, dir: string, bare: BareCalls): Promise<Figures> {
   const driver = await TelegramDriver.start();
   const env = {
     TELEGRAM_BOT_TOKEN: driver.telegram.token,
@@ -83,7 +64,7 @@ async function run1(target: Target, model: FakeModelServer, dir: string, bareThr
           readyLine: 'Press Ctrl-C to stop.',
         });
   try {
-    return await measure(bot, driver, target.kind === 'parley', bareThree);
+    return await measure(bot, driver, target.kind === 'parley', bare);
   } finally {
     await bot.stop();
     await driver.close();
@@ -128,8 +109,8 @@ function print(results: { name: string; figures: Figures }[]): void {
     (v, b) => v <= 2 * b + 3,
   );
   row(
-    '3-round turn beyond 3 bare calls, p50, fresh chat',
-    (f) => f.beyondShortP50,
+    '3-round turn beyond its 3 requests sent bare, p50, fresh chat',
+    (f) => f.beyondShort.replayed,
     'ms',
     '≤ 2 ms',
     (v) => v <= 2,
@@ -137,13 +118,17 @@ function print(results: { name: string; figures: Figures }[]): void {
   );
   row(
     `  same, after ${LONG_HISTORY} earlier messages`,
-    (f) => f.beyondLongP50,
+    (f) => f.beyondLong.replayed,
     'ms',
     '≤ 2 ms (flat as history grows)',
     (v) => v <= 2,
     'diff',
   );
-  row('  three bare openai calls, p50 (subtracted)', (f) => f.bareThreeP50, 'ms', '', undefined, 'diff');
+  row('  its 3 requests sent bare, p50 (subtracted), fresh', (f) => f.beyondShort.replayedBare, 'ms', '', undefined, 'diff');
+  row(`  the same after ${LONG_HISTORY} earlier messages`, (f) => f.beyondLong.replayedBare, 'ms', '', undefined, 'diff');
+  row('  beyond 3 one-line bare calls instead, fresh', (f) => f.beyondShort.tiny, 'ms', '', undefined, 'diff');
+  row(`  the same after ${LONG_HISTORY} earlier messages`, (f) => f.beyondLong.tiny, 'ms', '', undefined, 'diff');
+  row('  3 one-line bare calls, p50 (subtracted there), fresh', (f) => f.beyondShort.tinyBare, 'ms', '', undefined, 'diff');
   row(
     'CPU per message (under load)',
     (f) => f.cpuPerMessage,
@@ -183,11 +168,11 @@ export async function run(): Promise<void> {
   ];
   if (!postgres) console.log('PostgreSQL: not reachable (PARLEY_TEST_POSTGRES_URL or 127.0.0.1:5432), measured on SQLite only');
   try {
-    const bareThree = bareThreeCalls(model.url);
+    const bare = new BareCalls(model);
     const results: { name: string; figures: Figures }[] = [];
     for (const target of targets) {
       const started = performance.now();
-      results.push({ name: target.name, figures: await run1(target, model, dir, bareThree) });
+      results.push({ name: target.name, figures: await run1(target, model, dir, bare) });
       console.log(`  measured ${target.name} in ${fmt((performance.now() - started) / 1000)} s`);
     }
     print(results);

@@ -1,17 +1,26 @@
 // The figures of the hot-path issue, measured on one running bot. Every phase is bounded.
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { BareCalls } from './bare-calls.ts';
 import type { BotChild } from './child.ts';
 import type { TelegramDriver } from './driver.ts';
+
+/** p50s of a 3-round turn's time beyond the model's own share, two ways (see bare-calls.ts). */
+interface Beyond {
+  /** The turn − its own three requests sent again bare, right after it. */
+  replayed: number;
+  /** Those three requests, bare. */
+  replayedBare: number;
+  /** The turn − three one-line bare calls timed just before it. */
+  tiny: number;
+  tinyBare: number;
+}
 
 export interface Figures {
   msgsPerSecond: number;
   latencyP50: number;
-  /** p50 of (3-round turn − three bare model calls timed just before it), in a fresh chat. */
-  beyondShortP50: number;
-  /** The same in a chat with a long history. */
-  beyondLongP50: number;
-  /** p50 of the three bare calls themselves. */
-  bareThreeP50: number;
+  /** 3-round turns in a fresh chat, and in one with a long history. */
+  beyondShort: Beyond;
+  beyondLong: Beyond;
   cpuPerMessage: number;
   /** Started and idle for a second, before any message. */
   rssIdle: number;
@@ -47,20 +56,30 @@ async function sequential(
 }
 
 /**
- * 3-round turns, each paired with three bare model calls timed just before it, so both see the
- * same load on the machine: returns each turn's time beyond its bare calls, and the bare times.
+ * 3-round turns, each paired with bare model calls (three one-line ones just before it, and its
+ * own three requests again just after it), so both see the same load on the machine.
  */
-async function beyondModel(driver: TelegramDriver, index: number, bareThree: () => Promise<number>) {
-  const beyond: number[] = [];
-  const bare: number[] = [];
+async function beyondModel(driver: TelegramDriver, index: number, bare: BareCalls): Promise<Beyond> {
+  const tiny: number[] = [];
+  const tinyBare: number[] = [];
+  const replayed: number[] = [];
+  const replayedBare: number[] = [];
   for (let i = 0; i < THREE_ROUND_TURNS; i++) {
     // The previous turn's last writes (after its answer) must not slow the bare calls down.
     await sleep(50);
-    const model = await bareThree();
-    beyond.push((await driver.ask(index, 'tools')) - model);
-    bare.push(model);
+    const before = await bare.tiny();
+    const requests = bare.record();
+    const turn = await driver.ask(index, 'tools');
+    const sent = requests();
+    if (sent.length !== 3) throw new Error(`a 3-round turn made ${sent.length} model requests`);
+    await sleep(50);
+    const after = await bare.replay(sent);
+    tiny.push(turn - before);
+    tinyBare.push(before);
+    replayed.push(turn - after);
+    replayedBare.push(after);
   }
-  return { beyond, bare };
+  return { replayed: p50(replayed), replayedBare: p50(replayedBare), tiny: p50(tiny), tinyBare: p50(tinyBare) };
 }
 
 /** Statements one turn sends: the fewest over three tries (a sweep may land inside one). */
@@ -75,12 +94,7 @@ async function statementsPerTurn(bot: BotChild, driver: TelegramDriver, index: n
   return Math.min(...counts);
 }
 
-export async function measure(
-  bot: BotChild,
-  driver: TelegramDriver,
-  countsSql: boolean,
-  bareThree: () => Promise<number>,
-): Promise<Figures> {
+export async function measure(bot: BotChild, driver: TelegramDriver, countsSql: boolean, bare: BareCalls): Promise<Figures> {
   await sleep(1_000);
   const rssIdle = bot.rssMb();
   // Warm-up: every chat once (sessions exist), then a little more.
@@ -110,9 +124,9 @@ export async function measure(
 
   const latencyP50 = p50(await sequential(driver, 0, 'ask', 1_000, LATENCY_MS));
   // 3-round turns in a fresh chat, then in one with a long history.
-  const short = await beyondModel(driver, CHATS, bareThree);
+  const beyondShort = await beyondModel(driver, CHATS, bare);
   await sequential(driver, CHATS + 1, 'ask', LONG_HISTORY);
-  const long = await beyondModel(driver, CHATS + 1, bareThree);
+  const beyondLong = await beyondModel(driver, CHATS + 1, bare);
 
   const sql = countsSql
     ? {
@@ -125,9 +139,8 @@ export async function measure(
   return {
     msgsPerSecond: messages / seconds,
     latencyP50,
-    beyondShortP50: p50(short.beyond),
-    beyondLongP50: p50(long.beyond),
-    bareThreeP50: p50([...short.bare, ...long.bare]),
+    beyondShort,
+    beyondLong,
     cpuPerMessage,
     rssIdle,
     rssAfterWarmUp,
