@@ -11,7 +11,7 @@ import { BareCalls } from './hotpath/bare-calls.ts';
 import { startChild } from './hotpath/child.ts';
 import { modelResponder, TelegramDriver } from './hotpath/driver.ts';
 import { startScriptNodeOptions } from '../test/helpers/start-script.ts';
-import { LONG_HISTORY, measure, type Figures } from './hotpath/measure.ts';
+import { LONG_HISTORY, measure, OVER_WINDOW_HISTORY, type Figures } from './hotpath/measure.ts';
 import { tempPostgres } from './hotpath/postgres.ts';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -124,10 +124,20 @@ function print(results: { name: string; figures: Figures }[]): void {
     (v) => v <= 2,
     'diff',
   );
+  row(
+    `  same, after ${OVER_WINDOW_HISTORY} earlier questions (past the context window)`,
+    (f) => f.beyondOverWindow.replayed,
+    'ms',
+    '≤ 2 ms (flat as history grows)',
+    (v) => v <= 2,
+    'diff',
+  );
   row('  its 3 requests sent bare, p50 (subtracted), fresh', (f) => f.beyondShort.replayedBare, 'ms', '', undefined, 'diff');
   row(`  the same after ${LONG_HISTORY} earlier messages`, (f) => f.beyondLong.replayedBare, 'ms', '', undefined, 'diff');
+  row('  the same past the context window', (f) => f.beyondOverWindow.replayedBare, 'ms', '', undefined, 'diff');
   row('  beyond 3 one-line bare calls instead, fresh', (f) => f.beyondShort.tiny, 'ms', '', undefined, 'diff');
   row(`  the same after ${LONG_HISTORY} earlier messages`, (f) => f.beyondLong.tiny, 'ms', '', undefined, 'diff');
+  row('  the same past the context window', (f) => f.beyondOverWindow.tiny, 'ms', '', undefined, 'diff');
   row('  3 one-line bare calls, p50 (subtracted there), fresh', (f) => f.beyondShort.tinyBare, 'ms', '', undefined, 'diff');
   row(
     'CPU per message (under load)',

@@ -21,6 +21,8 @@ export interface Figures {
   /** 3-round turns in a fresh chat, and in one with a long history. */
   beyondShort: Beyond;
   beyondLong: Beyond;
+  /** In a chat whose history no longer fits the context window. */
+  beyondOverWindow: Beyond;
   cpuPerMessage: number;
   /** Started and idle for a second, before any message. */
   rssIdle: number;
@@ -35,6 +37,12 @@ const LOAD_MS = 4_000;
 const LATENCY_MS = 2_000;
 const THREE_ROUND_TURNS = 30;
 export const LONG_HISTORY = 150;
+/**
+ * Questions before the last 3-round turns: with their answers about 30,000 estimated tokens, past
+ * the default context window (PARLEY_CONTEXT_TOKENS, 24,000), so every round fits the conversation
+ * to it.
+ */
+export const OVER_WINDOW_HISTORY = 2_000;
 
 function p50(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -127,6 +135,8 @@ export async function measure(bot: BotChild, driver: TelegramDriver, countsSql: 
   const beyondShort = await beyondModel(driver, CHATS, bare);
   await sequential(driver, CHATS + 1, 'ask', LONG_HISTORY);
   const beyondLong = await beyondModel(driver, CHATS + 1, bare);
+  await sequential(driver, CHATS + 2, 'ask', OVER_WINDOW_HISTORY);
+  const beyondOverWindow = await beyondModel(driver, CHATS + 2, bare);
 
   const sql = countsSql
     ? {
@@ -141,6 +151,7 @@ export async function measure(bot: BotChild, driver: TelegramDriver, countsSql: 
     latencyP50,
     beyondShort,
     beyondLong,
+    beyondOverWindow,
     cpuPerMessage,
     rssIdle,
     rssAfterWarmUp,
