@@ -1,6 +1,8 @@
 // Builds what the model sees: the system prompt, then the conversation within a token budget.
 // Over budget, old tool results are replaced by "[pruned]" first (oldest first), then the oldest
-// turns are dropped whole, so a tool call never loses its result. The current turn is always kept.
+// turns are dropped whole, so a tool call never loses its result (a call whose result has not come
+// keeps its placeholder). The current turn is always kept.
+// A window fitted once (fitWindow) is kept while it fits: later rounds and turns only add to it.
 import type { ChatMessage, ToolCall } from '../llm/types.ts';
 import type { MessageRecord } from '../store/types.ts';
 import { MESSAGE_OVERHEAD_TOKENS, estimateTokens } from './tokens.ts';
@@ -17,12 +19,18 @@ export interface ContextInput {
   labelSenders: boolean;
   /** Extra system text appended after the history (e.g. the round-limit instruction). */
   trailingSystem?: string;
+  /** Ids of tool-result rows shown pruned whatever the budget: the window fitWindow chose. */
+  pruned?: ReadonlySet<number>;
 }
 
 interface Block {
   turnId: string | undefined;
   messages: ChatMessage[];
+  /** Id of the block's first row. */
+  firstId: number;
 }
+
+const NONE: ReadonlySet<number> = new Set();
 
 // What a history row becomes in the context is kept with the row (rows never change once written,
 // and the process's history cache hands the same rows to every turn): a row is converted and
@@ -35,6 +43,8 @@ const unanswered = new WeakMap<ToolCall, ChatMessage>();
 type ToolMessage = Extract<ChatMessage, { role: 'tool' }>;
 const pruned = new WeakMap<ToolMessage, ChatMessage>();
 const tokens = new WeakMap<ChatMessage, number>();
+/** The row a tool result message shows (pruned or not), for fitWindow to tell which rows it pruned. */
+const rowOf = new WeakMap<ChatMessage, number>();
 
 /** The value kept for `key`, made by `make(key)` the first time (a function of the key alone: no closure per lookup). */
 function kept<K extends object, V>(cache: WeakMap<K, V>, key: K, make: (key: K) => V): V {
@@ -83,14 +93,16 @@ class Conversation {
   readonly #rows: MessageRecord[] = [];
   readonly #awaiting = new Map<string, { block: Block; index: number; at: number }>();
   readonly #labelSenders: boolean;
+  readonly #pruned: ReadonlySet<number>;
 
-  constructor(labelSenders: boolean) {
+  constructor(labelSenders: boolean, pruned: ReadonlySet<number>) {
     this.#labelSenders = labelSenders;
+    this.#pruned = pruned;
   }
 
   /** Whether `history` is the rows added so far and maybe more. */
-  extendedBy(history: readonly MessageRecord[], labelSenders: boolean): boolean {
-    if (labelSenders !== this.#labelSenders || history.length < this.#rows.length) return false;
+  extendedBy(history: readonly MessageRecord[], labelSenders: boolean, pruned: ReadonlySet<number>): boolean {
+    if (labelSenders !== this.#labelSenders || pruned !== this.#pruned || history.length < this.#rows.length) return false;
     for (let i = this.#rows.length - 1; i >= 0; i--) if (history[i] !== this.#rows[i]) return false;
     return true;
   }
@@ -104,14 +116,14 @@ class Conversation {
     if (message.role === 'tool') {
       const slot = message.toolCallId ? this.#awaiting.get(message.toolCallId) : undefined;
       if (slot) {
-        this.#place(slot.block, slot.index, slot.at, chatMessage(message, this.#labelSenders));
+        this.#place(slot.block, slot.index, slot.at, this.#result(message));
         this.#awaiting.delete(message.toolCallId!);
       }
       return;
     }
     let block = this.blocks.at(-1);
     if (!block || block.turnId !== message.turnId || message.turnId === undefined) {
-      block = { turnId: message.turnId, messages: [] };
+      block = { turnId: message.turnId, messages: [], firstId: message.id };
       this.blocks.push(block);
     }
     this.#push(block, chatMessage(message, this.#labelSenders));
@@ -119,6 +131,13 @@ class Conversation {
       this.#awaiting.set(call.id, { block, index: block.messages.length, at: this.messages.length });
       this.#push(block, kept(unanswered, call, placeholder));
     }
+  }
+
+  #result(row: MessageRecord): ChatMessage {
+    const message = chatMessage(row, this.#labelSenders) as ToolMessage;
+    const shown = this.#pruned.has(row.id) ? kept(pruned, message, prunedResult) : message;
+    rowOf.set(shown, row.id);
+    return shown;
   }
 
   #push(block: Block, message: ChatMessage): void {
@@ -136,11 +155,11 @@ class Conversation {
 
 const conversations = new WeakMap<MessageRecord, Conversation>();
 
-function conversationOf(history: readonly MessageRecord[], labelSenders: boolean): Conversation {
+function conversationOf(history: readonly MessageRecord[], labelSenders: boolean, pruned: ReadonlySet<number>): Conversation {
   const first = history[0];
   let conversation = first && conversations.get(first);
-  if (!conversation?.extendedBy(history, labelSenders)) {
-    conversation = new Conversation(labelSenders);
+  if (!conversation?.extendedBy(history, labelSenders, pruned)) {
+    conversation = new Conversation(labelSenders, pruned);
     if (first) conversations.set(first, conversation);
   }
   conversation.add(history);
@@ -168,7 +187,7 @@ export interface BuiltContext {
 }
 
 export function buildContext(input: ContextInput): BuiltContext {
-  const conversation = conversationOf(input.history, input.labelSenders);
+  const conversation = conversationOf(input.history, input.labelSenders, input.pruned ?? NONE);
   const system: ChatMessage = { role: 'system', content: input.systemPrompt };
   const trailing: ChatMessage[] = input.trailingSystem ? [{ role: 'system', content: input.trailingSystem }] : [];
   const fixed = messageTokens(system) + trailing.reduce((n, m) => n + messageTokens(m), 0);
@@ -176,15 +195,32 @@ export function buildContext(input: ContextInput): BuiltContext {
   if (total <= input.budgetTokens) {
     return { messages: [system, ...conversation.messages, ...trailing], estimatedTokens: total, prunedToolResults: 0, droppedTurns: 0 };
   }
-  const fitted = fitBudget(conversation.blocks, total, input);
+  const { fromId: _, prunedRows: __, ...fitted } = fitBudget(conversation.blocks, total, input);
   return { ...fitted, messages: [system, ...fitted.messages, ...trailing] };
+}
+
+/**
+ * Fits the conversation to `targetTokens` (less than the budget) as buildContext fits it to the
+ * budget, and says how: the first row it keeps, and the tool results shown pruned. buildContext
+ * given the history from that row and those results pruned builds the same, and goes on adding to
+ * it, with no fitting, until the conversation outgrows the budget again: rounds and turns in
+ * between do not go over the whole window, and the model's prompt keeps its beginning.
+ */
+export function fitWindow(input: ContextInput, targetTokens: number): { fromId: number; pruned: ReadonlySet<number> } {
+  const built = buildContext({ ...input, budgetTokens: Number.POSITIVE_INFINITY });
+  const conversation = conversationOf(input.history, input.labelSenders, input.pruned ?? NONE);
+  const fitted = fitBudget(conversation.blocks, built.estimatedTokens, { ...input, budgetTokens: targetTokens });
+  const pruned = new Set([...(input.pruned ?? NONE)].filter((id) => id >= fitted.fromId));
+  for (const id of fitted.prunedRows) pruned.add(id);
+  return { fromId: fitted.fromId, pruned };
 }
 
 const prunedResult = (message: ToolMessage): ChatMessage => ({ role: 'tool', toolCallId: message.toolCallId, content: PRUNED });
 
 /** Over budget: old tool results pruned (oldest first), then the oldest turns dropped, on copies of the blocks. */
-function fitBudget(source: readonly Block[], total: number, input: ContextInput): BuiltContext {
-  const blocks = source.map((block) => ({ turnId: block.turnId, messages: [...block.messages] }));
+function fitBudget(source: readonly Block[], total: number, input: ContextInput): BuiltContext & { fromId: number; prunedRows: number[] } {
+  const blocks = source.map((block) => ({ turnId: block.turnId, messages: [...block.messages], firstId: block.firstId }));
+  const prunedRows: number[] = [];
   const isCurrent = (block: Block) => input.currentTurnId !== undefined && block.turnId === input.currentTurnId;
   let prunedToolResults = 0;
   for (const block of blocks) {
@@ -192,11 +228,14 @@ function fitBudget(source: readonly Block[], total: number, input: ContextInput)
     if (isCurrent(block)) continue;
     for (let index = 0; index < block.messages.length && total > input.budgetTokens; index++) {
       const message = block.messages[index]!;
-      if (message.role !== 'tool' || message.content === PRUNED) continue;
+      // A placeholder (a call without a result yet) is no row: left as it is, it stays the same in a kept window.
+      if (message.role !== 'tool' || message.content === PRUNED || !rowOf.has(message)) continue;
       const replaced = kept(pruned, message, prunedResult);
       block.messages[index] = replaced;
       total -= messageTokens(message) - messageTokens(replaced);
       prunedToolResults++;
+      const row = rowOf.get(message);
+      if (row !== undefined) prunedRows.push(row);
     }
   }
   let droppedTurns = 0;
@@ -208,7 +247,14 @@ function fitBudget(source: readonly Block[], total: number, input: ContextInput)
     blocks.splice(index, 1);
     droppedTurns++;
   }
-  return { messages: blocks.flatMap((b) => b.messages), estimatedTokens: total, prunedToolResults, droppedTurns };
+  return {
+    messages: blocks.flatMap((b) => b.messages),
+    estimatedTokens: total,
+    prunedToolResults,
+    droppedTurns,
+    fromId: blocks[0]?.firstId ?? 0,
+    prunedRows,
+  };
 }
 
 const least = new WeakMap<MessageRecord, number>();

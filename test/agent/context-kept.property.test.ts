@@ -14,6 +14,9 @@ interface Block {
   messages: ChatMessage[];
 }
 
+/** Placeholders of calls whose result never came: never pruned (they are no row). */
+const placeholders = new WeakSet<ChatMessage>();
+
 function userContent(message: MessageRecord, labelSenders: boolean): string {
   return labelSenders && message.senderName ? `[${message.senderName}] ${message.content}` : message.content;
 }
@@ -33,6 +36,7 @@ function toBlocks(history: MessageRecord[], labelSenders: boolean): Block[] {
       const slot = message.toolCallId ? awaiting.get(message.toolCallId) : undefined;
       if (slot) {
         slot.content = message.content;
+        placeholders.delete(slot);
         awaiting.delete(message.toolCallId!);
       }
       continue;
@@ -52,6 +56,7 @@ function toBlocks(history: MessageRecord[], labelSenders: boolean): Block[] {
       for (const call of calls) {
         const slot: ChatMessage & { role: 'tool' } = { role: 'tool', toolCallId: call.id, content: MISSING_RESULT };
         block.messages.push(slot);
+        placeholders.add(slot);
         awaiting.set(call.id, slot);
       }
     }
@@ -89,7 +94,7 @@ function referenceContext(input: ContextInput): BuiltContext {
     if (isCurrent(block)) continue;
     for (const message of block.messages) {
       if (total <= input.budgetTokens) break;
-      if (message.role !== 'tool' || message.content === PRUNED) continue;
+      if (message.role !== 'tool' || message.content === PRUNED || placeholders.has(message)) continue;
       const before = messageTokens(message);
       message.content = PRUNED;
       total -= before - messageTokens(message);

@@ -4,7 +4,7 @@
 // budget, the model must see exactly what it would see with the whole history.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { buildContext, contextStart } from '../../src/agent/context.ts';
+import { buildContext, contextStart, fitWindow } from '../../src/agent/context.ts';
 import type { MessageRecord } from '../../src/store/types.ts';
 
 const text = fc.oneof(fc.string({ maxLength: 400 }), fc.constantFrom('短', '这是一个中文的问题，关于机器人', 'x'.repeat(2_000)));
@@ -56,6 +56,40 @@ describe('context window', () => {
         // The current turn is always read whole.
         if (current) expect(history.slice(start).filter((m) => m.turnId === current)).toEqual(history.filter((m) => m.turnId === current));
       }),
+      { numRuns: 400 },
+    );
+  });
+
+  it('a window fitted below the budget builds what fitting to that target builds, and only grows while the conversation fits', () => {
+    fc.assert(
+      fc.property(
+        conversation,
+        fc.integer({ min: 50, max: 6_000 }),
+        fc.double({ min: 0.3, max: 0.95, noNaN: true }),
+        fc.integer({ min: 1, max: 6 }),
+        fc.boolean(),
+        (rows, budgetTokens, share, later, group) => {
+          // The last `later` turns arrive after the window was fitted.
+          const starts = rows.flatMap((m, i) => (i > 0 && m.turnId !== rows[i - 1]!.turnId ? [i] : []));
+          const cut = starts.at(-later) ?? rows.length;
+          const before = rows.slice(0, cut);
+          const current = before.at(-1)!.turnId;
+          const input = { systemPrompt: 'You are Parley.', budgetTokens, currentTurnId: current, labelSenders: group };
+          const target = Math.floor(budgetTokens * share);
+          const window = fitWindow({ ...input, history: before }, target);
+          const from = before.findIndex((m) => m.id === window.fromId);
+          expect(from).toBeGreaterThanOrEqual(0);
+          const kept = buildContext({ ...input, history: before.slice(from), pruned: window.pruned });
+          const fitted = buildContext({ ...input, history: before, budgetTokens: target });
+          expect(kept.messages).toEqual(fitted.messages);
+          expect(kept.estimatedTokens).toBe(fitted.estimatedTokens);
+          // Turns that arrive later are added at the end, as long as nothing has to be fitted.
+          const grown = buildContext({ ...input, history: rows.slice(from), pruned: window.pruned });
+          if (grown.droppedTurns === 0 && grown.prunedToolResults === 0) {
+            expect(grown.messages.slice(0, kept.messages.length)).toEqual(kept.messages);
+          }
+        },
+      ),
       { numRuns: 400 },
     );
   });
