@@ -11,7 +11,7 @@ import type { Completion, LlmClient, ToolCall } from '../llm/types.ts';
 import type { Logger } from '../log.ts';
 import type { MemoryFactRecord, MessageRecord, NewMessage, SessionRecord, TurnRecord, TurnStatus, Usage } from '../store/types.ts';
 import { ShutdownRequest, StopRequest } from './abort.ts';
-import { buildContext, contextStart } from './context.ts';
+import { buildContext, type ContextInput, contextStart, fitWindow } from './context.ts';
 import type { EmitEvent } from './events.ts';
 import type { HeldCall, ToolHooks } from './hooks.ts';
 import type { TurnJournal } from './journal.ts';
@@ -69,6 +69,13 @@ export interface TurnOutcome {
   text: string;
 }
 
+/** Where a session's context window starts, and the tool results it shows pruned (see fitWindow). */
+interface Floor {
+  epoch: number;
+  fromId: number;
+  pruned?: ReadonlySet<number>;
+}
+
 type Step = { kind: 'continue' } | { kind: 'suspended' } | { kind: 'loop'; call: ToolCall; count: number };
 
 const DATABASE_LOST = 'I lost the connection to my database and had to pause here. I will pick this up again as soon as it is back.';
@@ -77,6 +84,11 @@ const LIMIT_INSTRUCTION =
 const GAVE_UP =
   'I could not finish this answer: it was interrupted several times in the same place, so I stopped trying. Please ask me again.';
 const DEFAULT_MAX_RECOVERIES = 3;
+/**
+ * A conversation over the context budget is fitted to this share of it (fitWindow): it then grows
+ * into the rest, round after round and turn after turn, before it is fitted again.
+ */
+const WINDOW_REFIT_SHARE = 0.75;
 /** Sessions whose context window start is remembered (a few numbers each). */
 const MAX_FLOORS = 10_000;
 const LENGTH_RESULT =
@@ -94,7 +106,7 @@ export class Agent {
   /** Runs whose preread context may be out of date (sections were invalidated since it was read). */
   readonly #stale = new WeakSet<TurnRun>();
   /** Per session (least recently used first): where its last turn's context window started. */
-  readonly #floors = new Map<string, { epoch: number; fromId: number }>();
+  readonly #floors = new Map<string, Floor>();
   /** Runs whose last tool results were written while nothing was queued for their session. */
   readonly #nothingQueued = new WeakSet<TurnRun>();
   constructor(options: AgentOptions) {
@@ -310,19 +322,35 @@ export class Agent {
         run.historyChecked,
       );
       history = read.slice(contextStart(read, settings.contextTokens, run.turn.id));
-      this.#floors.set(run.session.id, { epoch: run.turn.epoch, fromId: history[0]?.id ?? 0 });
-      if (this.#floors.size > MAX_FLOORS) this.#floors.delete(this.#floors.keys().next().value!);
+      const pruned = floor?.epoch === run.turn.epoch ? floor.pruned : undefined;
+      this.#setFloor(run, { epoch: run.turn.epoch, fromId: history[0]?.id ?? 0, ...(pruned ? { pruned } : {}) });
       this.#histories.set(run, history);
     }
     const systemPrompt = await this.#systemPrompt(run, history);
-    const context = buildContext({
+    const input: ContextInput = {
       systemPrompt,
       history,
       budgetTokens: settings.contextTokens,
       currentTurnId: run.turn.id,
       labelSenders: run.session.chatType === 'group',
       trailingSystem: atLimit ? LIMIT_INSTRUCTION : undefined,
-    });
+    };
+    const floor = this.#floors.get(run.session.id);
+    if (floor?.pruned && floor.epoch === run.turn.epoch) input.pruned = floor.pruned;
+    let context = buildContext(input);
+    if (context.droppedTurns > 0 || context.prunedToolResults > 0) {
+      // Over the budget: fitted well inside it, so that the next rounds and turns add to this window.
+      const window = fitWindow(input, Math.floor(settings.contextTokens * WINDOW_REFIT_SHARE));
+      history = history.slice(
+        Math.max(
+          0,
+          history.findIndex((m) => m.id === window.fromId),
+        ),
+      );
+      this.#histories.set(run, history);
+      this.#setFloor(run, { epoch: run.turn.epoch, fromId: window.fromId, pruned: window.pruned });
+      context = buildContext({ ...input, history, pruned: window.pruned });
+    }
     const specs = tools.specs();
     let partial = '';
     try {
@@ -354,6 +382,12 @@ export class Agent {
       }
       throw error;
     }
+  }
+
+  #setFloor(run: TurnRun, floor: Floor): void {
+    this.#floors.delete(run.session.id);
+    this.#floors.set(run.session.id, floor);
+    if (this.#floors.size > MAX_FLOORS) this.#floors.delete(this.#floors.keys().next().value!);
   }
 
   async #systemPrompt(run: TurnRun, history: MessageRecord[]): Promise<string> {

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { Agent, type TurnRun } from '../../src/agent/agent.ts';
 import type { TurnJournal } from '../../src/agent/journal.ts';
 import { type AnyTool, defineTool, ToolRegistry } from '../../src/agent/tools.ts';
+import { estimateTokens } from '../../src/agent/tokens.ts';
 import { silentLogger } from '../../src/log.ts';
 import { MemoryJournal, ScriptedModel, type ScriptedReply, steeredOnce } from '../helpers/memory-journal.ts';
 
@@ -100,6 +101,34 @@ describe('history reads per turn', () => {
     // What the model saw in the second turn ends with the newest exchanges, and fits the budget.
     const seen = model.requests[1]!.messages.filter((m) => m.role !== 'system').map((m) => m.content);
     expect(seen.slice(-3)).toEqual(['one more', 'First.', 'and another']);
+  });
+
+  it('over the budget, fits the window well inside it once, then later rounds and turns only add to it', async () => {
+    const script: ScriptedReply[] = [
+      { toolCalls: [{ id: 'c1', name: 'count', arguments: { n: 1 } }] },
+      { text: 'First.' },
+      ...['Second.', 'Third.', 'Fourth.'].map((text) => ({ text })),
+    ];
+    const { journal, model, agent } = setup({ ...SETTINGS, contextTokens: 1_000 }, script);
+    for (let i = 0; i < 100; i++) {
+      journal.append([{ sessionId: 's1', epoch: 0, turnId: `old${i}`, role: 'user', content: `question ${i} ${'x'.repeat(200)}` }]);
+      journal.append([{ sessionId: 's1', epoch: 0, turnId: `old${i}`, role: 'assistant', content: `answer ${i} ${'y'.repeat(200)}` }]);
+    }
+    for (const [n, text] of ['one more', 'and another', 'a third', 'a fourth'].entries()) {
+      const started = journal.begin(text, { turnId: `n${n}` });
+      await agent.start({ ...started, signal: new AbortController().signal, emit: () => {} });
+    }
+    const sent = model.requests.map((request) => request.messages.filter((m) => m.role !== 'system'));
+    expect(sent).toHaveLength(5);
+    const tokens = (messages: (typeof sent)[number]) => messages.reduce((n, m) => n + estimateTokens(m.content ?? '') + 4, 0);
+    // Fitted to about three quarters of the budget, then each request begins as the one before it did.
+    expect(tokens(sent[0]!)).toBeLessThanOrEqual(750);
+    expect(tokens(sent[0]!)).toBeGreaterThan(400);
+    for (let i = 1; i < sent.length; i++) {
+      expect(sent[i]!.slice(0, sent[i - 1]!.length)).toEqual(sent[i - 1]);
+      expect(tokens(sent[i]!)).toBeLessThanOrEqual(1_000);
+    }
+    expect(sent.at(-1)!.slice(-1)).toEqual([{ role: 'user', content: 'a fourth' }]);
   });
 
   it('a steering message makes the next round read the conversation again, and the model sees it', async () => {
