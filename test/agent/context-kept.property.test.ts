@@ -15,7 +15,7 @@ interface Block {
 }
 
 /** Placeholders of calls whose result never came: never pruned (they are no row). */
-const placeholders = new WeakSet<ChatMessage>();
+const placeholders = new WeakSet<object>();
 
 function userContent(message: MessageRecord, labelSenders: boolean): string {
   return labelSenders && message.senderName ? `[${message.senderName}] ${message.content}` : message.content;
