@@ -70,20 +70,36 @@ function placeholderRows(count: number, first: number, typed: boolean): string[]
 /**
  * The messages' INSERT (in order: ids grow with the VALUES list) of rows only when `from` (given
  * the next free placeholder's number) has a row, RETURNING; its placeholders start at $`first`.
- * For use alone or inside a larger statement.
+ * For use inside a larger PostgreSQL statement (the VALUES list is typed for it).
  */
 export function insertManyFrom(
-  provider: SqlDriver['provider'],
   from: (next: number) => string,
   messages: readonly NewMessage[],
   now: Date,
   first: number,
 ): { text: string; values: SqlValue[] } {
-  const rows = placeholderRows(messages.length, first, provider === 'postgresql');
+  const rows = placeholderRows(messages.length, first, true);
   const values = messages.flatMap((message) => valuesOf(message, now));
   return {
     text: `${INSERT} SELECT * FROM (VALUES ${rows.join(', ')}) AS v WHERE EXISTS (SELECT 1 FROM ${from(first + values.length)}) RETURNING ${COLUMNS}`,
     values,
+  };
+}
+
+/**
+ * The messages' INSERT of rows only while their turn exists, RETURNING, for SQLite: each row is
+ * SELECTed from the turn's row (its id after the row's values), the rows joined by UNION ALL in
+ * order (ids grow with them). SQLite takes about 100 µs more for a VALUES list filtered by EXISTS.
+ */
+export function insertEachWhileTurn(turnId: string, messages: readonly NewMessage[], now: Date): { text: string; values: SqlValue[] } {
+  const selects = messages.map((_, row) => {
+    const first = row * (PER_ROW + 1) + 1;
+    const columns = Array.from({ length: PER_ROW }, (_, col) => `$${first + col}`).join(', ');
+    return `SELECT ${columns} FROM "Turn" WHERE "id" = $${first + PER_ROW}`;
+  });
+  return {
+    text: `${INSERT} ${selects.join(' UNION ALL ')} RETURNING ${COLUMNS}`,
+    values: messages.flatMap((message) => [...valuesOf(message, now), turnId]),
   };
 }
 

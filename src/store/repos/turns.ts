@@ -5,7 +5,7 @@ import { boolColumn, dateColumn, intColumn, optionalText, unprefixed } from '../
 import type { SqlDriver, SqlRunner, SqlValue } from '../sql/driver.ts';
 import { claimQueued } from './inbound.ts';
 import type { HistoryCache } from './history-cache.ts';
-import { inOrder, insertManyFrom, insertOneFrom, queuedLook, toMessageRecord } from './messages.ts';
+import { inOrder, insertEachWhileTurn, insertManyFrom, insertOneFrom, queuedLook, toMessageRecord } from './messages.ts';
 import { releasedState, releaseWithTurnEnd, releaseWithTurnEndValues, type SessionState } from './turn-reads.ts';
 import type { MessageRecord, NewMessage, ReplyState, TurnOrigin, TurnRecord, TurnStatus, Usage } from '../types.ts';
 
@@ -230,7 +230,7 @@ async function endToolRound(db: SqlDriver, input: ToolRoundEnd): Promise<ToolRou
   const messages = [input.message, ...input.results];
   if (db.provider === 'postgresql') {
     const { text: update, values: updateValues } = roundUpdate(round, now, PREFIXED);
-    const insert = insertManyFrom(db.provider, () => 't', messages, now, updateValues.length + 1);
+    const insert = insertManyFrom(() => 't', messages, now, updateValues.length + 1);
     const values = [...updateValues, ...insert.values, input.message.sessionId];
     const rows = await db.relaxed.all(
       `WITH t AS (${update}), m AS (${insert.text}) SELECT m.*, t.*, ${queuedLook(values.length)} FROM m CROSS JOIN t`,
@@ -240,10 +240,9 @@ async function endToolRound(db: SqlDriver, input: ToolRoundEnd): Promise<ToolRou
     const [assistant, ...results] = inOrder(rows);
     return { assistant: assistant!, results, turn: prefixedTurn(rows[0]), queued: boolColumn.parse(rows[0].queued) };
   }
-  const insert = insertManyFrom(db.provider, (next) => `"Turn" WHERE "id" = $${next}`, messages, now, 1);
-  const inserted = await db.relaxed.all(`${insert.text}, ${queuedLook(insert.values.length + 2)}`, [
+  const insert = insertEachWhileTurn(input.turnId, messages, now);
+  const inserted = await db.relaxed.all(`${insert.text}, ${queuedLook(insert.values.length + 1)}`, [
     ...insert.values,
-    input.turnId,
     input.message.sessionId,
   ]);
   if (!inserted[0]) throw new Error(`Turn ${input.turnId} not found`);
