@@ -105,7 +105,7 @@ export class Agent {
   readonly #sections = new WeakMap<TurnRun, string[]>();
   /** Runs whose preread context may be out of date (sections were invalidated since it was read). */
   readonly #stale = new WeakSet<TurnRun>();
-  /** Per session (least recently used first): where its last turn's context window started. */
+  /** Per session (least recently used first): where its context window starts, and what it shows pruned. */
   readonly #floors = new Map<string, Floor>();
   /** Runs whose last tool results were written while nothing was queued for their session. */
   readonly #nothingQueued = new WeakSet<TurnRun>();
