@@ -47,31 +47,36 @@ const IDLE = `("leaseOwner" IS NULL OR "leaseUntil" < $5)
 const CONVERSATION = `FROM "Message" m WHERE m."sessionId" = "Session"."id" AND m."epoch" = "Session"."epoch"`;
 
 /**
- * $1 owner, $2 lease until, $3 now, $4 key, $5 now (expired leases), $6 the history cache's window
- * start: in the order they appear (SQLite's are positional). Also returns the conversation's rows
- * from $6 on and its newest id as they were before this start (the cache's check, see verify).
+ * $1 owner, $2 lease until, $3 now, $4 key, $5 now (expired leases), on PostgreSQL $6 the history
+ * cache's window start: in the order they appear (SQLite's are positional). Also returns the
+ * conversation's newest id, and on PostgreSQL its rows from $6 on, as they were before this start
+ * (the cache's check, see verify). SQLite needs no count: it gives ids under its write lock, one
+ * writer at a time, so no row is ever committed below the newest id (and messages are never
+ * deleted but with their session).
  */
 const leaseIfIdle = (provider: SqlDriver['provider'], cast = '') =>
   `UPDATE "Session" SET "leaseOwner" = $1, "leaseUntil" = $2, "updatedAt" = $3 WHERE "key" = $4 AND ${IDLE}
     RETURNING ${sessionColumns('"Session"')}, NULL${cast} AS "activeId", NULL${cast} AS "activeStatus", ${MEMORY[provider]},
-    (SELECT COUNT(*) ${CONVERSATION} AND m."id" >= $6) AS "windowRows", (SELECT MAX(m."id") ${CONVERSATION}) AS "lastMessageId"`;
+    ${provider === 'postgresql' ? `(SELECT COUNT(*) ${CONVERSATION} AND m."id" >= $6)` : 'NULL'} AS "windowRows",
+    (SELECT MAX(m."id") ${CONVERSATION}) AS "lastMessageId"`;
 
-const leaseValues = (input: MessageStart, now: Date, window: CachedWindow | undefined): SqlValue[] => [
+const leaseValues = (input: MessageStart, now: Date, window: CachedWindow | undefined, provider: SqlDriver['provider']): SqlValue[] => [
   input.owner,
   new Date(now.getTime() + input.leaseMs),
   now,
   input.key,
   now,
   // Without a cached window nothing is counted (no id is this high; PostgreSQL's ids are int4).
-  window?.fromId ?? 2_147_483_647,
+  ...(provider === 'postgresql' ? [window?.fromId ?? 2_147_483_647] : []),
 ];
 
-const countedRow = z.object({ windowRows: intColumn, lastMessageId: intColumn.nullable() });
+const countedRow = z.object({ windowRows: intColumn.nullable(), lastMessageId: intColumn.nullable() });
 
 function countedOf(row: Record<string, unknown>, window: CachedWindow | undefined): CachedWindow | undefined {
   if (!window) return undefined;
   const counted = countedRow.parse(row);
-  return { fromId: window.fromId, rows: counted.windowRows, lastId: counted.lastMessageId ?? 0 };
+  // Not counted (SQLite): the newest id alone shows whether rows were added.
+  return { fromId: window.fromId, rows: counted.windowRows ?? window.rows, lastId: counted.lastMessageId ?? 0 };
 }
 
 const SQLITE_LEASE_IF_IDLE = leaseIfIdle('sqlite');
@@ -81,7 +86,7 @@ class NotIdle extends Error {}
 async function inTransaction(sql: SqlDriver, input: MessageStart, window: CachedWindow | undefined): Promise<Started> {
   return sql.transaction(async (tx) => {
     const now = new Date();
-    const rows = await tx.all(SQLITE_LEASE_IF_IDLE, leaseValues(input, now, window));
+    const rows = await tx.all(SQLITE_LEASE_IF_IDLE, leaseValues(input, now, window, 'sqlite'));
     if (!rows[0]) throw new NotIdle();
     const state = toState(rows[0]);
     const { session } = state;
@@ -123,7 +128,7 @@ async function inOneStatement(sql: SqlDriver, input: MessageStart, window: Cache
   const turnId = timeOrderedId();
   const { inbound } = input;
   const rows = await sql.all(POSTGRES_START, [
-    ...leaseValues(input, now, window),
+    ...leaseValues(input, now, window, 'postgresql'),
     inbound.channel,
     inbound.eventId,
     turnId,
