@@ -52,19 +52,20 @@ function valuesOf(message: NewMessage, now: Date): SqlValue[] {
  * larger statement: nothing is inserted when `from` has no row.
  */
 export function insertOneFrom(from: string, message: NewMessage, now: Date): { text: string; values: SqlValue[] } {
-  const placeholders = Array.from({ length: PER_ROW }, (_, col) => `$${col + 1}`).join(', ');
-  return { text: `${INSERT} SELECT ${placeholders} FROM ${from} RETURNING ${COLUMNS}`, values: valuesOf(message, now) };
+  return { text: `${INSERT} SELECT ${rowPlaceholders(1)} FROM ${from} RETURNING ${COLUMNS}`, values: valuesOf(message, now) };
 }
 
 /** PostgreSQL's types of the columns INSERT lists, for a VALUES list whose placeholders nothing else types. */
 const PG_TYPES = ['text', 'integer', 'text', 'text', 'text', 'text', 'text', 'text', 'boolean', 'text', 'text', 'timestamp(3)'];
 
+/** One row's placeholders, $`first` to $`first` + 11, typed for PostgreSQL with `typed`. */
+function rowPlaceholders(first: number, typed = false): string {
+  return PG_TYPES.map((type, col) => `$${first + col}${typed ? `::${type}` : ''}`).join(', ');
+}
+
 /** `count` rows of placeholders from $`first` on, typed for PostgreSQL with `typed`. */
 function placeholderRows(count: number, first: number, typed: boolean): string[] {
-  return Array.from(
-    { length: count },
-    (_, row) => `(${PG_TYPES.map((type, col) => `$${first + row * PER_ROW + col}${typed ? `::${type}` : ''}`).join(', ')})`,
-  );
+  return Array.from({ length: count }, (_, row) => `(${rowPlaceholders(first + row * PER_ROW, typed)})`);
 }
 
 /**
@@ -94,8 +95,7 @@ export function insertManyFrom(
 export function insertEachWhileTurn(turnId: string, messages: readonly NewMessage[], now: Date): { text: string; values: SqlValue[] } {
   const selects = messages.map((_, row) => {
     const first = row * (PER_ROW + 1) + 1;
-    const columns = Array.from({ length: PER_ROW }, (_, col) => `$${first + col}`).join(', ');
-    return `SELECT ${columns} FROM "Turn" WHERE "id" = $${first + PER_ROW}`;
+    return `SELECT ${rowPlaceholders(first)} FROM "Turn" WHERE "id" = $${first + PER_ROW}`;
   });
   return {
     text: `${INSERT} ${selects.join(' UNION ALL ')} RETURNING ${COLUMNS}`,

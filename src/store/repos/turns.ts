@@ -114,8 +114,6 @@ export interface RoundEnded {
 }
 
 const RELEASE_WITH_TURN_END = releaseWithTurnEnd(1);
-/** The message's turn, for insertOneFrom: $13 follows the message's twelve values. */
-const TURN_BY_ID = `"Turn" WHERE "id" = $13`;
 
 /** The round's usage, and with `finish` the turn's end: $1..$4 (and $5, $6), the turn id last. */
 function roundUpdate(input: RoundEnd, now: Date, returning: string): { text: string; values: SqlValue[] } {
@@ -148,8 +146,8 @@ function roundUpdate(input: RoundEnd, now: Date, returning: string): { text: str
 async function endRound(db: SqlDriver, input: RoundEnd): Promise<RoundEnded> {
   if (db.provider === 'postgresql') return endRoundInOneStatement(db, input);
   const now = new Date();
-  const insert = insertOneFrom(TURN_BY_ID, input.message, now);
-  const [inserted] = await db.all(insert.text, [...insert.values, input.turnId]);
+  const insert = insertEachWhileTurn(input.turnId, [input.message], now);
+  const [inserted] = await db.all(insert.text, insert.values);
   if (!inserted) throw new Error(`Turn ${input.turnId} not found`);
   const assistant = toMessageRecord(inserted);
   const update = roundUpdate(input, now, COLUMNS);
