@@ -186,12 +186,17 @@ export interface BuiltContext {
   droppedTurns: number;
 }
 
-export function buildContext(input: ContextInput): BuiltContext {
-  const conversation = conversationOf(input.history, input.labelSenders, input.pruned ?? NONE);
+/** The system prompt and the trailing instruction around the conversation, and their tokens. */
+function frameOf(input: ContextInput): { system: ChatMessage; trailing: ChatMessage[]; tokens: number } {
   const system: ChatMessage = { role: 'system', content: input.systemPrompt };
   const trailing: ChatMessage[] = input.trailingSystem ? [{ role: 'system', content: input.trailingSystem }] : [];
-  const fixed = messageTokens(system) + trailing.reduce((n, m) => n + messageTokens(m), 0);
-  const total = fixed + conversation.tokens;
+  return { system, trailing, tokens: messageTokens(system) + trailing.reduce((n, m) => n + messageTokens(m), 0) };
+}
+
+export function buildContext(input: ContextInput): BuiltContext {
+  const conversation = conversationOf(input.history, input.labelSenders, input.pruned ?? NONE);
+  const { system, trailing, tokens } = frameOf(input);
+  const total = tokens + conversation.tokens;
   if (total <= input.budgetTokens) {
     return { messages: [system, ...conversation.messages, ...trailing], estimatedTokens: total, prunedToolResults: 0, droppedTurns: 0 };
   }
@@ -207,9 +212,9 @@ export function buildContext(input: ContextInput): BuiltContext {
  * between do not go over the whole window, and the model's prompt keeps its beginning.
  */
 export function fitWindow(input: ContextInput, targetTokens: number): { fromId: number; pruned: ReadonlySet<number> } {
-  const built = buildContext({ ...input, budgetTokens: Number.POSITIVE_INFINITY });
   const conversation = conversationOf(input.history, input.labelSenders, input.pruned ?? NONE);
-  const fitted = fitBudget(conversation.blocks, built.estimatedTokens, { ...input, budgetTokens: targetTokens });
+  const total = frameOf(input).tokens + conversation.tokens;
+  const fitted = fitBudget(conversation.blocks, total, { ...input, budgetTokens: targetTokens });
   const pruned = new Set([...(input.pruned ?? NONE)].filter((id) => id >= fitted.fromId));
   for (const id of fitted.prunedRows) pruned.add(id);
   return { fromId: fitted.fromId, pruned };
@@ -228,14 +233,15 @@ function fitBudget(source: readonly Block[], total: number, input: ContextInput)
     if (isCurrent(block)) continue;
     for (let index = 0; index < block.messages.length && total > input.budgetTokens; index++) {
       const message = block.messages[index]!;
+      if (message.role !== 'tool' || message.content === PRUNED) continue;
+      const row = rowOf.get(message);
       // A placeholder (a call without a result yet) is no row: left as it is, it stays the same in a kept window.
-      if (message.role !== 'tool' || message.content === PRUNED || !rowOf.has(message)) continue;
+      if (row === undefined) continue;
       const replaced = kept(pruned, message, prunedResult);
       block.messages[index] = replaced;
       total -= messageTokens(message) - messageTokens(replaced);
       prunedToolResults++;
-      const row = rowOf.get(message);
-      if (row !== undefined) prunedRows.push(row);
+      prunedRows.push(row);
     }
   }
   let droppedTurns = 0;
