@@ -327,6 +327,7 @@ export class Agent {
       this.#histories.set(run, history);
     }
     const systemPrompt = await this.#systemPrompt(run, history);
+    const floor = this.#floors.get(run.session.id);
     const input: ContextInput = {
       systemPrompt,
       history,
@@ -334,19 +335,14 @@ export class Agent {
       currentTurnId: run.turn.id,
       labelSenders: run.session.chatType === 'group',
       trailingSystem: atLimit ? LIMIT_INSTRUCTION : undefined,
+      ...(floor?.pruned && floor.epoch === run.turn.epoch ? { pruned: floor.pruned } : {}),
     };
-    const floor = this.#floors.get(run.session.id);
-    if (floor?.pruned && floor.epoch === run.turn.epoch) input.pruned = floor.pruned;
     let context = buildContext(input);
     if (context.droppedTurns > 0 || context.prunedToolResults > 0) {
       // Over the budget: fitted well inside it, so that the next rounds and turns add to this window.
       const window = fitWindow(input, Math.floor(settings.contextTokens * WINDOW_REFIT_SHARE));
-      history = history.slice(
-        Math.max(
-          0,
-          history.findIndex((m) => m.id === window.fromId),
-        ),
-      );
+      const from = history.findIndex((m) => m.id === window.fromId);
+      history = history.slice(Math.max(0, from));
       this.#histories.set(run, history);
       this.#setFloor(run, { epoch: run.turn.epoch, fromId: window.fromId, pruned: window.pruned });
       context = buildContext({ ...input, history, pruned: window.pruned });
@@ -440,12 +436,10 @@ export class Agent {
   }
 
   async #toolStep(run: TurnRun, assistant: MessageRecord, calls: ToolCall[], detector: LoopDetector): Promise<Step> {
-    const verdicts = calls.map((call) => detector.observe(call));
-    const stopAt = verdicts.findIndex((v) => v.kind === 'stop');
-    const stop = verdicts[stopAt];
-    if (stop?.kind === 'stop') {
+    const { verdicts, loop } = observeRepeats(detector, calls);
+    if (loop) {
       await this.#saveResults(run, notRunAsRepeated(calls), { relaxed: true });
-      return { kind: 'loop', call: calls[stopAt]!, count: stop.count };
+      return loop;
     }
 
     // Each call with valid arguments is put to the hooks (one by one, in call order); the allowed
@@ -502,11 +496,9 @@ export class Agent {
 
   /** The tool step of a round whose calls may run unwritten (#mayRunUnwritten): run, then one write. */
   async #unwrittenToolStep(run: TurnRun, completion: Completion, calls: ToolCall[], detector: LoopDetector): Promise<Step> {
-    const verdicts = calls.map((call) => detector.observe(call));
-    const stopAt = verdicts.findIndex((v) => v.kind === 'stop');
-    const stop = verdicts[stopAt];
+    const { verdicts, loop } = observeRepeats(detector, calls);
     let results: ToolResult[];
-    if (stop?.kind === 'stop') results = notRunAsRepeated(calls);
+    if (loop) results = notRunAsRepeated(calls);
     else {
       results = (await this.#runCalls(run, calls)).results;
       warnOfRepeats(results, calls, verdicts);
@@ -524,7 +516,7 @@ export class Agent {
     );
     if (queued) this.#nothingQueued.delete(run);
     else this.#nothingQueued.add(run);
-    return stop?.kind === 'stop' ? { kind: 'loop', call: calls[stopAt]!, count: stop.count } : { kind: 'continue' };
+    return loop ?? { kind: 'continue' };
   }
 
   /**
@@ -707,6 +699,16 @@ export class Agent {
   }
 }
 
+type Verdict = ReturnType<LoopDetector['observe']>;
+
+/** The loop detector's verdict on each call, and the step that ends the turn when one of them must stop. */
+function observeRepeats(detector: LoopDetector, calls: ToolCall[]): { verdicts: Verdict[]; loop?: Extract<Step, { kind: 'loop' }> } {
+  const verdicts = calls.map((call) => detector.observe(call));
+  const at = verdicts.findIndex((v) => v.kind === 'stop');
+  const stop = verdicts[at];
+  return { verdicts, ...(stop?.kind === 'stop' ? { loop: { kind: 'loop', call: calls[at]!, count: stop.count } } : {}) };
+}
+
 /** Results for calls the loop detector stopped: none of them runs. */
 function notRunAsRepeated(calls: ToolCall[]): ToolResult[] {
   const content = 'Not run: the same call was repeated too many times in this turn.';
@@ -714,7 +716,7 @@ function notRunAsRepeated(calls: ToolCall[]): ToolResult[] {
 }
 
 /** Prefixes a warning to the results of calls the loop detector saw repeated. */
-function warnOfRepeats(results: ToolResult[], calls: ToolCall[], verdicts: ReturnType<LoopDetector['observe']>[]): void {
+function warnOfRepeats(results: ToolResult[], calls: ToolCall[], verdicts: Verdict[]): void {
   for (const result of results) {
     const verdict = verdicts[calls.findIndex((c) => c.id === result.callId)];
     if (verdict?.kind === 'warn') {
