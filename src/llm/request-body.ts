@@ -1,7 +1,8 @@
-// A chat completion request's body as JSON, put together from pieces kept between requests. A conversation's messages are the same objects from
-// round to round and turn to turn (src/agent/context.ts keeps them with their history rows), so
-// each is converted and serialized once, and a request only adds the messages that are new since
-// the conversation's last one, instead of the whole conversation being serialized each time.
+// A chat completion request's body as JSON, put together from pieces kept between requests. A
+// conversation's messages are the same objects from round to round and turn to turn
+// (src/agent/context.ts keeps them with their history rows), so each is converted and serialized
+// once, and a request only adds the messages that are new since the conversation's last one,
+// instead of the whole conversation being serialized each time.
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import type { ChatMessage, ToolSpec } from './types.ts';
 
