@@ -102,14 +102,14 @@ function chunkOf(event: EventSourceMessage, headers: Headers): ChatChunk {
 }
 
 /**
- * Posts the request (`body`: its JSON) and yields the answer's chunks until `[DONE]` or the end of
+ * Posts the request (`body`: its JSON, UTF-8) and yields the answer's chunks until `[DONE]` or the end of
  * the stream. `onStatus` is told of every 429 and 5xx answer. Leaving the loop early, or `signal`
  * aborting, closes the request.
  */
 export async function* chatChunks(
   transport: ModelTransport,
   endpoint: ChatEndpoint,
-  body: string,
+  body: Uint8Array,
   signal: AbortSignal,
   onStatus?: (status: number) => void,
 ): AsyncGenerator<ChatChunk> {

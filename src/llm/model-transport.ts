@@ -21,7 +21,7 @@ export interface ModelResponse {
 }
 
 export interface ModelTransport {
-  post(url: string, headers: Record<string, string>, body: string, signal: AbortSignal): Promise<ModelResponse>;
+  post(url: string, headers: Record<string, string>, body: string | Uint8Array, signal: AbortSignal): Promise<ModelResponse>;
 }
 
 function dispatcher(): Dispatcher {

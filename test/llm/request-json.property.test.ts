@@ -1,5 +1,5 @@
 // The request body is put together from each message's JSON, kept with the message
-// (src/llm/request-body.ts): for any messages and options it must be exactly JSON.stringify of the body.
+// (src/llm/request-body.ts): for any messages and options it must be exactly JSON.stringify of the body, as UTF-8.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { messagesJson, requestJson } from '../../src/llm/request-body.ts';
@@ -32,7 +32,7 @@ describe('request JSON from kept message pieces', () => {
           // The same message objects twice: the second request reuses what the first kept.
           for (const list of [messages, [...messages, ...messages]]) {
             const { request, body } = bodyOf(list, model, temperature);
-            expect(requestJson(body, messagesJson(request))).toBe(JSON.stringify(body));
+            expect(requestJson(body, messagesJson(request)).toString()).toBe(JSON.stringify(body));
           }
         },
       ),
@@ -63,7 +63,7 @@ describe('request JSON from kept message pieces', () => {
           }
           const list: ChatMessage[] = [{ role: 'system', content: system }, ...conversation];
           const { request, body } = bodyOf(list, 'fake', undefined, withTools ? specs : []);
-          expect(requestJson(body, messagesJson(request), withTools ? specs : undefined)).toBe(JSON.stringify(body));
+          expect(requestJson(body, messagesJson(request), withTools ? specs : undefined).toString()).toBe(JSON.stringify(body));
         });
       }),
       { numRuns: 500 },
@@ -83,7 +83,22 @@ describe('request JSON from kept message pieces', () => {
     for (const conversation of sequence) {
       const list = [m('system prompt'), ...conversation] as ChatMessage[];
       const { request, body } = bodyOf(list, 'fake', undefined, []);
-      expect(requestJson(body, messagesJson(request))).toBe(JSON.stringify(body));
+      expect(requestJson(body, messagesJson(request)).toString()).toBe(JSON.stringify(body));
+    }
+  });
+
+  it('keeps a long conversation whole while its kept bytes grow many times over, with a cut in between', () => {
+    // Messages of a few KB with characters of 1 to 4 UTF-8 bytes: the kept bytes outgrow their room again and again.
+    const long = (i: number): ChatMessage => ({
+      role: i % 2 ? 'assistant' : 'user',
+      content: i % 7 ? `${i} é€𝄞 ${'word '.repeat(200 + ((i * 37) % 400))}` : '€'.repeat(3_000),
+    });
+    const pool = Array.from({ length: 60 }, (_, i) => long(i));
+    const lengths = [...Array.from({ length: 40 }, (_, i) => i + 1), 25, 26, ...Array.from({ length: 34 }, (_, i) => i + 27)];
+    for (const n of lengths) {
+      const list: ChatMessage[] = [{ role: 'system', content: `system ${n}` }, ...pool.slice(0, n)];
+      const { request, body } = bodyOf(list, 'fake', undefined, []);
+      expect(requestJson(body, messagesJson(request)).toString()).toBe(JSON.stringify(body));
     }
   });
 });
