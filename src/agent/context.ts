@@ -276,6 +276,32 @@ function leastTokens(message: MessageRecord): number {
   return kept(least, message, countLeastTokens);
 }
 
+/** Per first row: the rows of a history read before (a copy) and their least tokens in all (see leastTotal). */
+const leastTotals = new WeakMap<MessageRecord, { rows: readonly MessageRecord[]; tokens: number }>();
+
+/**
+ * The least tokens of all of `history`: a history that begins with rows already summed (the same
+ * row objects, the same start: a window read again, and longer) adds only its newer rows.
+ */
+function leastTotal(history: readonly MessageRecord[]): number {
+  const first = history[0];
+  if (!first) return 0;
+  const known = leastTotals.get(first);
+  let from = 0;
+  let tokens = 0;
+  if (known && known.rows.length <= history.length) {
+    let same = 0;
+    while (same < known.rows.length && known.rows[same] === history[same]) same++;
+    if (same === known.rows.length) {
+      from = same;
+      tokens = known.tokens;
+    }
+  }
+  for (let i = from; i < history.length; i++) tokens += leastTokens(history[i]!);
+  leastTotals.set(first, { rows: history.slice(), tokens });
+  return tokens;
+}
+
 /**
  * Where buildContext's input can start without changing what it builds: the first row of the
  * newest whole turns whose least possible size (every tool result pruned, no system prompt) is
@@ -284,6 +310,8 @@ function leastTokens(message: MessageRecord): number {
  * this one's.
  */
 export function contextStart(history: readonly MessageRecord[], budgetTokens: number, currentTurnId?: string): number {
+  // All of it within the budget (a window kept from an earlier fit, and what was added since): nothing to cut.
+  if (leastTotal(history) <= budgetTokens) return 0;
   let total = 0;
   let over = -1;
   for (let i = history.length - 1; i >= 0; i--) {

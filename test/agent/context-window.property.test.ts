@@ -4,7 +4,8 @@
 // budget, the model must see exactly what it would see with the whole history.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { buildContext, contextStart, fitWindow } from '../../src/agent/context.ts';
+import { buildContext, contextStart, fitWindow, PRUNED } from '../../src/agent/context.ts';
+import { estimateTokens, MESSAGE_OVERHEAD_TOKENS } from '../../src/agent/tokens.ts';
 import type { MessageRecord } from '../../src/store/types.ts';
 
 const text = fc.oneof(fc.string({ maxLength: 400 }), fc.constantFrom('短', '这是一个中文的问题，关于机器人', 'x'.repeat(2_000)));
@@ -58,6 +59,62 @@ describe('context window', () => {
       }),
       { numRuns: 400 },
     );
+  });
+
+  it('finds the same start when reads of the same rows were measured before (read again, longer, shorter, or with a row missing)', () => {
+    const read = fc.tuple(fc.nat(), fc.nat(), fc.nat(), fc.boolean());
+    fc.assert(
+      fc.property(conversation, fc.integer({ min: 50, max: 6_000 }), fc.array(read, { minLength: 1, maxLength: 8 }), (rows, budgetTokens, reads) => {
+        for (const [a, b, c, dropOne] of reads) {
+          // Reads from the same row share their first row object (as the history cache hands them
+          // out); they start at one of a few turns, so that many reads do.
+          const firsts = [0, ...rows.flatMap((row, i) => (i > 0 && row.turnId !== rows[i - 1]!.turnId ? [i] : []))].slice(0, 3);
+          const from = firsts[a % firsts.length]!;
+          let history = rows.slice(from, from + 1 + (b % (rows.length - from)));
+          if (dropOne && history.length > 2) history = history.filter((_, i) => i !== 1 + (c % (history.length - 1)));
+          const current = history.at(-1)!.turnId;
+          // Copies of the rows: nothing measured before can be reused for them.
+          const fresh = history.map((row) => ({ ...row }));
+          // Besides the given budget, ones that the rows from some point on just exceed: from the
+          // first turns after the first one (the start then moves), and further on.
+          const suffix: number[] = [];
+          for (let i = history.length - 1; i >= 0; i--) suffix[i] = (suffix[i + 1] ?? 0) + leastTokens(history[i]!);
+          const turnStarts = history.flatMap((row, i) => (i > 0 && row.turnId !== history[i - 1]!.turnId ? [i] : []));
+          const points = [...turnStarts.slice(0, 3), ...[0.5, 1].map((q) => Math.floor(q * (history.length - 1)))];
+          const budgets = [budgetTokens, ...points.map((i) => suffix[i]! - 1)];
+          for (const budget of budgets) {
+            expect(contextStart(history, budget, current)).toBe(contextStart(fresh, budget, current));
+          }
+        }
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it('does not reuse what a read with a row missing measured for a later read that has the row', () => {
+    const row = (id: number, turnId: string, role: 'user' | 'assistant', content: string): MessageRecord => ({
+      id,
+      sessionId: 's',
+      epoch: 0,
+      turnId,
+      role,
+      content,
+      isError: false,
+      createdAt: new Date(0),
+    });
+    const rows = [
+      row(1, 't0', 'user', 'a'),
+      row(2, 't0', 'assistant', 'b'),
+      row(3, 't1', 'user', 'x'.repeat(2_000)),
+      row(4, 't1', 'assistant', 'c'),
+      row(5, 't2', 'user', 'd'),
+      row(6, 't2', 'assistant', 'e'),
+      row(7, 't3', 'user', 'f'),
+    ];
+    // Over the budget only with the long question: the window then starts at its turn.
+    const budget = rows.slice(3).reduce((n, r) => n + leastTokens(r), 0) + 100;
+    contextStart([rows[0]!, rows[1]!, rows[3]!, rows[4]!], budget);
+    expect(contextStart(rows, budget, 't3')).toBe(2);
   });
 
   it('a window fitted below the budget builds what fitting to that target builds, and only grows while the conversation fits', () => {
@@ -130,3 +187,10 @@ describe('context window', () => {
     expect(history.length - start).toBeLessThan(110);
   });
 });
+
+/** The least a row can cost in the context (every tool result pruned), as src/agent/context.ts counts it. */
+function leastTokens(row: MessageRecord): number {
+  if (row.role === 'tool') return MESSAGE_OVERHEAD_TOKENS + estimateTokens(PRUNED);
+  const calls = row.toolCalls ?? [];
+  return MESSAGE_OVERHEAD_TOKENS + estimateTokens(row.content) + calls.reduce((n, c) => n + estimateTokens(c.name + c.arguments), 0);
+}
