@@ -153,5 +153,17 @@ describe('history cache checked by a turn start', () => {
     expect(cache.verify('k', 's', 0, { fromId: 0, rows: 5, lastId: 7 }, row(8))).toBe(false);
     expect((await cache.history('s', 0, 0, true)).map((r) => r.id)).toEqual([1, 3, 4, 5, 7, 8]);
     expect(reads).toBe(3);
+    // A trusted window read from a later id (the context window moved on): the rows from that id, nothing read.
+    stored.push(row(9));
+    expect(cache.verify('k', 's', 0, { fromId: 0, rows: 6, lastId: 8 }, row(9))).toBe(true);
+    for (const fromId of [5, 6, 9, 14]) {
+      const expected = stored.filter((r) => r.id >= fromId).map((r) => r.id);
+      expect((await cache.history('s', 0, fromId, true)).map((r) => r.id)).toEqual(expected);
+      // The next turn starts: its message follows the window, still trusted.
+      const next = row(stored.at(-1)!.id + 1);
+      expect(cache.verify('k', 's', 0, cache.windowOf('k'), next)).toBe(true);
+      stored.push(next);
+    }
+    expect(reads).toBe(3);
   });
 });

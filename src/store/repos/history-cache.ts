@@ -52,7 +52,7 @@ export class HistoryCache {
     const cached = this.#entries.get(sessionId);
     this.#entries.delete(sessionId);
     const usable = cached?.epoch === epoch && cached.fromId <= fromId;
-    const known = usable ? cached.rows.filter((row) => row.id >= fromId) : [];
+    const known = usable ? rowsFrom(cached.rows, fromId) : [];
     if (usable && checked && cached.verified) {
       // Rows before `fromId` are let go here too, so that the next check counts only the window.
       this.#entries.set(sessionId, { epoch, fromId, rows: known });
@@ -113,4 +113,17 @@ export class HistoryCache {
     if (matches) entry.rows.push(added);
     return matches;
   }
+}
+
+/** The rows (in id order) from id `fromId` on: `rows` itself when that is all of them. */
+function rowsFrom(rows: MessageRecord[], fromId: number): MessageRecord[] {
+  if ((rows[0]?.id ?? fromId) >= fromId) return rows;
+  let low = 0;
+  let high = rows.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (rows[middle]!.id < fromId) low = middle + 1;
+    else high = middle;
+  }
+  return rows.slice(low);
 }
