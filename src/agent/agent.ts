@@ -250,13 +250,7 @@ export class Agent {
       const atLimit = rounds >= settings.maxRounds;
       const { completion, history } = await this.#complete(run, rounds + 1, atLimit);
       rounds++;
-      const calls =
-        atLimit || completion.toolCalls.length === 0
-          ? []
-          : uniqueIds(
-              history.filter((m) => m.turnId === run.turn.id),
-              completion.toolCalls,
-            );
+      const calls = atLimit || completion.toolCalls.length === 0 ? [] : uniqueIds(turnCallIds(history, run.turn.id), completion.toolCalls);
       if (calls.length > 0 && completion.finishReason !== 'length' && (await this.#mayRunUnwritten(run, calls))) {
         const ended = await this.#afterStep(run, await this.#unwrittenToolStep(run, completion, calls, detector));
         if (ended) return ended;
@@ -732,9 +726,26 @@ function openCalls(messages: MessageRecord[]): ToolCall[] {
   return (last?.toolCalls ?? []).filter((call) => !answered.has(call.id));
 }
 
+/** Per history of a running loop (it only grows, see #remember): the turn's call ids in the rows read so far. */
+const turnCalls = new WeakMap<readonly MessageRecord[], { turnId: string; read: number; ids: Set<string> }>();
+
+/** The ids of the calls the turn's messages in `history` made; only rows added since the last look are read. */
+function turnCallIds(history: readonly MessageRecord[], turnId: string): ReadonlySet<string> {
+  let known = turnCalls.get(history);
+  if (known?.turnId !== turnId) {
+    known = { turnId, read: 0, ids: new Set() };
+    turnCalls.set(history, known);
+  }
+  for (; known.read < history.length; known.read++) {
+    const message = history[known.read]!;
+    if (message.turnId === turnId) for (const call of message.toolCalls ?? []) known.ids.add(call.id);
+  }
+  return known.ids;
+}
+
 /** Models sometimes reuse ids ("call_0" every round); approvals need them unique per turn. */
-function uniqueIds(turnMessages: MessageRecord[], calls: ToolCall[]): ToolCall[] {
-  const seen = new Set(turnMessages.flatMap((m) => m.toolCalls ?? []).map((c) => c.id));
+function uniqueIds(turnIds: ReadonlySet<string>, calls: ToolCall[]): ToolCall[] {
+  const seen = new Set(turnIds);
   return calls.map((call) => {
     let id = call.id || 'call';
     if (seen.has(id)) id = `${id}_${randomBytes(3).toString('hex')}`;

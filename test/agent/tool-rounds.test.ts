@@ -68,6 +68,27 @@ describe('agent loop: multi-round tool turns', () => {
     expect(answer.text).toBe('Let me check.\n\nAlpha and beta are defined.');
   });
 
+  it('gives calls whose id the model reuses round after round an id of their own within the turn', async () => {
+    const h = await createHarness({ tools: [lookup] });
+    h.model.enqueue(
+      { toolCalls: [{ id: 'call_0', name: 'lookup', arguments: { word: 'one' } }] },
+      { toolCalls: [{ id: 'call_0', name: 'lookup', arguments: { word: 'two' } }] },
+      { toolCalls: [{ id: 'call_0', name: 'lookup', arguments: { word: 'three' } }] },
+      { text: 'Done.' },
+    );
+    await h.adapter.say('look three words up');
+    const [turn] = await settled(h.store, 'memory:dm-u-alice');
+    expect(turn!.status).toBe('done');
+    const session = (await h.store.sessions.getByKey('memory:dm-u-alice'))!;
+    const history = await h.store.messages.history(session.id, session.epoch);
+    const ids = history.flatMap((m) => m.toolCalls ?? []).map((c) => c.id);
+    expect(ids).toHaveLength(3);
+    expect(new Set(ids).size).toBe(3);
+    // Each result answers its own call.
+    const results = history.filter((m) => m.role === 'tool').map((m) => [m.toolCallId, m.content]);
+    expect(results).toEqual(ids.map((id, i) => [id, `definition of ${['one', 'two', 'three'][i]}`]));
+  });
+
   it('runs the calls of one message concurrently and keeps results in call order', async () => {
     const h = await createHarness({ tools: [slow] });
     h.model.enqueue(
