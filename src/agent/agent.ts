@@ -15,6 +15,7 @@ import { buildContext, type ContextInput, contextStart, fitWindow } from './cont
 import type { EmitEvent } from './events.ts';
 import type { HeldCall, ToolHooks } from './hooks.ts';
 import type { TurnJournal } from './journal.ts';
+import { turnCallIds } from './history-prefix.ts';
 import { LoopDetector } from './loop-detector.ts';
 import { interruptionNotice, planOpenCalls, replyResume } from './recovery.ts';
 import { composeSystemPrompt } from './system-prompt.ts';
@@ -724,23 +725,6 @@ function openCalls(messages: MessageRecord[]): ToolCall[] {
   const answered = new Set(messages.filter((m) => m.role === 'tool').map((m) => m.toolCallId));
   const last = messages.findLast((m) => m.role === 'assistant');
   return (last?.toolCalls ?? []).filter((call) => !answered.has(call.id));
-}
-
-/** Per history of a running loop (it only grows, see #remember): the turn's call ids in the rows read so far. */
-const turnCalls = new WeakMap<readonly MessageRecord[], { turnId: string; read: number; ids: Set<string> }>();
-
-/** The ids of the calls the turn's messages in `history` made; only rows added since the last look are read. */
-function turnCallIds(history: readonly MessageRecord[], turnId: string): ReadonlySet<string> {
-  let known = turnCalls.get(history);
-  if (known?.turnId !== turnId) {
-    known = { turnId, read: 0, ids: new Set() };
-    turnCalls.set(history, known);
-  }
-  for (; known.read < history.length; known.read++) {
-    const message = history[known.read]!;
-    if (message.turnId === turnId) for (const call of message.toolCalls ?? []) known.ids.add(call.id);
-  }
-  return known.ids;
 }
 
 /** Models sometimes reuse ids ("call_0" every round); approvals need them unique per turn. */

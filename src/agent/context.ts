@@ -5,6 +5,7 @@
 // A window fitted once (fitWindow) is kept while it fits: later rounds and turns only add to it.
 import type { ChatMessage, ToolCall } from '../llm/types.ts';
 import type { MessageRecord } from '../store/types.ts';
+import { startsWithRows } from './history-prefix.ts';
 import { MESSAGE_OVERHEAD_TOKENS, estimateTokens } from './tokens.ts';
 
 export const PRUNED = '[pruned]';
@@ -102,9 +103,7 @@ class Conversation {
 
   /** Whether `history` is the rows added so far and maybe more. */
   extendedBy(history: readonly MessageRecord[], labelSenders: boolean, pruned: ReadonlySet<number>): boolean {
-    if (labelSenders !== this.#labelSenders || pruned !== this.#pruned || history.length < this.#rows.length) return false;
-    for (let i = this.#rows.length - 1; i >= 0; i--) if (history[i] !== this.#rows[i]) return false;
-    return true;
+    return labelSenders === this.#labelSenders && pruned === this.#pruned && startsWithRows(history, this.#rows);
   }
 
   add(history: readonly MessageRecord[]): void {
@@ -287,16 +286,8 @@ function leastTotal(history: readonly MessageRecord[]): number {
   const first = history[0];
   if (!first) return 0;
   const known = leastTotals.get(first);
-  let from = 0;
-  let tokens = 0;
-  if (known && known.rows.length <= history.length) {
-    let same = 0;
-    while (same < known.rows.length && known.rows[same] === history[same]) same++;
-    if (same === known.rows.length) {
-      from = same;
-      tokens = known.tokens;
-    }
-  }
+  const from = known && startsWithRows(history, known.rows) ? known.rows.length : 0;
+  let tokens = from > 0 ? known!.tokens : 0;
   for (let i = from; i < history.length; i++) tokens += leastTokens(history[i]!);
   leastTotals.set(first, { rows: history.slice(), tokens });
   return tokens;

@@ -64,29 +64,34 @@ describe('context window', () => {
   it('finds the same start when reads of the same rows were measured before (read again, longer, shorter, or with a row missing)', () => {
     const read = fc.tuple(fc.nat(), fc.nat(), fc.nat(), fc.boolean());
     fc.assert(
-      fc.property(conversation, fc.integer({ min: 50, max: 6_000 }), fc.array(read, { minLength: 1, maxLength: 8 }), (rows, budgetTokens, reads) => {
-        for (const [a, b, c, dropOne] of reads) {
-          // Reads from the same row share their first row object (as the history cache hands them
-          // out); they start at one of a few turns, so that many reads do.
-          const firsts = [0, ...rows.flatMap((row, i) => (i > 0 && row.turnId !== rows[i - 1]!.turnId ? [i] : []))].slice(0, 3);
-          const from = firsts[a % firsts.length]!;
-          let history = rows.slice(from, from + 1 + (b % (rows.length - from)));
-          if (dropOne && history.length > 2) history = history.filter((_, i) => i !== 1 + (c % (history.length - 1)));
-          const current = history.at(-1)!.turnId;
-          // Copies of the rows: nothing measured before can be reused for them.
-          const fresh = history.map((row) => ({ ...row }));
-          // Besides the given budget, ones that the rows from some point on just exceed: from the
-          // first turns after the first one (the start then moves), and further on.
-          const suffix: number[] = [];
-          for (let i = history.length - 1; i >= 0; i--) suffix[i] = (suffix[i + 1] ?? 0) + leastTokens(history[i]!);
-          const turnStarts = history.flatMap((row, i) => (i > 0 && row.turnId !== history[i - 1]!.turnId ? [i] : []));
-          const points = [...turnStarts.slice(0, 3), ...[0.5, 1].map((q) => Math.floor(q * (history.length - 1)))];
-          const budgets = [budgetTokens, ...points.map((i) => suffix[i]! - 1)];
-          for (const budget of budgets) {
-            expect(contextStart(history, budget, current)).toBe(contextStart(fresh, budget, current));
+      fc.property(
+        conversation,
+        fc.integer({ min: 50, max: 6_000 }),
+        fc.array(read, { minLength: 1, maxLength: 8 }),
+        (rows, budgetTokens, reads) => {
+          for (const [a, b, c, dropOne] of reads) {
+            // Reads from the same row share their first row object (as the history cache hands them
+            // out); they start at one of a few turns, so that many reads do.
+            const firsts = [0, ...rows.flatMap((row, i) => (i > 0 && row.turnId !== rows[i - 1]!.turnId ? [i] : []))].slice(0, 3);
+            const from = firsts[a % firsts.length]!;
+            let history = rows.slice(from, from + 1 + (b % (rows.length - from)));
+            if (dropOne && history.length > 2) history = history.filter((_, i) => i !== 1 + (c % (history.length - 1)));
+            const current = history.at(-1)!.turnId;
+            // Copies of the rows: nothing measured before can be reused for them.
+            const fresh = history.map((row) => ({ ...row }));
+            // Besides the given budget, ones that the rows from some point on just exceed: from the
+            // first turns after the first one (the start then moves), and further on.
+            const suffix: number[] = [];
+            for (let i = history.length - 1; i >= 0; i--) suffix[i] = (suffix[i + 1] ?? 0) + leastTokens(history[i]!);
+            const turnStarts = history.flatMap((row, i) => (i > 0 && row.turnId !== history[i - 1]!.turnId ? [i] : []));
+            const points = [...turnStarts.slice(0, 3), ...[0.5, 1].map((q) => Math.floor(q * (history.length - 1)))];
+            const budgets = [budgetTokens, ...points.map((i) => suffix[i]! - 1)];
+            for (const budget of budgets) {
+              expect(contextStart(history, budget, current)).toBe(contextStart(fresh, budget, current));
+            }
           }
-        }
-      }),
+        },
+      ),
       { numRuns: 400 },
     );
   });
