@@ -30,7 +30,10 @@ export function turnCallIds(history: readonly MessageRecord[], turnId: string): 
     known.rows.push(row);
     if (!row.toolCalls?.length || row.turnId === undefined) continue;
     let ids = known.ids.get(row.turnId);
-    if (!ids) known.ids.set(row.turnId, (ids = new Set()));
+    if (!ids) {
+      ids = new Set();
+      known.ids.set(row.turnId, ids);
+    }
     for (const call of row.toolCalls) ids.add(call.id);
   }
   return known.ids.get(turnId) ?? new Set();
