@@ -69,21 +69,20 @@ function placeholderRows(count: number, first: number, typed: boolean): string[]
 }
 
 /**
- * The messages' INSERT (in order: ids grow with the VALUES list) of rows only when `from` (given
- * the next free placeholder's number) has a row, RETURNING; its placeholders start at $`first`.
- * For use inside a larger PostgreSQL statement (the VALUES list is typed for it).
+ * The messages' INSERT (in order: ids grow with the VALUES list) of rows only when `from` has a
+ * row, RETURNING; its placeholders start at $`first`. For use inside a larger PostgreSQL statement
+ * (the VALUES list is typed for it).
  */
 export function insertManyFrom(
-  from: (next: number) => string,
+  from: string,
   messages: readonly NewMessage[],
   now: Date,
   first: number,
 ): { text: string; values: SqlValue[] } {
   const rows = placeholderRows(messages.length, first, true);
-  const values = messages.flatMap((message) => valuesOf(message, now));
   return {
-    text: `${INSERT} SELECT * FROM (VALUES ${rows.join(', ')}) AS v WHERE EXISTS (SELECT 1 FROM ${from(first + values.length)}) RETURNING ${COLUMNS}`,
-    values,
+    text: `${INSERT} SELECT * FROM (VALUES ${rows.join(', ')}) AS v WHERE EXISTS (SELECT 1 FROM ${from}) RETURNING ${COLUMNS}`,
+    values: messages.flatMap((message) => valuesOf(message, now)),
   };
 }
 

@@ -228,7 +228,7 @@ async function endToolRound(db: SqlDriver, input: ToolRoundEnd): Promise<ToolRou
   const messages = [input.message, ...input.results];
   if (db.provider === 'postgresql') {
     const { text: update, values: updateValues } = roundUpdate(round, now, PREFIXED);
-    const insert = insertManyFrom(() => 't', messages, now, updateValues.length + 1);
+    const insert = insertManyFrom('t', messages, now, updateValues.length + 1);
     const values = [...updateValues, ...insert.values, input.message.sessionId];
     const rows = await db.relaxed.all(
       `WITH t AS (${update}), m AS (${insert.text}) SELECT m.*, t.*, ${queuedLook(values.length)} FROM m CROSS JOIN t`,
