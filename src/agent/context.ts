@@ -5,7 +5,7 @@
 // A window fitted once (fitWindow) is kept while it fits: later rounds and turns only add to it.
 import type { ChatMessage, ToolCall } from '../llm/types.ts';
 import type { MessageRecord } from '../store/types.ts';
-import { startsWithRows } from './history-prefix.ts';
+import { startsWithRows, WindowFold } from './history-prefix.ts';
 import { MESSAGE_OVERHEAD_TOKENS, estimateTokens } from './tokens.ts';
 
 export const PRUNED = '[pruned]';
@@ -275,23 +275,11 @@ function leastTokens(message: MessageRecord): number {
   return kept(least, message, countLeastTokens);
 }
 
-/** Per first row: the rows of a history read before (a copy) and their least tokens in all (see leastTotal). */
-const leastTotals = new WeakMap<MessageRecord, { rows: readonly MessageRecord[]; tokens: number }>();
-
-/**
- * The least tokens of all of `history`: a history that begins with rows already summed (the same
- * row objects, the same start: a window read again, and longer) adds only its newer rows.
- */
-function leastTotal(history: readonly MessageRecord[]): number {
-  const first = history[0];
-  if (!first) return 0;
-  const known = leastTotals.get(first);
-  const from = known && startsWithRows(history, known.rows) ? known.rows.length : 0;
-  let tokens = from > 0 ? known!.tokens : 0;
-  for (let i = from; i < history.length; i++) tokens += leastTokens(history[i]!);
-  leastTotals.set(first, { rows: history.slice(), tokens });
-  return tokens;
-}
+/** The least tokens of all of a history's rows (see contextStart). */
+const leastTotals = new WindowFold<number>(
+  () => 0,
+  (tokens, row) => tokens + leastTokens(row),
+);
 
 /**
  * Where buildContext's input can start without changing what it builds: the first row of the
@@ -302,7 +290,7 @@ function leastTotal(history: readonly MessageRecord[]): number {
  */
 export function contextStart(history: readonly MessageRecord[], budgetTokens: number, currentTurnId?: string): number {
   // All of it within the budget (a window kept from an earlier fit, and what was added since): nothing to cut.
-  if (leastTotal(history) <= budgetTokens) return 0;
+  if ((leastTotals.of(history) ?? 0) <= budgetTokens) return 0;
   let total = 0;
   let over = -1;
   for (let i = history.length - 1; i >= 0; i--) {

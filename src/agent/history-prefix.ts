@@ -10,31 +10,55 @@ export function startsWithRows(history: readonly MessageRecord[], rows: readonly
   return true;
 }
 
-/** Per first row of a history: its rows gathered so far (a copy), and the call ids each turn's rows made. */
-const callsByTurn = new WeakMap<MessageRecord, { rows: MessageRecord[]; ids: Map<string, Set<string>> }>();
-
 /**
- * The ids of the calls the turn's messages in `history` made. A history that begins with the rows
- * gathered before (the same window, a round or a turn later) adds only its newer rows.
+ * A fold over a history's rows, kept with its first row (with a copy of the rows it covers): a
+ * history that begins with the rows folded before (the same window, a round or a turn later) folds
+ * only its newer rows; any other history is folded from its start.
  */
-export function turnCallIds(history: readonly MessageRecord[], turnId: string): ReadonlySet<string> {
-  const first = history[0];
-  if (!first) return new Set();
-  let known = callsByTurn.get(first);
-  if (!known || !startsWithRows(history, known.rows)) {
-    known = { rows: [], ids: new Map() };
-    callsByTurn.set(first, known);
+export class WindowFold<S> {
+  readonly #kept = new WeakMap<MessageRecord, { rows: MessageRecord[]; state: S }>();
+  readonly #empty: () => S;
+  readonly #add: (state: S, row: MessageRecord) => S;
+
+  constructor(empty: () => S, add: (state: S, row: MessageRecord) => S) {
+    this.#empty = empty;
+    this.#add = add;
   }
-  for (let i = known.rows.length; i < history.length; i++) {
-    const row = history[i]!;
-    known.rows.push(row);
-    if (!row.toolCalls?.length || row.turnId === undefined) continue;
-    let ids = known.ids.get(row.turnId);
-    if (!ids) {
-      ids = new Set();
-      known.ids.set(row.turnId, ids);
+
+  /** The fold of all of `history`; undefined when it has no rows. */
+  of(history: readonly MessageRecord[]): S | undefined {
+    const first = history[0];
+    if (!first) return undefined;
+    let known = this.#kept.get(first);
+    if (!known || !startsWithRows(history, known.rows)) {
+      known = { rows: [], state: this.#empty() };
+      this.#kept.set(first, known);
     }
-    for (const call of row.toolCalls) ids.add(call.id);
+    for (let i = known.rows.length; i < history.length; i++) {
+      const row = history[i]!;
+      known.rows.push(row);
+      known.state = this.#add(known.state, row);
+    }
+    return known.state;
   }
-  return known.ids.get(turnId) ?? new Set();
+}
+
+/** The call ids each turn's rows made. */
+const callsByTurn = new WindowFold<Map<string, Set<string>>>(
+  () => new Map(),
+  (ids, row) => {
+    if (!row.toolCalls?.length || row.turnId === undefined) return ids;
+    let turn = ids.get(row.turnId);
+    if (!turn) {
+      turn = new Set();
+      ids.set(row.turnId, turn);
+    }
+    for (const call of row.toolCalls) turn.add(call.id);
+    return ids;
+  },
+);
+
+/** The ids of the calls the turn's messages in `history` made. */
+export function turnCallIds(history: readonly MessageRecord[], turnId: string): ReadonlySet<string> {
+  return callsByTurn.of(history)?.get(turnId) ?? new Set();
 }
