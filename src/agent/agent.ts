@@ -308,21 +308,15 @@ export class Agent {
     let history = this.#histories.get(run);
     if (!history) {
       // From the last turn's window start on: older messages cannot fit in the context any more.
-      const floor = this.#floors.get(run.session.id);
+      const floor = this.#floorOf(run);
       this.#floors.delete(run.session.id);
-      const read = await journal.history(
-        run.session.id,
-        run.turn.epoch,
-        floor?.epoch === run.turn.epoch ? floor.fromId : 0,
-        run.historyChecked,
-      );
+      const read = await journal.history(run.session.id, run.turn.epoch, floor?.fromId ?? 0, run.historyChecked);
       history = read.slice(contextStart(read, settings.contextTokens, run.turn.id));
-      const pruned = floor?.epoch === run.turn.epoch ? floor.pruned : undefined;
-      this.#setFloor(run, { epoch: run.turn.epoch, fromId: history[0]?.id ?? 0, ...(pruned ? { pruned } : {}) });
+      this.#setFloor(run, { epoch: run.turn.epoch, fromId: history[0]?.id ?? 0, ...(floor?.pruned ? { pruned: floor.pruned } : {}) });
       this.#histories.set(run, history);
     }
     const systemPrompt = await this.#systemPrompt(run, history);
-    const floor = this.#floors.get(run.session.id);
+    const pruned = this.#floorOf(run)?.pruned;
     const input: ContextInput = {
       systemPrompt,
       history,
@@ -330,7 +324,7 @@ export class Agent {
       currentTurnId: run.turn.id,
       labelSenders: run.session.chatType === 'group',
       trailingSystem: atLimit ? LIMIT_INSTRUCTION : undefined,
-      ...(floor?.pruned && floor.epoch === run.turn.epoch ? { pruned: floor.pruned } : {}),
+      ...(pruned ? { pruned } : {}),
     };
     let context = buildContext(input);
     if (context.droppedTurns > 0 || context.prunedToolResults > 0) {
@@ -373,6 +367,12 @@ export class Agent {
       }
       throw error;
     }
+  }
+
+  /** The session's window start, when it was set in this turn's epoch (a reset starts over). */
+  #floorOf(run: TurnRun): Floor | undefined {
+    const floor = this.#floors.get(run.session.id);
+    return floor?.epoch === run.turn.epoch ? floor : undefined;
   }
 
   #setFloor(run: TurnRun, floor: Floor): void {
