@@ -43,16 +43,18 @@ function jsonOf(message: ChatMessage): string {
 
 /**
  * A conversation as last sent, without its first message (the system prompt, made anew each
- * round): its messages, and their JSON joined by commas as UTF-8 in the first `length` bytes of
- * `bytes` (the rest is room for the next messages), with the end of each. Kept by its second
+ * round): its messages, and their JSON joined by commas as UTF-8 at the start of `bytes` (up to the
+ * last of `ends`, each message's end; the rest is room for the next messages). Kept by its second
  * message, the oldest one of the conversation itself; its bytes are written in place.
  */
 interface SentConversation {
   messages: readonly ChatMessage[];
   bytes: Buffer;
-  length: number;
   ends: number[];
 }
+
+/** How many bytes of the conversation's JSON are written. */
+const lengthOf = (sent: SentConversation): number => sent.ends.at(-1) ?? 0;
 
 const conversations = new WeakMap<ChatMessage, SentConversation>();
 
@@ -69,16 +71,16 @@ const FIRST_CAPACITY = 4_096;
 
 /** Adds `text` (a comma first unless it is the first) at the end of the conversation's bytes. */
 function appendJson(sent: SentConversation, json: string): void {
-  const text = sent.length === 0 ? json : `,${json}`;
+  const length = lengthOf(sent);
+  const text = length === 0 ? json : `,${json}`;
   // At most 3 UTF-8 bytes per UTF-16 unit: room for that, and the exact length is what was written.
-  const most = sent.length + text.length * 3;
+  const most = length + text.length * 3;
   if (most > sent.bytes.length) {
     const grown = Buffer.allocUnsafe(Math.max(FIRST_CAPACITY, Math.ceil(most * 1.5)));
-    sent.bytes.copy(grown, 0, 0, sent.length);
+    sent.bytes.copy(grown, 0, 0, length);
     sent.bytes = grown;
   }
-  sent.length += sent.bytes.write(text, sent.length, 'utf8');
-  sent.ends.push(sent.length);
+  sent.ends.push(length + sent.bytes.write(text, length, 'utf8'));
 }
 
 /**
@@ -99,13 +101,12 @@ export function messagesJson(messages: readonly ChatMessage[]): MessagesJson {
   if (previous && same > 0) {
     // Cut back to what is the same, in place: the bytes and ends are this module's own (requestJson copied them).
     sent = previous;
-    sent.length = previous.ends[same - 1]!;
     sent.ends.length = same;
-  } else sent = { messages: [], bytes: Buffer.allocUnsafe(FIRST_CAPACITY), length: 0, ends: [] };
+  } else sent = { messages: [], bytes: Buffer.allocUnsafe(FIRST_CAPACITY), ends: [] };
   for (let i = same + 1; i < messages.length; i++) appendJson(sent, jsonOf(messages[i]!));
   sent.messages = messages.slice(1);
   conversations.set(key, sent);
-  return { first: jsonOf(first), rest: sent.bytes.subarray(0, sent.length) };
+  return { first: jsonOf(first), rest: sent.bytes.subarray(0, lengthOf(sent)) };
 }
 
 const toolsJsons = new WeakMap<readonly ToolSpec[], Buffer>();
