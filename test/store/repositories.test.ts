@@ -166,6 +166,41 @@ describe.each(backends())('repositories on $name', (backend) => {
     expect(await store().messages.forTurn('no-such-turn')).toEqual([]);
   });
 
+  it('returns the messages it wrote as reading them back gives them: ids, dates, tool calls, and text the database mends', async () => {
+    const session = await store().sessions.ensure(spec('k9'));
+    const turn = await store().turns.create({ sessionId: session.id, epoch: 0, origin });
+    const base = { sessionId: session.id, epoch: 0, turnId: turn.id };
+    // A lone surrogate is stored as U+FFFD by both drivers; JSON keeps it escaped; undefined fields vanish.
+    const odd = 'half \ud83d of an emoji, 😀 whole';
+    const calls = [{ id: 'c\ud800', name: 'clock', arguments: `{"q":"${'\\ud83d'}"}`, extra: undefined }];
+    const usage = { promptTokens: 1, completionTokens: 1, totalTokens: 2 };
+    const returned = [
+      ...(await store().messages.appendMany([{ ...base, role: 'user', content: odd, senderId: 'u\udfff', senderName: odd }])),
+      ...(await store().messages.appendManySeeingQueue([{ ...base, role: 'summary', content: '' }], session.id)).records,
+      (await store().turns.endRound({ turnId: turn.id, usage, message: { ...base, role: 'assistant', content: odd, toolCalls: calls } }))
+        .assistant,
+    ];
+    const round = await store().turns.endToolRound({
+      turnId: turn.id,
+      usage,
+      message: { ...base, role: 'assistant', content: '', toolCalls: calls },
+      results: [{ ...base, role: 'tool', content: odd, toolCallId: 'c\ud800', toolName: 'clo\udc00ck', isError: true }],
+    });
+    returned.push(round.assistant, ...round.results);
+    const last = await store().turns.endRound({
+      turnId: turn.id,
+      usage,
+      message: { ...base, role: 'assistant', content: odd },
+      finish: 'done',
+    });
+    returned.push(last.assistant);
+    const read = await store().messages.forTurn(turn.id);
+    expect(read).toHaveLength(6);
+    expect(read[0]?.content).toBe('half \ufffd of an emoji, 😀 whole');
+    expect(read[2]?.toolCalls?.[0]?.id).toBe('c\ud800');
+    expect(returned).toStrictEqual(read);
+  });
+
   it('gives a session lease to one owner at a time, until it expires or is released', async () => {
     const session = await store().sessions.ensure(spec('k6'));
     const won = await Promise.all(['p1', 'p2', 'p3'].map((owner) => store().sessions.acquireLease(session.id, owner, 60_000)));

@@ -22,9 +22,45 @@ const rowSchema = z.object({
   createdAt: dateColumn,
 });
 
-export function toMessageRecord(raw: unknown): MessageRecord {
+function toMessageRecord(raw: unknown): MessageRecord {
   const row = rowSchema.parse(raw);
   return { ...row, toolCalls: row.toolCalls ? (JSON.parse(row.toolCalls) as ToolCallRecord[]) : undefined };
+}
+
+/** Text as the database keeps it: both drivers write UTF-8, a lone surrogate as U+FFFD. */
+const stored = (text: string | undefined) => text?.toWellFormed();
+
+/**
+ * The record of a message just inserted, as reading its row back would give it: what was written
+ * (`now`: its createdAt), with the id the database gave it. Inserts return only the id.
+ */
+function writtenRecord(message: NewMessage, id: number, now: Date): MessageRecord {
+  return {
+    id,
+    sessionId: message.sessionId,
+    epoch: message.epoch,
+    turnId: message.turnId,
+    role: message.role,
+    content: stored(message.content)!,
+    // Through JSON as the row keeps it (a copy without undefined fields).
+    toolCalls: message.toolCalls ? (JSON.parse(JSON.stringify(message.toolCalls)) as ToolCallRecord[]) : undefined,
+    toolCallId: stored(message.toolCallId),
+    toolName: stored(message.toolName),
+    isError: message.isError ?? false,
+    senderId: stored(message.senderId),
+    senderName: stored(message.senderName),
+    createdAt: new Date(now.getTime()),
+  };
+}
+
+/**
+ * The records of `messages` inserted at `now` by one statement whose rows (`rows`, in any order:
+ * RETURNING promises none) carry their ids: ids grow in insertion order.
+ */
+export function writtenRecords(messages: readonly NewMessage[], rows: readonly SqlRow[], now: Date): MessageRecord[] {
+  if (rows.length !== messages.length) throw new Error(`${messages.length} messages were inserted, but ${rows.length} rows came back`);
+  const ids = rows.map((row) => intColumn.parse(row.id)).sort((a, b) => a - b);
+  return messages.map((message, i) => writtenRecord(message, ids[i]!, now));
 }
 
 const INSERT = `INSERT INTO "Message" ("sessionId", "epoch", "turnId", "role", "content", "toolCalls", "toolCallId", "toolName", "isError", "senderId", "senderName", "createdAt")`;
@@ -52,7 +88,7 @@ function valuesOf(message: NewMessage, now: Date): SqlValue[] {
  * larger statement: nothing is inserted when `from` has no row.
  */
 export function insertOneFrom(from: string, message: NewMessage, now: Date): { text: string; values: SqlValue[] } {
-  return { text: `${INSERT} SELECT ${rowPlaceholders(1)} FROM ${from} RETURNING ${COLUMNS}`, values: valuesOf(message, now) };
+  return { text: `${INSERT} SELECT ${rowPlaceholders(1)} FROM ${from} RETURNING "id"`, values: valuesOf(message, now) };
 }
 
 /** PostgreSQL's types of the columns INSERT lists, for a VALUES list whose placeholders nothing else types. */
@@ -81,7 +117,7 @@ export function insertManyFrom(
 ): { text: string; values: SqlValue[] } {
   const rows = placeholderRows(messages.length, first, true);
   return {
-    text: `${INSERT} SELECT * FROM (VALUES ${rows.join(', ')}) AS v WHERE EXISTS (SELECT 1 FROM ${from}) RETURNING ${COLUMNS}`,
+    text: `${INSERT} SELECT * FROM (VALUES ${rows.join(', ')}) AS v WHERE EXISTS (SELECT 1 FROM ${from}) RETURNING "id"`,
     values: messages.flatMap((message) => valuesOf(message, now)),
   };
 }
@@ -97,28 +133,34 @@ export function insertEachWhileTurn(turnId: string, messages: readonly NewMessag
     return `SELECT ${rowPlaceholders(first)} FROM "Turn" WHERE "id" = $${first + PER_ROW}`;
   });
   return {
-    text: `${INSERT} ${selects.join(' UNION ALL ')} RETURNING ${COLUMNS}`,
+    text: `${INSERT} ${selects.join(' UNION ALL ')} RETURNING "id"`,
     values: messages.flatMap((message) => [...valuesOf(message, now), turnId]),
   };
 }
 
-function insertMany(db: SqlRunner, messages: readonly NewMessage[], extra?: { returning: string; values: SqlValue[] }) {
+/** The messages' records, and the first row (with `extra`'s column). */
+async function insertMany(
+  db: SqlRunner,
+  messages: readonly NewMessage[],
+  extra?: { returning: string; values: SqlValue[] },
+): Promise<{ records: MessageRecord[]; first: SqlRow | undefined }> {
   const now = new Date();
   const rows = placeholderRows(messages.length, 1, false);
   const values = messages.flatMap((message) => valuesOf(message, now));
   // The extra expression's placeholders follow the rows'.
   const returning = extra ? `, ${extra.returning.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + values.length}`)}` : '';
-  return db.all(`${INSERT} VALUES ${rows.join(', ')} RETURNING ${COLUMNS}${returning}`, [...values, ...(extra?.values ?? [])]);
+  const written = await db.all(`${INSERT} VALUES ${rows.join(', ')} RETURNING "id"${returning}`, [...values, ...(extra?.values ?? [])]);
+  return { records: writtenRecords(messages, written, now), first: written[0] };
 }
-
-// Ids grow in insertion order; RETURNING itself promises no order.
-export const inOrder = (rows: SqlRow[]): MessageRecord[] => rows.map(toMessageRecord).sort((a, b) => a.id - b.id);
 
 /** Appends in order with one INSERT … RETURNING (one statement: all or nothing). */
 export async function appendMessages(db: SqlRunner, messages: readonly NewMessage[]): Promise<MessageRecord[]> {
   if (messages.length === 0) return [];
-  return inOrder(await insertMany(db, messages));
+  return (await insertMany(db, messages)).records;
 }
+
+// Ids grow in insertion order; a read's rows come in no promised order.
+const inOrder = (rows: SqlRow[]): MessageRecord[] => rows.map(toMessageRecord).sort((a, b) => a.id - b.id);
 
 /** Whether the session ($n) has queued messages, as a column named "queued". */
 export const queuedLook = (n: number) =>
@@ -135,8 +177,8 @@ async function appendMessagesSeeingQueue(
   sessionId: string,
 ): Promise<{ records: MessageRecord[]; queued: boolean }> {
   if (messages.length === 0) return { records: [], queued: true };
-  const rows = await insertMany(db, messages, { returning: QUEUED, values: [sessionId] });
-  return { records: inOrder(rows), queued: boolColumn.parse(rows[0]?.queued) };
+  const { records, first } = await insertMany(db, messages, { returning: QUEUED, values: [sessionId] });
+  return { records, queued: boolColumn.parse(first?.queued) };
 }
 
 async function appendMessage(db: SqlRunner, message: NewMessage): Promise<MessageRecord> {

@@ -5,7 +5,7 @@ import { boolColumn, dateColumn, intColumn, optionalText, unprefixed } from '../
 import type { SqlDriver, SqlRunner, SqlValue } from '../sql/driver.ts';
 import { claimQueued } from './inbound.ts';
 import type { HistoryCache } from './history-cache.ts';
-import { inOrder, insertEachWhileTurn, insertManyFrom, insertOneFrom, queuedLook, toMessageRecord } from './messages.ts';
+import { insertEachWhileTurn, insertManyFrom, insertOneFrom, queuedLook, writtenRecords } from './messages.ts';
 import { releasedState, releaseWithTurnEnd, releaseWithTurnEndValues, type SessionState } from './turn-reads.ts';
 import type { MessageRecord, NewMessage, ReplyState, TurnOrigin, TurnRecord, TurnStatus, Usage } from '../types.ts';
 
@@ -147,9 +147,9 @@ async function endRound(db: SqlDriver, input: RoundEnd): Promise<RoundEnded> {
   if (db.provider === 'postgresql') return endRoundInOneStatement(db, input);
   const now = new Date();
   const insert = insertEachWhileTurn(input.turnId, [input.message], now);
-  const [inserted] = await db.all(insert.text, insert.values);
-  if (!inserted) throw new Error(`Turn ${input.turnId} not found`);
-  const assistant = toMessageRecord(inserted);
+  const inserted = await db.all(insert.text, insert.values);
+  if (!inserted[0]) throw new Error(`Turn ${input.turnId} not found`);
+  const [assistant] = writtenRecords([input.message], inserted, now) as [MessageRecord];
   const update = roundUpdate(input, now, COLUMNS);
   const [updated] = await db.all(update.text, update.values);
   if (!updated) throw new Error(`Turn ${input.turnId} not found`);
@@ -195,7 +195,8 @@ async function endRoundInOneStatement(db: SqlDriver, input: RoundEnd): Promise<R
   const row = rows[0];
   if (!row) throw new Error(`Turn ${input.turnId} not found`);
   const released = release ? releasedState(row) : undefined;
-  return { assistant: toMessageRecord(row), turn: prefixedTurn(row), ...(released ? { released } : {}) };
+  const [assistant] = writtenRecords([input.message], rows, now) as [MessageRecord];
+  return { assistant, turn: prefixedTurn(row), ...(released ? { released } : {}) };
 }
 
 export interface ToolRoundEnd {
@@ -235,7 +236,7 @@ async function endToolRound(db: SqlDriver, input: ToolRoundEnd): Promise<ToolRou
       values,
     );
     if (!rows[0]) throw new Error(`Turn ${input.turnId} not found`);
-    const [assistant, ...results] = inOrder(rows);
+    const [assistant, ...results] = writtenRecords(messages, rows, now);
     return { assistant: assistant!, results, turn: prefixedTurn(rows[0]), queued: boolColumn.parse(rows[0].queued) };
   }
   const insert = insertEachWhileTurn(input.turnId, messages, now);
@@ -247,7 +248,7 @@ async function endToolRound(db: SqlDriver, input: ToolRoundEnd): Promise<ToolRou
   const update = roundUpdate(round, now, COLUMNS);
   const [updated] = await db.relaxed.all(update.text, update.values);
   if (!updated) throw new Error(`Turn ${input.turnId} not found`);
-  const [assistant, ...results] = inOrder(inserted);
+  const [assistant, ...results] = writtenRecords(messages, inserted, now);
   return { assistant: assistant!, results, turn: toRecord(updated), queued: boolColumn.parse(inserted[0].queued) };
 }
 
