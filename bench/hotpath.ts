@@ -177,8 +177,8 @@ export async function run(): Promise<void> {
     ...(postgres ? [{ name: 'Parley (PostgreSQL)', kind: 'parley' as const, databaseUrl: postgres.url }] : []),
   ];
   if (!postgres) console.log('PostgreSQL: not reachable (PARLEY_TEST_POSTGRES_URL or 127.0.0.1:5432), measured on SQLite only');
+  const bare = await BareCalls.start(model);
   try {
-    const bare = new BareCalls(model);
     const results: { name: string; figures: Figures }[] = [];
     for (const target of targets) {
       const started = performance.now();
@@ -187,6 +187,7 @@ export async function run(): Promise<void> {
     }
     print(results);
   } finally {
+    bare.close();
     await model.close();
     await postgres?.drop();
     rmSync(dir, { recursive: true, force: true });

@@ -2,19 +2,51 @@
 // row, sent straight to the fake model. `replay` sends the very requests a turn just made (its
 // system prompt, tools and history included), so what the model spends on a bigger request counts
 // as the model's; `tiny` sends three one-line questions, the yardstick the issue first used.
-import OpenAI from 'openai';
+// The calls are made from a child process (bare-caller.ts), as a bot makes them: a round trip
+// between two processes wakes each side, which a call from the fake model's own process (one event
+// loop for both ends) never pays, and which varies with the machine's load.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { z } from 'zod';
 import type { FakeModelServer, RecordedRequest } from '../../test/fakes/model-server.ts';
 
-type Body = OpenAI.Chat.Completions.ChatCompletionCreateParamsStreaming;
+const Answer = z.union([
+  z.object({ ready: z.literal(true) }),
+  z.object({ id: z.number(), ms: z.number() }),
+  z.object({ id: z.number(), error: z.string() }),
+]);
+const ANSWER_TIMEOUT_MS = 60_000;
 
 export class BareCalls {
   readonly #model: FakeModelServer;
-  readonly #openai: OpenAI;
+  readonly #child: ChildProcess;
+  readonly #waiting = new Map<number, { resolve: (ms: number) => void; reject: (error: Error) => void }>();
   #asked = 0;
+  #next = 0;
 
-  constructor(model: FakeModelServer) {
+  private constructor(model: FakeModelServer, child: ChildProcess) {
     this.#model = model;
-    this.#openai = new OpenAI({ baseURL: model.url, apiKey: 'bench', maxRetries: 0 });
+    this.#child = child;
+    child.on('message', (message) => {
+      const answer = Answer.parse(message);
+      if ('ready' in answer) return;
+      const waiter = this.#waiting.get(answer.id);
+      this.#waiting.delete(answer.id);
+      if ('ms' in answer) waiter?.resolve(answer.ms);
+      else waiter?.reject(new Error(`bare calls failed: ${answer.error}`));
+    });
+  }
+
+  static async start(model: FakeModelServer): Promise<BareCalls> {
+    const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'bare-caller.ts')], {
+      env: { ...process.env, OPENAI_BASE_URL: model.url },
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    await new Promise<void>((resolve, reject) => {
+      child.once('message', () => resolve());
+      child.once('exit', (code) => reject(new Error(`the bare caller exited (${code}) before it was ready`)));
+    });
+    return new BareCalls(model, child);
   }
 
   /** Requests the fake model receives from now on, until the returned function is called. */
@@ -26,21 +58,37 @@ export class BareCalls {
   /** Three one-line questions (ms). */
   tiny(): Promise<number> {
     return this.#timed(
-      Array.from({ length: 3 }, () => ({ model: 'fake', messages: [{ role: 'user', content: `ask b${++this.#asked}` }], stream: true })),
+      Array.from({ length: 3 }, () => ({ model: 'fake', messages: [{ role: 'user', content: `ask b${++this.#asked}` }] })),
     );
   }
 
   /** The recorded requests sent again, one after another (ms). */
   replay(requests: RecordedRequest[]): Promise<number> {
-    return this.#timed(requests.map((r) => ({ ...(r.body as unknown as Body), stream: true })));
+    return this.#timed(requests.map((r) => r.body as unknown as Record<string, unknown>));
   }
 
-  async #timed(bodies: Body[]): Promise<number> {
-    const started = performance.now();
-    for (const body of bodies) {
-      const stream = await this.#openai.chat.completions.create(body);
-      for await (const _ of stream);
-    }
-    return performance.now() - started;
+  #timed(bodies: Record<string, unknown>[]): Promise<number> {
+    const id = ++this.#next;
+    return new Promise<number>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.#waiting.delete(id);
+        reject(new Error(`the bare calls took over ${ANSWER_TIMEOUT_MS / 1000} s`));
+      }, ANSWER_TIMEOUT_MS);
+      this.#waiting.set(id, {
+        resolve: (ms) => {
+          clearTimeout(timer);
+          resolve(ms);
+        },
+        reject: (error) => {
+          clearTimeout(timer);
+          reject(error);
+        },
+      });
+      this.#child.send({ id, bodies });
+    });
+  }
+
+  close(): void {
+    this.#child.kill();
   }
 }
