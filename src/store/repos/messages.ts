@@ -34,7 +34,7 @@ const stored = (text: string | undefined) => text?.toWellFormed();
  * The record of a message just inserted, as reading its row back would give it: what was written
  * (`now`: its createdAt), with the id the database gave it. Inserts return only the id.
  */
-function writtenRecord(message: NewMessage, id: number, now: Date): MessageRecord {
+export function writtenRecord(message: NewMessage, id: number, now: Date): MessageRecord {
   return {
     id,
     sessionId: message.sessionId,

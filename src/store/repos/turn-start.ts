@@ -11,7 +11,7 @@ import { intColumn } from '../sql/columns.ts';
 import type { SqlDriver, SqlValue } from '../sql/driver.ts';
 import type { MessageRecord, TurnOrigin, TurnRecord } from '../types.ts';
 import type { CachedWindow, HistoryCache } from './history-cache.ts';
-import { appendMessages } from './messages.ts';
+import { appendMessages, writtenRecord } from './messages.ts';
 import { MEMORY, type SessionState, sessionColumns, toState } from './turn-reads.ts';
 import { createTurn, PREFIXED, prefixedTurn } from './turns.ts';
 
@@ -141,15 +141,7 @@ async function inOneStatement(sql: SqlDriver, input: MessageStart, window: Cache
   if (!row) return undefined;
   const state = toState(row);
   const { session } = state;
-  const message: MessageRecord = {
-    ...userMessage(input, session.id, session.epoch, turnId),
-    id: intColumn.parse(row.message_id),
-    toolCalls: undefined,
-    toolCallId: undefined,
-    toolName: undefined,
-    isError: false,
-    createdAt: now,
-  };
+  const message = writtenRecord(userMessage(input, session.id, session.epoch, turnId), intColumn.parse(row.message_id), now);
   return { state, turn: prefixedTurn(row), message, counted: countedOf(row, window) };
 }
 
