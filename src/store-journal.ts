@@ -42,7 +42,7 @@ export function storeJournal(store: Store, lease?: JournalLease): TurnJournal {
     async endRound(turnId, usage, assistant, finish) {
       const {
         assistant: record,
-        turn,
+        totals,
         released,
       } = await store.turns.endRound({
         turnId,
@@ -51,8 +51,8 @@ export function storeJournal(store: Store, lease?: JournalLease): TurnJournal {
         // Otherwise the session's worker releases the lease once the turn's work is over.
         ...(finish ? { finish, ...(lease && store.turns.releaseRidesOnTurnEnd ? { releaseLeaseOf: lease.owner } : {}) } : {}),
       });
-      if (released) lease?.released(turn.sessionId, released);
-      return { assistant: record, ended: { usage: turn.usage, rounds: turn.rounds } };
+      if (released) lease?.released(record.sessionId, released);
+      return { assistant: record, ended: { usage: totals.usage, rounds: totals.rounds } };
     },
     endToolRound: (turnId, usage, assistant, results) =>
       store.turns.endToolRound({ turnId, usage, message: storableMessage(assistant), results: results.map(storableMessage) }),

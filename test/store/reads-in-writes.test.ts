@@ -122,7 +122,7 @@ describe.each(backends())('session lease with state on $name', (backend) => {
       finish: 'done',
       releaseLeaseOf: 'pe',
     });
-    expect(ended.turn.status).toBe('done');
+    expect(ended.totals.status).toBe('done');
     // The ended turn is not unfinished any more; the message queued while it ran is what is left.
     expect(ended.released?.session.id).toBe(session.id);
     expect(ended.released?.active).toBeUndefined();
@@ -169,7 +169,7 @@ describe.each(backends())('session lease with state on $name', (backend) => {
       finish: 'done',
       releaseLeaseOf: 'someone else',
     });
-    expect(ended.turn.status).toBe('done');
+    expect(ended.totals.status).toBe('done');
     expect(ended.released).toBeUndefined();
     expect(await store().sessions.leaseOwners()).toContain('holder');
     await expect(

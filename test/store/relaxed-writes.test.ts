@@ -108,7 +108,7 @@ describe.runIf(adminUrl)('PostgreSQL: relaxed writes', () => {
     });
     expect(relaxedStatements).toHaveLength(2);
     // All of it is visible at once, on every connection.
-    expect(ended.turn).toMatchObject({ status: 'done', rounds: 2 });
+    expect(ended.totals).toMatchObject({ status: 'done', rounds: 2 });
     expect((await store.messages.forTurn(turn.id)).map((m) => m.content)).toEqual(['', 'read', 'paid', 'Done.']);
   });
 });

@@ -104,15 +104,20 @@ describe.each(backends())('repositories on $name', (backend) => {
       usage,
       message: { ...message, toolCalls: [{ id: 'c1', name: 'clock', arguments: '{}' }] },
     });
-    expect(first.turn).toMatchObject({ status: 'running', rounds: 1, usage });
+    expect(first.totals).toMatchObject({ status: 'running', rounds: 1, usage, endedAt: undefined });
     expect(first.assistant).toMatchObject({
       role: 'assistant',
       content: 'let me look',
       toolCalls: [{ id: 'c1', name: 'clock', arguments: '{}' }],
     });
     const last = await store().turns.endRound({ turnId: turn.id, usage, message: { ...message, content: 'noon' }, finish: 'done' });
-    expect(last.turn).toMatchObject({ status: 'done', rounds: 2, usage: { promptTokens: 20, completionTokens: 10, totalTokens: 30 } });
-    expect(last.turn.endedAt).toBeInstanceOf(Date);
+    expect(last.totals).toMatchObject({ status: 'done', rounds: 2, usage: { promptTokens: 20, completionTokens: 10, totalTokens: 30 } });
+    expect(last.totals.endedAt).toBeInstanceOf(Date);
+    expect(last.totals).toEqual(
+      await store()
+        .turns.get(turn.id)
+        .then((t) => t && { status: t.status, rounds: t.rounds, usage: t.usage, endedAt: t.endedAt }),
+    );
     expect((await store().messages.forTurn(turn.id)).map((m) => m.content)).toEqual(['let me look', 'noon']);
 
     const gone = { ...message, turnId: 'no-such-turn', content: 'orphan' };
@@ -142,7 +147,7 @@ describe.each(backends())('repositories on $name', (backend) => {
       })),
     });
     const first = await store().turns.endToolRound(round(1));
-    expect(first.turn).toMatchObject({ status: 'running', rounds: 1, usage });
+    expect(first.totals).toMatchObject({ status: 'running', rounds: 1, usage, endedAt: undefined });
     expect(first.assistant).toMatchObject({ role: 'assistant', content: 'round 1', toolCalls: calls });
     expect(first.results.map((r) => [r.toolCallId, r.content])).toEqual([
       ['c1', 'c1 of 1'],
@@ -153,7 +158,10 @@ describe.each(backends())('repositories on $name', (backend) => {
 
     await store().inbound.record(inbound('k8-q', 'meanwhile'), session.id, 'queued');
     const second = await store().turns.endToolRound(round(2));
-    expect(second).toMatchObject({ queued: true, turn: { rounds: 2, usage: { promptTokens: 20, completionTokens: 10, totalTokens: 30 } } });
+    expect(second).toMatchObject({
+      queued: true,
+      totals: { rounds: 2, usage: { promptTokens: 20, completionTokens: 10, totalTokens: 30 } },
+    });
     const stored = await store().messages.forTurn(turn.id);
     expect(stored.map((m) => m.content)).toEqual(['round 1', 'c1 of 1', 'c2 of 1', 'round 2', 'c1 of 2', 'c2 of 2']);
     // The session's history (read through the cache this process keeps) has them in the same order.

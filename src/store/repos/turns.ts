@@ -63,6 +63,35 @@ function toRecord(raw: unknown): TurnRecord {
   };
 }
 
+/** What a round's write changes of its turn. */
+interface RoundTotals {
+  status: TurnStatus;
+  rounds: number;
+  usage: Usage;
+  endedAt: Date | undefined;
+}
+
+const TOTALS = `"status", "rounds", "promptTokens", "completionTokens", "totalTokens", "endedAt"`;
+const PREFIXED_TOTALS = TOTALS.replace(/"(\w+)"/g, '"$1" AS "turn_$1"');
+const totalsSchema = rowSchema.pick({
+  status: true,
+  rounds: true,
+  promptTokens: true,
+  completionTokens: true,
+  totalTokens: true,
+  endedAt: true,
+});
+
+function toTotals(raw: unknown): RoundTotals {
+  const row = totalsSchema.parse(raw);
+  return {
+    status: row.status,
+    rounds: row.rounds,
+    usage: { promptTokens: row.promptTokens, completionTokens: row.completionTokens, totalTokens: row.totalTokens },
+    endedAt: row.endedAt ?? undefined,
+  };
+}
+
 const FINAL: readonly TurnStatus[] = ['done', 'failed', 'cancelled'];
 const UNFINISHED = `('running', 'awaiting_approval')`;
 
@@ -108,7 +137,7 @@ export interface RoundEnd {
 
 export interface RoundEnded {
   assistant: MessageRecord;
-  turn: TurnRecord;
+  totals: RoundTotals;
   /** The session's state as its lease was released (releaseLeaseOf); undefined when it was not held. */
   released?: SessionState;
 }
@@ -150,18 +179,21 @@ async function endRound(db: SqlDriver, input: RoundEnd): Promise<RoundEnded> {
   const inserted = await db.all(insert.text, insert.values);
   if (!inserted[0]) throw new Error(`Turn ${input.turnId} not found`);
   const [assistant] = writtenRecords([input.message], inserted, now) as [MessageRecord];
-  const update = roundUpdate(input, now, COLUMNS);
+  const update = roundUpdate(input, now, TOTALS);
   const [updated] = await db.all(update.text, update.values);
   if (!updated) throw new Error(`Turn ${input.turnId} not found`);
-  const turn = toRecord(updated);
-  if (!input.finish || !input.releaseLeaseOf) return { assistant, turn };
+  const totals = toTotals(updated);
+  if (!input.finish || !input.releaseLeaseOf) return { assistant, totals };
   try {
-    const [released] = await db.all(RELEASE_WITH_TURN_END, releaseWithTurnEndValues(turn.sessionId, input.releaseLeaseOf, turn.id, now));
-    return { assistant, turn, released: releasedState(released) };
+    const [released] = await db.all(
+      RELEASE_WITH_TURN_END,
+      releaseWithTurnEndValues(input.message.sessionId, input.releaseLeaseOf, input.turnId, now),
+    );
+    return { assistant, totals, released: releasedState(released) };
   } catch {
     // The turn has ended: its answer must still go out. Unreleased here, the lease is released
     // (or looked at) by the session's worker, as when another process had taken it over.
-    return { assistant, turn };
+    return { assistant, totals };
   }
 }
 
@@ -177,7 +209,7 @@ export const prefixedTurn = (row: Record<string, unknown>): TurnRecord => toReco
  */
 async function endRoundInOneStatement(db: SqlDriver, input: RoundEnd): Promise<RoundEnded> {
   const now = new Date();
-  const { text: update, values: updateValues } = roundUpdate(input, now, PREFIXED);
+  const { text: update, values: updateValues } = roundUpdate(input, now, PREFIXED_TOTALS);
   const insert = insertOneFrom('t', input.message, now);
   // The INSERT's placeholders follow the UPDATE's.
   const shifted = insert.text.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + updateValues.length}`);
@@ -196,7 +228,7 @@ async function endRoundInOneStatement(db: SqlDriver, input: RoundEnd): Promise<R
   if (!row) throw new Error(`Turn ${input.turnId} not found`);
   const released = release ? releasedState(row) : undefined;
   const [assistant] = writtenRecords([input.message], rows, now) as [MessageRecord];
-  return { assistant, turn: prefixedTurn(row), ...(released ? { released } : {}) };
+  return { assistant, totals: toTotals(unprefixed(row, 'turn_')), ...(released ? { released } : {}) };
 }
 
 export interface ToolRoundEnd {
@@ -211,7 +243,7 @@ export interface ToolRoundEnd {
 export interface ToolRoundEnded {
   assistant: MessageRecord;
   results: MessageRecord[];
-  turn: TurnRecord;
+  totals: RoundTotals;
   /** The session had queued messages as the round was written. */
   queued: boolean;
 }
@@ -228,7 +260,7 @@ async function endToolRound(db: SqlDriver, input: ToolRoundEnd): Promise<ToolRou
   const round = { turnId: input.turnId, usage: input.usage, message: input.message };
   const messages = [input.message, ...input.results];
   if (db.provider === 'postgresql') {
-    const { text: update, values: updateValues } = roundUpdate(round, now, PREFIXED);
+    const { text: update, values: updateValues } = roundUpdate(round, now, PREFIXED_TOTALS);
     const insert = insertManyFrom('t', messages, now, updateValues.length + 1);
     const values = [...updateValues, ...insert.values, input.message.sessionId];
     const rows = await db.relaxed.all(
@@ -237,7 +269,7 @@ async function endToolRound(db: SqlDriver, input: ToolRoundEnd): Promise<ToolRou
     );
     if (!rows[0]) throw new Error(`Turn ${input.turnId} not found`);
     const [assistant, ...results] = writtenRecords(messages, rows, now);
-    return { assistant: assistant!, results, turn: prefixedTurn(rows[0]), queued: boolColumn.parse(rows[0].queued) };
+    return { assistant: assistant!, results, totals: toTotals(unprefixed(rows[0], 'turn_')), queued: boolColumn.parse(rows[0].queued) };
   }
   const insert = insertEachWhileTurn(input.turnId, messages, now);
   const inserted = await db.relaxed.all(`${insert.text}, ${queuedLook(insert.values.length + 1)}`, [
@@ -245,11 +277,11 @@ async function endToolRound(db: SqlDriver, input: ToolRoundEnd): Promise<ToolRou
     input.message.sessionId,
   ]);
   if (!inserted[0]) throw new Error(`Turn ${input.turnId} not found`);
-  const update = roundUpdate(round, now, COLUMNS);
+  const update = roundUpdate(round, now, TOTALS);
   const [updated] = await db.relaxed.all(update.text, update.values);
   if (!updated) throw new Error(`Turn ${input.turnId} not found`);
   const [assistant, ...results] = writtenRecords(messages, inserted, now);
-  return { assistant: assistant!, results, turn: toRecord(updated), queued: boolColumn.parse(inserted[0].queued) };
+  return { assistant: assistant!, results, totals: toTotals(updated), queued: boolColumn.parse(inserted[0].queued) };
 }
 
 /** Thrown inside a turn start to roll it back when there was nothing to answer. */
