@@ -53,6 +53,8 @@ describe.each(backends())('repositories on $name', (backend) => {
   it('changes a turn conditionally, for exactly one caller', async () => {
     const session = await store().sessions.ensure(spec('k4'));
     const turn = await store().turns.create({ sessionId: session.id, epoch: 0, origin });
+    // The record a start returns is the row as read back.
+    expect(turn).toStrictEqual(await store().turns.get(turn.id));
     const state = { fromRound: 1, refs: [{ channel: 'test', chatId: 'c', messageId: 'm1' }] };
     expect(await store().turns.saveReplyState(turn.id, state)).toBe(true);
     expect((await store().turns.get(turn.id))?.replyState).toEqual(state);

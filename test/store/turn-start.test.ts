@@ -39,6 +39,7 @@ describe.each(backends())('starting a turn from a message on $name', (backend) =
     expect(started.state.active).toBeUndefined();
     expect(started.state.memory?.map((fact) => [fact.key, fact.value])).toEqual([['name', 'Ada']]);
     expect(started.turn).toMatchObject({ sessionId: session.id, epoch: 0, status: 'running', rounds: 0, origin });
+    expect(started.turn).toStrictEqual(await store().turns.get(started.turn.id));
     // Time-ordered (UUID version 7): the turn's indexes grow at one end.
     expect(started.turn.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(await store().turns.active(session.id)).toMatchObject({ id: started.turn.id, status: 'running' });

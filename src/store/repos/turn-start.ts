@@ -13,7 +13,7 @@ import type { MessageRecord, TurnOrigin, TurnRecord } from '../types.ts';
 import type { CachedWindow, HistoryCache } from './history-cache.ts';
 import { appendMessages, writtenRecord } from './messages.ts';
 import { MEMORY, type SessionState, sessionColumns, toState } from './turn-reads.ts';
-import { createTurn, PREFIXED, prefixedTurn } from './turns.ts';
+import { createTurn, startedTurn } from './turns.ts';
 
 export interface MessageStart {
   /** The session's key (sessionSpecFor); a session that does not exist yet starts nothing. */
@@ -118,7 +118,7 @@ const POSTGRES_START = `WITH s AS (${leaseIfIdle('postgresql', '::text')}),
   i AS (INSERT INTO "InboundEvent" ("channel", "eventId", "sessionId", "status", "payload", "receivedAt", "turnId")
     SELECT $7, $8, s."id", 'done', NULL, $3, $9 FROM s),
   t AS (INSERT INTO "Turn" ("id", "sessionId", "epoch", "status", "origin", "startedAt", "updatedAt")
-    SELECT $9, s."id", s."epoch", 'running', $10, $3, $3 FROM s RETURNING ${PREFIXED}),
+    SELECT $9, s."id", s."epoch", 'running', $10, $3, $3 FROM s RETURNING "id" AS "turnId"),
   m AS (INSERT INTO "Message" ("sessionId", "epoch", "turnId", "role", "content", "isError", "senderId", "senderName", "createdAt")
     SELECT s."id", s."epoch", $9, 'user', $11, false, $12, $13, $3 FROM s RETURNING "id" AS "message_id")
   SELECT * FROM s, t, m`;
@@ -142,7 +142,8 @@ async function inOneStatement(sql: SqlDriver, input: MessageStart, window: Cache
   const state = toState(row);
   const { session } = state;
   const message = writtenRecord(userMessage(input, session.id, session.epoch, turnId), intColumn.parse(row.message_id), now);
-  return { state, turn: prefixedTurn(row), message, counted: countedOf(row, window) };
+  const turn = startedTurn({ id: turnId, sessionId: session.id, epoch: session.epoch, origin: input.origin }, now);
+  return { state, turn, message, counted: countedOf(row, window) };
 }
 
 async function startFromMessage(sql: SqlDriver, histories: HistoryCache, input: MessageStart): Promise<MessageStartResult> {

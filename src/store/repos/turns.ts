@@ -72,6 +72,7 @@ interface RoundTotals {
 }
 
 const TOTALS = `"status", "rounds", "promptTokens", "completionTokens", "totalTokens", "endedAt"`;
+/** TOTALS named turn_<column>, for PostgreSQL's round statements, whose rows have the message's columns beside them. */
 const PREFIXED_TOTALS = TOTALS.replace(/"(\w+)"/g, '"$1" AS "turn_$1"');
 const totalsSchema = rowSchema.pick({
   status: true,
@@ -95,16 +96,38 @@ function toTotals(raw: unknown): RoundTotals {
 const FINAL: readonly TurnStatus[] = ['done', 'failed', 'cancelled'];
 const UNFINISHED = `('running', 'awaiting_approval')`;
 
+/**
+ * The record of a turn just started at `now`, as reading its row back would give it: what was
+ * written (the origin through JSON, as the row keeps it) and the columns' defaults.
+ */
+export function startedTurn(input: { id: string; sessionId: string; epoch: number; origin: TurnOrigin }, now: Date): TurnRecord {
+  return {
+    id: input.id,
+    sessionId: input.sessionId,
+    epoch: input.epoch,
+    status: 'running',
+    rounds: 0,
+    usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 },
+    error: undefined,
+    cancelRequested: false,
+    cancelledBy: undefined,
+    origin: JSON.parse(JSON.stringify(input.origin)) as TurnOrigin,
+    startedAt: new Date(now.getTime()),
+    endedAt: undefined,
+  };
+}
+
 export async function createTurn(
   db: SqlRunner,
   input: { id?: string; sessionId: string; epoch: number; origin: TurnOrigin },
 ): Promise<TurnRecord> {
   const now = new Date();
-  const rows = await db.all(
-    `INSERT INTO "Turn" ("id", "sessionId", "epoch", "status", "origin", "startedAt", "updatedAt") VALUES ($1, $2, $3, 'running', $4, $5, $6) RETURNING ${COLUMNS}`,
-    [input.id ?? timeOrderedId(), input.sessionId, input.epoch, JSON.stringify(input.origin), now, now],
+  const id = input.id ?? timeOrderedId();
+  await db.run(
+    `INSERT INTO "Turn" ("id", "sessionId", "epoch", "status", "origin", "startedAt", "updatedAt") VALUES ($1, $2, $3, 'running', $4, $5, $6)`,
+    [id, input.sessionId, input.epoch, JSON.stringify(input.origin), now, now],
   );
-  return toRecord(rows[0]);
+  return startedTurn({ ...input, id }, now);
 }
 
 async function addRound(db: SqlRunner, id: string, usage: Usage | undefined): Promise<void> {
@@ -196,12 +219,6 @@ async function endRound(db: SqlDriver, input: RoundEnd): Promise<RoundEnded> {
     return { assistant, totals };
   }
 }
-
-/** The turn's columns, each named turn_<column>: for statements that return a turn beside other rows' columns. */
-export const PREFIXED = COLUMNS.replace(/"(\w+)"/g, '"$1" AS "turn_$1"');
-
-/** The turn in a row of PREFIXED columns. */
-export const prefixedTurn = (row: Record<string, unknown>): TurnRecord => toRecord(unprefixed(row, 'turn_'));
 
 /**
  * PostgreSQL: the same writes as one statement (data-modifying CTEs): one round trip, atomic, and
