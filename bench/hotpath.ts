@@ -135,6 +135,16 @@ function print(results: { name: string; figures: Figures }[]): void {
   row('  its 3 requests sent bare, p50 (subtracted), fresh', (f) => f.beyondShort.replayedBare, 'ms', '', undefined, 'diff');
   row(`  the same after ${LONG_HISTORY} earlier messages`, (f) => f.beyondLong.replayedBare, 'ms', '', undefined, 'diff');
   row('  the same past the context window', (f) => f.beyondOverWindow.replayedBare, 'ms', '', undefined, 'diff');
+  row(
+    `  beyond them sent from the fake model's own process (the yardstick before), fresh`,
+    (f) => f.beyondShort.replayedHere,
+    'ms',
+    '',
+    undefined,
+    'diff',
+  );
+  row(`  the same after ${LONG_HISTORY} earlier messages`, (f) => f.beyondLong.replayedHere, 'ms', '', undefined, 'diff');
+  row('  the same past the context window', (f) => f.beyondOverWindow.replayedHere, 'ms', '', undefined, 'diff');
   row('  beyond 3 one-line bare calls instead, fresh', (f) => f.beyondShort.tiny, 'ms', '', undefined, 'diff');
   row(`  the same after ${LONG_HISTORY} earlier messages`, (f) => f.beyondLong.tiny, 'ms', '', undefined, 'diff');
   row('  the same past the context window', (f) => f.beyondOverWindow.tiny, 'ms', '', undefined, 'diff');

@@ -4,9 +4,11 @@
 // as the model's; `tiny` sends three one-line questions, the yardstick the issue first used.
 // The calls are made from a child process (bare-caller.ts), as a bot makes them: a round trip
 // between two processes wakes each side, which a call from the fake model's own process (one event
-// loop for both ends) never pays, and which varies with the machine's load.
+// loop for both ends) never pays, and which varies with the machine's load. `replayHere` sends them
+// from this process, the yardstick used before, still printed for comparison.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
+import OpenAI from 'openai';
 import { z } from 'zod';
 import type { FakeModelServer, RecordedRequest } from '../../test/fakes/model-server.ts';
 
@@ -20,6 +22,7 @@ const ANSWER_TIMEOUT_MS = 60_000;
 export class BareCalls {
   readonly #model: FakeModelServer;
   readonly #child: ChildProcess;
+  readonly #here: OpenAI;
   readonly #waiting = new Map<number, { resolve: (ms: number) => void; reject: (error: Error) => void }>();
   #asked = 0;
   #next = 0;
@@ -27,6 +30,7 @@ export class BareCalls {
   private constructor(model: FakeModelServer, child: ChildProcess) {
     this.#model = model;
     this.#child = child;
+    this.#here = new OpenAI({ baseURL: model.url, apiKey: 'bench', maxRetries: 0 });
     child.on('message', (message) => {
       const answer = Answer.parse(message);
       if ('ready' in answer) return;
@@ -65,6 +69,16 @@ export class BareCalls {
   /** The recorded requests sent again, one after another (ms). */
   replay(requests: RecordedRequest[]): Promise<number> {
     return this.#timed(requests.map((r) => r.body as unknown as Record<string, unknown>));
+  }
+
+  /** The recorded requests sent again from this process, the fake model's own (ms). */
+  async replayHere(requests: RecordedRequest[]): Promise<number> {
+    const started = performance.now();
+    for (const request of requests) {
+      const body = { ...(request.body as unknown as OpenAI.Chat.Completions.ChatCompletionCreateParamsStreaming), stream: true as const };
+      for await (const _ of await this.#here.chat.completions.create(body));
+    }
+    return performance.now() - started;
   }
 
   #timed(bodies: Record<string, unknown>[]): Promise<number> {

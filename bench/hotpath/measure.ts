@@ -10,6 +10,8 @@ interface Beyond {
   replayed: number;
   /** Those three requests, bare. */
   replayedBare: number;
+  /** The turn − the same requests sent from the bench's own process (the fake model's). */
+  replayedHere: number;
   /** The turn − three one-line bare calls timed just before it. */
   tiny: number;
   tinyBare: number;
@@ -77,6 +79,7 @@ async function beyondModel(driver: TelegramDriver, index: number, bare: BareCall
   const tinyBare: number[] = [];
   const replayed: number[] = [];
   const replayedBare: number[] = [];
+  const replayedHere: number[] = [];
   for (let i = 0; i < THREE_ROUND_TURNS; i++) {
     // The previous turn's last writes (after its answer) must not slow the bare calls down.
     await sleep(50);
@@ -87,12 +90,20 @@ async function beyondModel(driver: TelegramDriver, index: number, bare: BareCall
     if (sent.length !== 3) throw new Error(`a 3-round turn made ${sent.length} model requests`);
     await sleep(50);
     const after = await bare.replay(sent);
+    await sleep(50);
+    replayedHere.push(turn - (await bare.replayHere(sent)));
     tiny.push(turn - before);
     tinyBare.push(before);
     replayed.push(turn - after);
     replayedBare.push(after);
   }
-  return { replayed: p50(replayed), replayedBare: p50(replayedBare), tiny: p50(tiny), tinyBare: p50(tinyBare) };
+  return {
+    replayed: p50(replayed),
+    replayedBare: p50(replayedBare),
+    replayedHere: p50(replayedHere),
+    tiny: p50(tiny),
+    tinyBare: p50(tinyBare),
+  };
 }
 
 /** Statements one turn sends: the fewest over three tries (a sweep may land inside one). */
