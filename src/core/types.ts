@@ -10,11 +10,7 @@ export type ChatType = z.infer<typeof ChatTypeSchema>;
  * surrogates (which no UTF-8 platform can send, but a forged payload can) break the database
  * drivers, so NULs are dropped and lone surrogates become U+FFFD.
  */
-export const PersonTextSchema = z
-  .string()
-  .transform((text) =>
-    text.replaceAll('\0', '').replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd'),
-  );
+export const PersonTextSchema = z.string().transform((text) => text.replaceAll('\0', '').toWellFormed());
 
 const SenderSchema = z.object({
   id: z.string().min(1),
