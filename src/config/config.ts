@@ -51,6 +51,7 @@ const CoreEnvSchema = z.object({
   OPENAI_RETRY_BUDGET: duration(120_000),
   OPENAI_TEMPERATURE: optionalDecimal(0, 2),
   OPENAI_EMBEDDING_MODEL: optionalString(),
+  OPENAI_STREAM_USAGE: boolean(true),
   PARLEY_BOT_NAME: stringWithDefault('Parley'),
   PARLEY_SYSTEM_PROMPT: optionalString(),
   PARLEY_SYSTEM_PROMPT_FILE: optionalString(),
@@ -85,6 +86,8 @@ export interface ModelConfig {
   /** How long one model request may keep retrying. */
   retryBudgetMs: number;
   temperature?: number;
+  /** Ask for token usage in the stream (`stream_options`); some servers refuse the field. */
+  streamUsage: boolean;
 }
 
 export interface Config {
@@ -165,6 +168,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxRetries: parsed.OPENAI_MAX_RETRIES,
       retryBudgetMs: parsed.OPENAI_RETRY_BUDGET,
       temperature: parsed.OPENAI_TEMPERATURE,
+      streamUsage: parsed.OPENAI_STREAM_USAGE,
     },
     bot: {
       name: parsed.PARLEY_BOT_NAME,

@@ -18,6 +18,8 @@ export interface ChatEndpoint {
 const DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 /** An event larger than this (a runaway server) fails the stream instead of filling memory. */
 const MAX_EVENT_BYTES = 16 * 1024 * 1024;
+/** The most of a plain-text error answer kept in the error's message. */
+const MAX_ERROR_TEXT = 2_000;
 /** How long the end of a finished answer may take to arrive before its connection is closed. */
 const DRAIN_MS = 5_000;
 
@@ -49,9 +51,10 @@ const ChunkSchema = z.object({
             // Some servers stream reasoning as `reasoning_content` (DeepSeek, Qwen), others as `reasoning`.
             reasoning_content: z.unknown().optional(),
             reasoning: z.unknown().optional(),
+            // Loose: a call's other fields (Gemini's `extra_content`) are kept and sent back with it.
             tool_calls: z
               .array(
-                z.object({
+                z.looseObject({
                   index: z.number().int().nonnegative().nullish(),
                   id: text,
                   function: z.object({ name: text, arguments: text }).nullish(),
@@ -102,6 +105,27 @@ function chunkOf(event: EventSourceMessage, headers: Headers): ChatChunk {
 }
 
 /**
+ * An error answer's body as the SDK's error classes read it (`{ error: {...} }`), from the shapes
+ * servers send: that one; a JSON array of them (Gemini: `[{"error": {...}}]`); an object without
+ * `error` (`{"detail": ...}`, `{"message": ...}`); or plain text, kept as the message.
+ */
+function errorBody(answer: string): { json?: object; text?: string } {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(answer);
+  } catch {
+    const text = answer.trim().slice(0, MAX_ERROR_TEXT);
+    return text ? { text } : {};
+  }
+  const item: unknown = Array.isArray(parsed) ? (parsed.find((entry) => isObject(entry) && 'error' in entry) ?? parsed[0]) : parsed;
+  if (isObject(item) && item.error !== undefined && item.error !== null) return { json: item };
+  if (isObject(item)) return { json: { error: item } };
+  return { text: answer.trim().slice(0, MAX_ERROR_TEXT) };
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
  * Posts the request (`body`: its JSON, UTF-8) and yields the answer's chunks until `[DONE]` or the end of
  * the stream. `onStatus` is told of every 429 and 5xx answer. Leaving the loop early, or `signal`
  * aborting, closes the request.
@@ -122,14 +146,8 @@ export async function* chatChunks(
   const { status, headers } = response;
   if (status === 429 || status >= 500) onStatus?.(status);
   if (status < 200 || status >= 300) {
-    const answer = await response.text();
-    let json: object | undefined;
-    try {
-      json = JSON.parse(answer) as object;
-    } catch {
-      json = undefined;
-    }
-    throw APIError.generate(status, json, json === undefined ? answer : undefined, headers);
+    const { json, text: answer } = errorBody(await response.text());
+    throw APIError.generate(status, json, answer, headers);
   }
   const stream = response.body;
   if (!stream) return;

@@ -8,7 +8,9 @@ import { LlmError, toLlmError } from './errors.ts';
 import type { ModelTransport } from './model-transport.ts';
 import { nextWait, retryVerdict, type RetryState } from './retry.ts';
 import { messagesJson, requestJson } from './request-body.ts';
-import type { CompleteOptions, Completion, CompletionRequest, LlmClient, ToolCall } from './types.ts';
+import { type ContentParts, ThinkTagSplitter } from './think-tags.ts';
+import { ToolCallAssembly } from './tool-call-assembly.ts';
+import type { CompleteOptions, Completion, CompletionRequest, LlmClient } from './types.ts';
 
 export interface LlmClientOptions {
   baseUrl?: string;
@@ -24,15 +26,11 @@ export interface LlmClientOptions {
   idleTimeoutMs?: number;
   /** Told of every 429/5xx answer (retried while the budget allows). */
   onHttpError?: (status: number) => void;
+  /** Ask for token usage in the stream (`stream_options.include_usage`, default true). */
+  streamUsage?: boolean;
 }
 
-interface PartialCall {
-  id: string;
-  name: string;
-  arguments: string;
-}
-
-/** Some servers stream reasoning as `reasoning_content` (DeepSeek, Qwen), others as `reasoning`. */
+/** Some servers stream reasoning as `reasoning_content` (DeepSeek, Qwen), others as `reasoning` (OpenRouter). */
 function reasoningOf(delta: { reasoning_content?: unknown; reasoning?: unknown }): string | undefined {
   const value = delta.reasoning_content ?? delta.reasoning;
   return typeof value === 'string' && value.length > 0 ? value : undefined;
@@ -57,36 +55,48 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
     const onOuterAbort = () => controller.abort(outer?.reason);
     outer?.addEventListener('abort', onOuterAbort, { once: true });
     let idleTimer: NodeJS.Timeout | undefined;
-    const armIdle = () => {
+    const armIdle = (ms: number) => {
       clearTimeout(idleTimer);
-      idleTimer = setTimeout(
-        () => controller.abort(new LlmError('timeout', `No data from the model for ${idleTimeoutMs} ms`)),
-        idleTimeoutMs,
-      );
+      idleTimer = setTimeout(() => controller.abort(new LlmError('timeout', `No data from the model for ${ms} ms`)), ms);
     };
 
     let text = '';
     let reasoning = '';
     let finishReason: string | null = null;
     let usage: Completion['usage'];
-    const calls = new Map<number, PartialCall>();
+    const calls = new ToolCallAssembly();
+    const content = new ThinkTagSplitter();
     let sawChunk = false;
+    const emit = (parts: ContentParts) => {
+      if (parts.reasoning) {
+        reasoning += parts.reasoning;
+        progress.streamed = true;
+        callOptions.onDelta?.({ kind: 'reasoning', text: parts.reasoning });
+      }
+      if (parts.text) {
+        text += parts.text;
+        progress.streamed = true;
+        callOptions.onDelta?.({ kind: 'text', text: parts.text });
+      }
+    };
 
     try {
-      armIdle();
+      armIdle(idleTimeoutMs);
       // The lists are placeholders: requestJson puts the messages' and the tools' kept JSON there.
       const body = {
         model: options.model,
         messages: [],
         stream: true,
-        stream_options: { include_usage: true },
+        ...(options.streamUsage === false ? {} : { stream_options: { include_usage: true } }),
         ...(request.tools?.length ? { tools: [], tool_choice: request.toolChoice ?? 'auto' } : {}),
         ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
       };
       const json = requestJson(body, messagesJson(request.messages), request.tools);
       for await (const chunk of chatChunks(await connect(), endpoint, json, signal, options.onHttpError)) {
         sawChunk = true;
-        armIdle();
+        // Past the finish, only the usage chunk and the end are still to come: a server that keeps
+        // the connection open without them is not waited for as long as for an answer.
+        armIdle(finishReason === null ? idleTimeoutMs : Math.min(idleTimeoutMs, AFTER_FINISH_MS));
         if (chunk.usage) {
           usage = {
             promptTokens: chunk.usage.prompt_tokens ?? 0,
@@ -97,48 +107,32 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
         for (const choice of chunk.choices ?? []) {
           const delta: NonNullable<typeof choice.delta> = choice.delta ?? {};
           const thought = reasoningOf(delta);
-          if (thought) {
-            reasoning += thought;
-            progress.streamed = true;
-            callOptions.onDelta?.({ kind: 'reasoning', text: thought });
-          }
-          if (typeof delta.content === 'string' && delta.content.length > 0) {
-            text += delta.content;
-            progress.streamed = true;
-            callOptions.onDelta?.({ kind: 'text', text: delta.content });
-          }
-          for (const fragment of delta.tool_calls ?? []) {
-            const index = fragment.index ?? 0;
-            const call = calls.get(index) ?? { id: '', name: '', arguments: '' };
-            if (fragment.id) call.id = fragment.id;
-            if (fragment.function?.name) call.name += fragment.function.name;
-            if (fragment.function?.arguments) call.arguments += fragment.function.arguments;
-            calls.set(index, call);
-          }
+          if (thought) emit({ reasoning: thought, text: '' });
+          if (typeof delta.content === 'string' && delta.content.length > 0) emit(content.feed(delta.content));
+          for (const fragment of delta.tool_calls ?? []) calls.add(fragment);
           if (choice.finish_reason) finishReason = choice.finish_reason;
         }
       }
       if (signal.aborted) throw signal.reason ?? new LlmError('aborted', 'The model request was aborted');
+      emit(content.end());
       if (!sawChunk || (finishReason === null && text === '' && calls.size === 0)) {
         throw new LlmError('bad_response', 'The model stream ended without a message');
       }
     } catch (error) {
+      // The answer was complete when its finish reason came: a connection cut (or left hanging)
+      // after it loses at most the usage chunk, not the answer the user already saw.
+      if (finishReason !== null && !outer?.aborted) {
+        emit(content.end());
+        return completionOf(text, reasoning, calls, finishReason, usage);
+      }
       if (signal.aborted && !outer?.aborted) throw signal.reason as LlmError;
       throw toLlmError(error, outer);
     } finally {
       clearTimeout(idleTimer);
       outer?.removeEventListener('abort', onOuterAbort);
     }
-
-    const toolCalls: ToolCall[] = [...calls.entries()]
-      .sort(([a], [b]) => a - b)
-      .map(([index, call]) => ({ id: call.id || `call_${index}`, name: call.name, arguments: call.arguments }));
-    if (toolCalls.some((call) => call.name === '')) {
-      throw new LlmError('bad_response', 'The model sent a tool call without a function name');
-    }
-    return { text, reasoning, toolCalls, finishReason, usage };
+    return completionOf(text, reasoning, calls, finishReason, usage);
   }
-
   return {
     model: options.model,
     async complete(request: CompletionRequest, callOptions: CompleteOptions = {}): Promise<Completion> {
@@ -165,6 +159,22 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
 }
 
 const DEFAULT_RETRY_BUDGET_MS = 120_000;
+/** How long the rest of a stream (usage, `[DONE]`) may take once the finish reason has come. */
+const AFTER_FINISH_MS = 5_000;
+
+function completionOf(
+  text: string,
+  reasoning: string,
+  calls: ToolCallAssembly,
+  finishReason: string | null,
+  usage: Completion['usage'],
+): Completion {
+  const toolCalls = calls.calls();
+  if (toolCalls.some((call) => call.name === '')) {
+    throw new LlmError('bad_response', 'The model sent a tool call without a function name');
+  }
+  return { text, reasoning, toolCalls, finishReason, usage };
+}
 
 export function llmClientFromConfig(config: ModelConfig, onHttpError?: LlmClientOptions['onHttpError']): LlmClient | undefined {
   if (!config.configured || !config.model) return undefined;
@@ -176,6 +186,7 @@ export function llmClientFromConfig(config: ModelConfig, onHttpError?: LlmClient
     maxRetries: config.maxRetries,
     retryBudgetMs: config.retryBudgetMs,
     temperature: config.temperature,
+    streamUsage: config.streamUsage,
     onHttpError,
   });
 }

@@ -15,9 +15,12 @@ function toSdkMessage(message: ChatMessage): ChatCompletionMessageParam {
         ...(message.toolCalls?.length
           ? {
               tool_calls: message.toolCalls.map((call) => ({
+                // Gemini refuses the next round unless a call's thought signature (`extra_content`) comes back with it.
+                ...call.extra,
                 id: call.id,
                 type: 'function' as const,
-                function: { name: call.name, arguments: call.arguments },
+                // A call without arguments: some servers (vLLM before #19419) refuse "" replayed in history.
+                function: { name: call.name, arguments: call.arguments.trim() === '' ? '{}' : call.arguments },
               })),
             }
           : {}),

@@ -5,6 +5,8 @@ export interface ToolCall {
   name: string;
   /** Raw JSON text as the model produced it (may be invalid). */
   arguments: string;
+  /** Fields of the call the server sent beyond these (Gemini's `extra_content`), sent back as they came. */
+  extra?: Record<string, unknown>;
 }
 
 export type ChatMessage =

@@ -24,6 +24,8 @@ export interface ToolCallRecord {
   name: string;
   /** The raw JSON text the model produced. */
   arguments: string;
+  /** Fields of the call the server sent beyond these (Gemini's thought signature), sent back with the call. */
+  extra?: Record<string, unknown>;
 }
 
 export interface NewMessage {

@@ -16,7 +16,22 @@ const message: fc.Arbitrary<ChatMessage> = fc.oneof(
   fc.record({
     role: fc.constant('assistant' as const),
     content: text,
-    toolCalls: fc.option(fc.array(fc.record({ id: text, name: text, arguments: text }), { maxLength: 3 }), { nil: undefined }),
+    toolCalls: fc.option(
+      fc.array(
+        fc.record(
+          {
+            id: text,
+            name: text,
+            arguments: text,
+            // A field of the server's own, sent back with the call (Gemini's thought signature).
+            extra: fc.record({ extra_content: fc.record({ google: fc.record({ thought_signature: text }) }) }),
+          },
+          { requiredKeys: ['id', 'name', 'arguments'] },
+        ),
+        { maxLength: 3 },
+      ),
+      { nil: undefined },
+    ),
   }),
   fc.record({ role: fc.constant('tool' as const), toolCallId: text, content: text }),
 );
@@ -113,7 +128,15 @@ function bodyOf(request: ChatMessage[], model: string, temperature: number | und
       role: 'assistant',
       content: m.content || (calls.length ? null : ''),
       ...(calls.length
-        ? { tool_calls: calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })) }
+        ? {
+            tool_calls: calls.map((c) => ({
+              ...c.extra,
+              id: c.id,
+              type: 'function',
+              // Blank arguments are sent as an empty object.
+              function: { name: c.name, arguments: c.arguments.trim() === '' ? '{}' : c.arguments },
+            })),
+          }
         : {}),
     };
   });
