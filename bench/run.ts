@@ -4,6 +4,7 @@ type Section = { name: string; load: () => Promise<{ run(): Promise<void> }> };
 
 const SECTIONS: Section[] = [
   { name: 'agent', load: () => import('./agent.ts') },
+  { name: 'prompt-prefix', load: () => import('./prompt-prefix.ts') },
   { name: 'knowledge', load: () => import('./knowledge.ts') },
   { name: 'hotpath', load: () => import('./hotpath.ts') },
   { name: 'startup', load: () => import('./startup.ts') },

@@ -113,7 +113,8 @@ export function createApp(options: AppOptions): App {
         hooks: approvalHooks({ gate, approvals: announcedApprovals(store, wakeups), now: options.now }),
         settings: config.agent,
         prompt: { base: config.bot.systemPrompt, botName: config.bot.name },
-        sections: [memoryContextSection(store.memory), knowledgeContextSection(knowledge, config.knowledge), ...(options.sections ?? [])],
+        sections: [memoryContextSection(store.memory), ...(options.sections ?? [])],
+        turnSections: [knowledgeContextSection(knowledge, config.knowledge)],
         log,
         now: options.now,
       })

@@ -22,7 +22,11 @@ import { composeSystemPrompt } from './system-prompt.ts';
 import { parseArguments, runToolCalls, type ToolResult } from './tool-runner.ts';
 import type { ToolContext, ToolRegistry } from './tools.ts';
 
-/** Adds a section to the system prompt for one round (session memory, retrieved knowledge...). */
+/**
+ * Context for the model: in `sections`, a section of the system prompt, built again each turn
+ * (session memory); in `turnSections`, material for one turn (retrieved knowledge), shown with the
+ * turn's first user message and kept there for the turn's later requests.
+ */
 export type ContextSection = (input: {
   session: SessionRecord;
   turn: TurnRecord;
@@ -47,6 +51,7 @@ export interface AgentOptions {
   maxRecoveries?: number;
   prompt: { base?: string; botName: string };
   sections?: ContextSection[];
+  turnSections?: ContextSection[];
   log: Logger;
   now?: () => Date;
 }
@@ -92,6 +97,8 @@ const DEFAULT_MAX_RECOVERIES = 3;
 const WINDOW_REFIT_SHARE = 0.75;
 /** Sessions whose context window start is remembered (a few numbers each). */
 const MAX_FLOORS = 10_000;
+/** Turns whose own context is remembered (see #turnContexts). */
+const MAX_TURN_CONTEXTS = 10_000;
 const LENGTH_RESULT =
   'Not run: your message was cut off (finish_reason "length"), so these arguments may be incomplete. Send the call again, with shorter arguments.';
 
@@ -110,6 +117,13 @@ export class Agent {
   readonly #floors = new Map<string, Floor>();
   /** Runs whose last tool results were written while nothing was queued for their session. */
   readonly #nothingQueued = new WeakSet<TurnRun>();
+  /**
+   * Per turn (oldest first): its own context ('' for none), made once in its first round and shown
+   * the same in every later request of the conversation, so that each begins as the one before. A
+   * turn no longer here (another process, a restart) is shown without it.
+   */
+  readonly #turnContexts = new Map<string, string>();
+  readonly #turnContextOf = (turnId: string): string | undefined => this.#turnContexts.get(turnId) || undefined;
   constructor(options: AgentOptions) {
     this.#o = options;
   }
@@ -316,6 +330,7 @@ export class Agent {
       this.#histories.set(run, history);
     }
     const systemPrompt = await this.#systemPrompt(run, history);
+    await this.#makeTurnContext(run, history);
     const pruned = this.#floorOf(run)?.pruned;
     const input: ContextInput = {
       systemPrompt,
@@ -324,10 +339,11 @@ export class Agent {
       currentTurnId: run.turn.id,
       labelSenders: run.session.chatType === 'group',
       trailingSystem: atLimit ? LIMIT_INSTRUCTION : undefined,
+      turnContext: this.#turnContextOf,
       ...(pruned ? { pruned } : {}),
     };
     let context = buildContext(input);
-    if (context.droppedTurns > 0 || context.prunedToolResults > 0) {
+    if (context.droppedTurns > 0 || context.prunedToolResults > 0 || context.prunedTurnContexts > 0) {
       // Over the budget: fitted well inside it, so that the next rounds and turns add to this window.
       const window = fitWindow(input, Math.floor(settings.contextTokens * WINDOW_REFIT_SHARE));
       const from = history.findIndex((m) => m.id === window.fromId);
@@ -391,6 +407,25 @@ export class Agent {
       channel: run.session.channel,
       sections,
     });
+  }
+
+  /** The turn's own context (turnSections), made in its first round on this process and kept for the conversation's later requests. */
+  async #makeTurnContext(run: TurnRun, history: MessageRecord[]): Promise<void> {
+    const sections = this.#o.turnSections ?? [];
+    if (sections.length === 0 || this.#turnContexts.has(run.turn.id)) return;
+    const userText = history.findLast((m) => m.role === 'user' && m.turnId === run.turn.id)?.content ?? '';
+    const parts: string[] = [];
+    for (const section of sections) {
+      try {
+        const text = await section({ session: run.session, turn: run.turn, userText, signal: run.signal });
+        if (text?.trim()) parts.push(text);
+      } catch (error) {
+        // The turn goes on without it: later requests must show the turn as this one does.
+        this.#o.log.warn({ err: error, turnId: run.turn.id }, "a turn's context section failed; the turn goes on without it");
+      }
+    }
+    this.#turnContexts.set(run.turn.id, parts.join('\n\n'));
+    if (this.#turnContexts.size > MAX_TURN_CONTEXTS) this.#turnContexts.delete(this.#turnContexts.keys().next().value!);
   }
 
   /** The next round builds the context sections again, from what is stored now. */

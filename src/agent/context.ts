@@ -1,7 +1,9 @@
 // Builds what the model sees: the system prompt, then the conversation within a token budget.
-// Over budget, old tool results are replaced by "[pruned]" first (oldest first), then the oldest
-// turns are dropped whole, so a tool call never loses its result (a call whose result has not come
-// keeps its placeholder). The current turn is always kept.
+// A turn's own context (retrieved knowledge) goes with the turn's first user message and stays
+// there in later requests, so that each request begins as the one before did (a provider's prompt
+// cache). Over budget, old turns' context and old tool results are pruned first (oldest first),
+// then the oldest turns are dropped whole, so a tool call never loses its result (a call whose
+// result has not come keeps its placeholder). The current turn is always kept.
 // A window fitted once (fitWindow) is kept while it fits: later rounds and turns only add to it.
 import type { ChatMessage, ToolCall } from '../llm/types.ts';
 import type { MessageRecord } from '../store/types.ts';
@@ -20,9 +22,16 @@ export interface ContextInput {
   labelSenders: boolean;
   /** Extra system text appended after the history (e.g. the round-limit instruction). */
   trailingSystem?: string;
-  /** Ids of tool-result rows shown pruned whatever the budget: the window fitWindow chose. */
+  /** Ids of tool-result rows (and user rows, for their turn's context) shown pruned whatever the budget: the window fitWindow chose. */
   pruned?: ReadonlySet<number>;
+  /**
+   * A turn's own context, shown after the turn's first user message; the same text for a turn
+   * every time it is asked (a later request must begin with what the earlier one sent).
+   */
+  turnContext?: TurnContext;
 }
+
+export type TurnContext = (turnId: string) => string | undefined;
 
 interface Block {
   turnId: string | undefined;
@@ -32,6 +41,7 @@ interface Block {
 }
 
 const NONE: ReadonlySet<number> = new Set();
+const NO_TURN_CONTEXT: TurnContext = () => undefined;
 
 // What a history row becomes in the context is kept with the row (rows never change once written,
 // and the process's history cache hands the same rows to every turn): a row is converted and
@@ -46,6 +56,10 @@ const pruned = new WeakMap<ToolMessage, ChatMessage>();
 const tokens = new WeakMap<ChatMessage, number>();
 /** The row a tool result message shows (pruned or not), for fitWindow to tell which rows it pruned. */
 const rowOf = new WeakMap<ChatMessage, number>();
+/** A user message with its turn's context: the context it shows, the message itself, and it without. */
+const withContext = new WeakMap<MessageRecord, { context: string; message: ChatMessage; plain: ChatMessage }>();
+/** Messages that show a turn's context, and the same message without it (what pruning shows). */
+const contextFree = new WeakMap<ChatMessage, ChatMessage>();
 
 /** The value kept for `key`, made by `make(key)` the first time (a function of the key alone: no closure per lookup). */
 function kept<K extends object, V>(cache: WeakMap<K, V>, key: K, make: (key: K) => V): V {
@@ -76,6 +90,17 @@ function chatMessage(message: MessageRecord, labelSenders: boolean): ChatMessage
   return kept(asMessage, message, otherMessage);
 }
 
+/** A turn's first user message with the turn's context after it. */
+function withTurnContext(row: MessageRecord, plain: ChatMessage, context: string): ChatMessage {
+  const known = withContext.get(row);
+  if (known?.context === context && known.plain === plain) return known.message;
+  const message: ChatMessage = { role: 'user', content: `${plain.content}\n\n${context}` };
+  withContext.set(row, { context, message, plain });
+  contextFree.set(message, plain);
+  rowOf.set(message, row.id);
+  return message;
+}
+
 /**
  * Turns history rows into blocks of chat messages, one block per turn. A tool result is placed
  * right after the nearest earlier assistant message that made that call, in call order, whenever
@@ -95,15 +120,22 @@ class Conversation {
   readonly #awaiting = new Map<string, { block: Block; index: number; at: number }>();
   readonly #labelSenders: boolean;
   readonly #pruned: ReadonlySet<number>;
+  readonly #turnContext: TurnContext;
 
-  constructor(labelSenders: boolean, pruned: ReadonlySet<number>) {
+  constructor(labelSenders: boolean, pruned: ReadonlySet<number>, turnContext: TurnContext) {
     this.#labelSenders = labelSenders;
     this.#pruned = pruned;
+    this.#turnContext = turnContext;
   }
 
   /** Whether `history` is the rows added so far and maybe more. */
-  extendedBy(history: readonly MessageRecord[], labelSenders: boolean, pruned: ReadonlySet<number>): boolean {
-    return labelSenders === this.#labelSenders && pruned === this.#pruned && startsWithRows(history, this.#rows);
+  extendedBy(history: readonly MessageRecord[], labelSenders: boolean, pruned: ReadonlySet<number>, turnContext: TurnContext): boolean {
+    return (
+      labelSenders === this.#labelSenders &&
+      pruned === this.#pruned &&
+      turnContext === this.#turnContext &&
+      startsWithRows(history, this.#rows)
+    );
   }
 
   add(history: readonly MessageRecord[]): void {
@@ -125,7 +157,12 @@ class Conversation {
       block = { turnId: message.turnId, messages: [], firstId: message.id };
       this.blocks.push(block);
     }
-    this.#push(block, chatMessage(message, this.#labelSenders));
+    const shown = chatMessage(message, this.#labelSenders);
+    const context =
+      message.role === 'user' && block.messages.length === 0 && block.turnId !== undefined && !this.#pruned.has(message.id)
+        ? this.#turnContext(block.turnId)
+        : undefined;
+    this.#push(block, context ? withTurnContext(message, shown, context) : shown);
     for (const call of message.role === 'assistant' ? (message.toolCalls ?? []) : []) {
       this.#awaiting.set(call.id, { block, index: block.messages.length, at: this.messages.length });
       this.#push(block, kept(unanswered, call, placeholder));
@@ -154,11 +191,14 @@ class Conversation {
 
 const conversations = new WeakMap<MessageRecord, Conversation>();
 
-function conversationOf(history: readonly MessageRecord[], labelSenders: boolean, pruned: ReadonlySet<number>): Conversation {
+function conversationOf(input: ContextInput): Conversation {
+  const { history, labelSenders } = input;
+  const pruned = input.pruned ?? NONE;
+  const turnContext = input.turnContext ?? NO_TURN_CONTEXT;
   const first = history[0];
   let conversation = first && conversations.get(first);
-  if (!conversation?.extendedBy(history, labelSenders, pruned)) {
-    conversation = new Conversation(labelSenders, pruned);
+  if (!conversation?.extendedBy(history, labelSenders, pruned, turnContext)) {
+    conversation = new Conversation(labelSenders, pruned, turnContext);
     if (first) conversations.set(first, conversation);
   }
   conversation.add(history);
@@ -182,6 +222,8 @@ export interface BuiltContext {
   messages: ChatMessage[];
   estimatedTokens: number;
   prunedToolResults: number;
+  /** Earlier turns whose context (see ContextInput.turnContext) was left out to fit. */
+  prunedTurnContexts: number;
   droppedTurns: number;
 }
 
@@ -193,11 +235,17 @@ function frameOf(input: ContextInput): { system: ChatMessage; trailing: ChatMess
 }
 
 export function buildContext(input: ContextInput): BuiltContext {
-  const conversation = conversationOf(input.history, input.labelSenders, input.pruned ?? NONE);
+  const conversation = conversationOf(input);
   const { system, trailing, tokens } = frameOf(input);
   const total = tokens + conversation.tokens;
   if (total <= input.budgetTokens) {
-    return { messages: [system, ...conversation.messages, ...trailing], estimatedTokens: total, prunedToolResults: 0, droppedTurns: 0 };
+    return {
+      messages: [system, ...conversation.messages, ...trailing],
+      estimatedTokens: total,
+      prunedToolResults: 0,
+      prunedTurnContexts: 0,
+      droppedTurns: 0,
+    };
   }
   const { fromId: _, prunedRows: __, ...fitted } = fitBudget(conversation.blocks, total, input);
   return { ...fitted, messages: [system, ...fitted.messages, ...trailing] };
@@ -211,7 +259,7 @@ export function buildContext(input: ContextInput): BuiltContext {
  * between do not go over the whole window, and the model's prompt keeps its beginning.
  */
 export function fitWindow(input: ContextInput, targetTokens: number): { fromId: number; pruned: ReadonlySet<number> } {
-  const conversation = conversationOf(input.history, input.labelSenders, input.pruned ?? NONE);
+  const conversation = conversationOf(input);
   const total = frameOf(input).tokens + conversation.tokens;
   const fitted = fitBudget(conversation.blocks, total, { ...input, budgetTokens: targetTokens });
   const pruned = new Set([...(input.pruned ?? NONE)].filter((id) => id >= fitted.fromId));
@@ -221,17 +269,26 @@ export function fitWindow(input: ContextInput, targetTokens: number): { fromId: 
 
 const prunedResult = (message: ToolMessage): ChatMessage => ({ role: 'tool', toolCallId: message.toolCallId, content: PRUNED });
 
-/** Over budget: old tool results pruned (oldest first), then the oldest turns dropped, on copies of the blocks. */
+/** Over budget: old turns' context and tool results pruned (oldest first), then the oldest turns dropped, on copies of the blocks. */
 function fitBudget(source: readonly Block[], total: number, input: ContextInput): BuiltContext & { fromId: number; prunedRows: number[] } {
   const blocks = source.map((block) => ({ turnId: block.turnId, messages: [...block.messages], firstId: block.firstId }));
   const prunedRows: number[] = [];
   const isCurrent = (block: Block) => input.currentTurnId !== undefined && block.turnId === input.currentTurnId;
   let prunedToolResults = 0;
+  let prunedTurnContexts = 0;
   for (const block of blocks) {
     if (total <= input.budgetTokens) break;
     if (isCurrent(block)) continue;
     for (let index = 0; index < block.messages.length && total > input.budgetTokens; index++) {
       const message = block.messages[index]!;
+      const plain = contextFree.get(message);
+      if (plain) {
+        block.messages[index] = plain;
+        total -= messageTokens(message) - messageTokens(plain);
+        prunedTurnContexts++;
+        prunedRows.push(rowOf.get(message)!);
+        continue;
+      }
       if (message.role !== 'tool' || message.content === PRUNED) continue;
       const row = rowOf.get(message);
       // A placeholder (a call without a result yet) is no row: left as it is, it stays the same in a kept window.
@@ -256,6 +313,7 @@ function fitBudget(source: readonly Block[], total: number, input: ContextInput)
     messages: blocks.flatMap((b) => b.messages),
     estimatedTokens: total,
     prunedToolResults,
+    prunedTurnContexts,
     droppedTurns,
     fromId: blocks[0]?.firstId ?? 0,
     prunedRows,

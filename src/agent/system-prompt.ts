@@ -1,5 +1,7 @@
-// The system prompt: a configurable base, who the bot is, the current date and time, the kind of
-// chat, then extra context sections (session memory, retrieved knowledge).
+// The system prompt: a configurable base, who the bot is, the kind of chat, extra context sections
+// (session memory), then today's date. It changes only when one of those does: a provider caches
+// the beginning of a request only while it stays byte for byte the same, so nothing here changes
+// every round (no clock); a turn's own material (retrieved knowledge) goes with its user message.
 import type { ChatType } from '../core/types.ts';
 
 const DEFAULT_BASE_PROMPT = [
@@ -14,7 +16,7 @@ export interface SystemPromptInput {
   now: Date;
   chatType: ChatType;
   channel: string;
-  /** Ready-made sections such as <session-context>…</session-context>. */
+  /** Ready-made sections such as <session-context>…</session-context>, the same from round to round until what they show changes. */
   sections: string[];
 }
 
@@ -26,11 +28,8 @@ export function composeSystemPrompt(input: SystemPromptInput): string {
   return [
     input.base?.trim() || DEFAULT_BASE_PROMPT,
     `Your name is ${input.botName}.`,
-    `Current date and time: ${input.now
-      .toISOString()
-      .replace('T', ' ')
-      .replace(/\.\d+Z$/, ' UTC')}.`,
     where,
     ...input.sections.filter((s) => s.trim().length > 0),
+    `Today's date: ${input.now.toISOString().slice(0, 10)} (UTC).`,
   ].join('\n\n');
 }

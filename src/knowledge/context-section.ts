@@ -1,6 +1,6 @@
-// Automatic knowledge context: when pages match the user's latest message well enough (score at or
-// above minScore), their best sections go into the system prompt, within a token budget, with the
-// instruction to cite page slugs.
+// Automatic knowledge context: when pages match the user's message well enough (score at or above
+// minScore), their best sections go with that message (a turn section of the agent), within a
+// token budget, with the instruction to cite page slugs.
 import type { ContextSection } from '../agent/agent.ts';
 import { estimateTokens } from '../agent/tokens.ts';
 import type { Config } from '../config/config.ts';
@@ -9,7 +9,7 @@ import { CITE_HINT } from './tools.ts';
 
 const HEADER = [
   '<knowledge>',
-  `Sections of the knowledge base that match the latest message, best first. Use them when they answer it and say so: ${CITE_HINT} If they do not answer it, ignore them; search_knowledge can look further.`,
+  `Sections of the knowledge base that match the message above, best first. Use them when they answer it and say so: ${CITE_HINT} If they do not answer it, ignore them; search_knowledge can look further.`,
 ].join('\n');
 const FOOTER = '</knowledge>';
 /** A section cut shorter than this is left out rather than shown as a stub. */
@@ -40,7 +40,6 @@ export function knowledgeBlock(hits: SectionHit[], budgetTokens: number): string
 }
 
 export function knowledgeContextSection(kb: KnowledgeBase, settings: Config['knowledge']): ContextSection {
-  // The prompt is rebuilt every round of a turn; the user's message does not change meanwhile.
   let cached: { key: string; block: Promise<string | undefined> } | undefined;
   return async ({ turn, userText }) => {
     if (!settings.autoContext || settings.maxSections <= 0 || !userText.trim()) return undefined;

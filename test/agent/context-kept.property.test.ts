@@ -16,6 +16,8 @@ interface Block {
 
 /** Placeholders of calls whose result never came: never pruned (they are no row). */
 const placeholders = new WeakSet<object>();
+/** User messages shown with their turn's context, and their content without it. */
+const withContext = new WeakMap<object, string>();
 
 function userContent(message: MessageRecord, labelSenders: boolean): string {
   return labelSenders && message.senderName ? `[${message.senderName}] ${message.content}` : message.content;
@@ -27,7 +29,7 @@ function userContent(message: MessageRecord, labelSenders: boolean): string {
  * it was written (results of approved calls are written long after the call). A call without a
  * result gets a placeholder, so the model API always sees a complete exchange.
  */
-function toBlocks(history: MessageRecord[], labelSenders: boolean): Block[] {
+function toBlocks(history: MessageRecord[], labelSenders: boolean, turnContext: ContextInput['turnContext']): Block[] {
   const blocks: Block[] = [];
   const awaiting = new Map<string, { content: string }>();
 
@@ -47,7 +49,11 @@ function toBlocks(history: MessageRecord[], labelSenders: boolean): Block[] {
       blocks.push(block);
     }
     if (message.role === 'user') {
-      block.messages.push({ role: 'user', content: userContent(message, labelSenders) });
+      const content = userContent(message, labelSenders);
+      const context = block.messages.length === 0 && block.turnId !== undefined ? turnContext?.(block.turnId) : undefined;
+      const shown = { role: 'user' as const, content: context ? `${content}\n\n${context}` : content };
+      if (context) withContext.set(shown, content);
+      block.messages.push(shown);
     } else if (message.role === 'summary') {
       block.messages.push({ role: 'system', content: `Summary of the earlier conversation:\n${message.content}` });
     } else {
@@ -77,11 +83,12 @@ interface BuiltContext {
   messages: ChatMessage[];
   estimatedTokens: number;
   prunedToolResults: number;
+  prunedTurnContexts: number;
   droppedTurns: number;
 }
 
 function referenceContext(input: ContextInput): BuiltContext {
-  const blocks = toBlocks(input.history, input.labelSenders);
+  const blocks = toBlocks(input.history, input.labelSenders, input.turnContext);
   const system: ChatMessage = { role: 'system', content: input.systemPrompt };
   const trailing: ChatMessage[] = input.trailingSystem ? [{ role: 'system', content: input.trailingSystem }] : [];
   const fixed = messageTokens(system) + trailing.reduce((n, m) => n + messageTokens(m), 0);
@@ -89,11 +96,21 @@ function referenceContext(input: ContextInput): BuiltContext {
 
   let total = fixed + blocks.reduce((n, b) => n + blockTokens(b), 0);
   let prunedToolResults = 0;
+  let prunedTurnContexts = 0;
   for (const block of blocks) {
     if (total <= input.budgetTokens) break;
     if (isCurrent(block)) continue;
     for (const message of block.messages) {
       if (total <= input.budgetTokens) break;
+      const plain = withContext.get(message);
+      if (plain !== undefined) {
+        const before = messageTokens(message);
+        message.content = plain;
+        withContext.delete(message);
+        total -= before - messageTokens(message);
+        prunedTurnContexts++;
+        continue;
+      }
       if (message.role !== 'tool' || message.content === PRUNED || placeholders.has(message)) continue;
       const before = messageTokens(message);
       message.content = PRUNED;
@@ -114,9 +131,14 @@ function referenceContext(input: ContextInput): BuiltContext {
     messages: [system, ...blocks.flatMap((b) => b.messages), ...trailing],
     estimatedTokens: total,
     prunedToolResults,
+    prunedTurnContexts,
     droppedTurns,
   };
 }
+
+/** Some turns have context of their own (retrieved knowledge), one long; the same function throughout, as the agent's. */
+const turnContext = (turnId: string): string | undefined =>
+  Number(turnId.slice(1)) % 3 === 0 ? undefined : Number(turnId.slice(1)) % 3 === 1 ? `<knowledge>${turnId}</knowledge>` : 'k'.repeat(800);
 
 const text = fc.oneof(fc.string({ maxLength: 300 }), fc.constantFrom('短', '这是一个中文的问题', 'x'.repeat(1_500), PRUNED));
 
@@ -174,6 +196,7 @@ describe('context built from kept messages', () => {
             fc.boolean(),
             fc.constantFrom('longer', 'any length', 'one row rewritten'),
             fc.double({ min: 0, max: 1, noNaN: true }),
+            fc.boolean(),
           ),
           { minLength: 1, maxLength: 6 },
         ),
@@ -181,7 +204,7 @@ describe('context built from kept messages', () => {
           // Mostly each build sees a longer prefix (a later round or turn), with its own budget: the
           // rows are the same objects throughout, as the history cache hands them out. Sometimes a
           // shorter one, or one whose row was read again with other content (same first row).
-          builds.forEach(([budgetTokens, labelSenders, trailing, kind, at], b) => {
+          builds.forEach(([budgetTokens, labelSenders, trailing, kind, at, withTurnContext], b) => {
             const grown = Math.max(1, Math.ceil((history.length * (b + 1)) / builds.length));
             let rows = history.slice(0, kind === 'longer' ? grown : Math.max(1, Math.ceil(history.length * at)));
             if (kind === 'one row rewritten') {
@@ -195,8 +218,12 @@ describe('context built from kept messages', () => {
               currentTurnId: rows.at(-1)!.turnId,
               labelSenders,
               ...(trailing ? { trailingSystem: 'Answer now.' } : {}),
+              ...(withTurnContext ? { turnContext } : {}),
             };
-            expect(buildContext(input)).toEqual(referenceContext(structuredClone(input)));
+            const { turnContext: context, ...data } = input;
+            expect(buildContext(input)).toEqual(
+              referenceContext({ ...structuredClone(data), ...(context ? { turnContext: context } : {}) }),
+            );
           });
         },
       ),

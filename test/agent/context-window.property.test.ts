@@ -43,20 +43,37 @@ const conversation = fc
       .map((draft, i): MessageRecord => ({ ...draft, id: 10 * (i + 1), sessionId: 's', epoch: 0, isError: false, createdAt: new Date(0) })),
   );
 
+/** Some turns have context of their own (retrieved knowledge), some of it long. */
+const turnContext = (turnId: string): string | undefined =>
+  Number(turnId.slice(1)) % 3 === 0 ? undefined : Number(turnId.slice(1)) % 3 === 1 ? `<knowledge>${turnId}</knowledge>` : 'k'.repeat(900);
+
 describe('context window', () => {
   it('builds the same context from contextStart on as from the whole history', () => {
     fc.assert(
-      fc.property(conversation, fc.integer({ min: 50, max: 6_000 }), fc.boolean(), (history, budgetTokens, group) => {
-        const current = history.at(-1)!.turnId;
-        const input = { systemPrompt: 'You are Parley.', budgetTokens, currentTurnId: current, labelSenders: group };
-        const start = contextStart(history, budgetTokens, current);
-        const whole = buildContext({ ...input, history });
-        const windowed = buildContext({ ...input, history: history.slice(start) });
-        expect(windowed.messages).toEqual(whole.messages);
-        expect(windowed.estimatedTokens).toBe(whole.estimatedTokens);
-        // The current turn is always read whole.
-        if (current) expect(history.slice(start).filter((m) => m.turnId === current)).toEqual(history.filter((m) => m.turnId === current));
-      }),
+      fc.property(
+        conversation,
+        fc.integer({ min: 50, max: 6_000 }),
+        fc.boolean(),
+        fc.boolean(),
+        (history, budgetTokens, group, context) => {
+          const current = history.at(-1)!.turnId;
+          const input = {
+            systemPrompt: 'You are Parley.',
+            budgetTokens,
+            currentTurnId: current,
+            labelSenders: group,
+            ...(context ? { turnContext } : {}),
+          };
+          const start = contextStart(history, budgetTokens, current);
+          const whole = buildContext({ ...input, history });
+          const windowed = buildContext({ ...input, history: history.slice(start) });
+          expect(windowed.messages).toEqual(whole.messages);
+          expect(windowed.estimatedTokens).toBe(whole.estimatedTokens);
+          // The current turn is always read whole.
+          if (current)
+            expect(history.slice(start).filter((m) => m.turnId === current)).toEqual(history.filter((m) => m.turnId === current));
+        },
+      ),
       { numRuns: 400 },
     );
   });
@@ -130,13 +147,20 @@ describe('context window', () => {
         fc.double({ min: 0.3, max: 0.95, noNaN: true }),
         fc.integer({ min: 1, max: 6 }),
         fc.boolean(),
-        (rows, budgetTokens, share, later, group) => {
+        fc.boolean(),
+        (rows, budgetTokens, share, later, group, context) => {
           // The last `later` turns arrive after the window was fitted.
           const starts = rows.flatMap((m, i) => (i > 0 && m.turnId !== rows[i - 1]!.turnId ? [i] : []));
           const cut = starts.at(-later) ?? rows.length;
           const before = rows.slice(0, cut);
           const current = before.at(-1)!.turnId;
-          const input = { systemPrompt: 'You are Parley.', budgetTokens, currentTurnId: current, labelSenders: group };
+          const input = {
+            systemPrompt: 'You are Parley.',
+            budgetTokens,
+            currentTurnId: current,
+            labelSenders: group,
+            ...(context ? { turnContext } : {}),
+          };
           const target = Math.floor(budgetTokens * share);
           const window = fitWindow({ ...input, history: before }, target);
           const from = before.findIndex((m) => m.id === window.fromId);
@@ -147,7 +171,7 @@ describe('context window', () => {
           expect(kept.estimatedTokens).toBe(fitted.estimatedTokens);
           // Turns that arrive later are added at the end, as long as nothing has to be fitted.
           const grown = buildContext({ ...input, history: rows.slice(from), pruned: window.pruned });
-          if (grown.droppedTurns === 0 && grown.prunedToolResults === 0) {
+          if (grown.droppedTurns === 0 && grown.prunedToolResults === 0 && grown.prunedTurnContexts === 0) {
             expect(grown.messages.slice(0, kept.messages.length)).toEqual(kept.messages);
           }
         },

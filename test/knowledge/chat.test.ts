@@ -40,6 +40,8 @@ afterAll(async () => {
 });
 
 const systemPrompt = (request: RecordedRequest) => request.body.messages[0]!.content ?? '';
+/** The turn's message as the model sees it: the automatic knowledge context goes with it. */
+const userMessage = (request: RecordedRequest) => request.body.messages.findLast((m) => m.role === 'user')?.content ?? '';
 const toolResult = (request: RecordedRequest) => request.body.messages.findLast((m) => m.role === 'tool')?.content ?? '';
 
 async function app(env: Record<string, string> = {}): Promise<Harness> {
@@ -71,6 +73,7 @@ describe('knowledge in a chat turn', () => {
     expect(h.adapter.lastBotMessage()!.text).toContain('[en/plugins/keyboard]');
     // With the automatic context off, nothing from the knowledge base is in the prompt.
     expect(systemPrompt(h.model.requests[0]!)).not.toContain('<knowledge>');
+    expect(userMessage(h.model.requests[0]!)).toBe(QUESTION);
   });
 
   it('read_knowledge_page returns a page or one section, and names an unknown slug', async () => {
@@ -94,14 +97,15 @@ describe('knowledge in a chat turn', () => {
     expect(missing!.content).toBe('There is no knowledge page with slug "en/nope". Use search_knowledge to find one.');
   });
 
-  it('with automatic context on, the best matching section is in the request the model receives', async () => {
+  it('with automatic context on, the best matching section goes with the message in the request the model receives', async () => {
     const h = await app();
     h.model.enqueue({ text: 'Use an inline keyboard [en/plugins/keyboard].' });
     const dan = person('Dan');
     await h.adapter.say(QUESTION, { from: dan });
     await settled(h.store, dm(dan));
-    const prompt = systemPrompt(h.model.requests[0]!);
-    expect(prompt).toContain('<knowledge>');
+    expect(systemPrompt(h.model.requests[0]!)).not.toContain('<knowledge>');
+    const prompt = userMessage(h.model.requests[0]!);
+    expect(prompt.startsWith(`${QUESTION}\n\n<knowledge>`)).toBe(true);
     expect(prompt).toMatch(/cite the slug|Cite the slug/);
     const block = prompt.slice(prompt.indexOf('<knowledge>'), prompt.indexOf('</knowledge>'));
     const heading = /### \[en\/plugins\/keyboard\] Inline and Custom Keyboards \(built-in\) › (.+)\n/.exec(block);
@@ -123,6 +127,7 @@ describe('knowledge in a chat turn', () => {
     await h.adapter.say('what is the weather like in Berlin tomorrow?', { from: eve });
     await settled(h.store, dm(eve));
     expect(systemPrompt(h.model.requests[0]!)).not.toContain('<knowledge>');
+    expect(userMessage(h.model.requests[0]!)).toBe('what is the weather like in Berlin tomorrow?');
   });
 });
 
