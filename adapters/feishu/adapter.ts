@@ -24,6 +24,7 @@ import { EventNotTaken, FeishuApiError, toFeishuError } from './errors.ts';
 import { classifyMessage, type BotIdentity } from './inbound.ts';
 import { openLongConnection } from './long-connection.ts';
 import { RecentKeys } from './recent-keys.ts';
+import { Rejections } from './rejections.ts';
 import { cardBytes, cardOf, type FeishuCard, MAX_CARD_BYTES, MAX_TEXT_CHARS, mentionCard } from './render.ts';
 import { WEBHOOK_PATH, webhookApp } from './webhook.ts';
 
@@ -51,6 +52,7 @@ export class FeishuAdapter implements ChannelAdapter {
   readonly #config: FeishuConfig;
   readonly #log: CoreLogger;
   readonly #clicks: CardClicks;
+  readonly #rejections: Rejections;
   readonly #events = new RecentKeys();
   readonly #ownMessages = new RecentKeys();
   readonly #chatTypes = new Map<string, ChatType>();
@@ -81,9 +83,11 @@ export class FeishuAdapter implements ChannelAdapter {
       editIntervalMs: { ...options.config.editIntervalMs },
     };
     this.api = new FeishuApi(options.config, options.log);
+    this.#rejections = new Rejections(this.#log);
     this.#clicks = new CardClicks({
       channel: this.id,
       log: this.#log,
+      rejections: this.#rejections,
       sink: () => this.#sink,
       chatType: (chatId) => this.#chatTypes.get(chatId) ?? 'group',
       whisper: (to, text) => this.#whisper(to, text),
@@ -110,6 +114,7 @@ export class FeishuAdapter implements ChannelAdapter {
       dispatcher: this.dispatcher,
       verificationToken: this.#config.verificationToken ?? '',
       encryptKey: this.#config.encryptKey,
+      maxAgeMs: this.#config.webhookMaxAgeMs,
       log: this.#log,
       ready: () => this.#sink !== undefined,
     });
@@ -135,6 +140,11 @@ export class FeishuAdapter implements ChannelAdapter {
       throw safe;
     }
     this.#sink = sink;
+    if (this.#config.mode.kind === 'webhook' && !this.#config.encryptKey)
+      this.#log.warn(
+        {},
+        'Feishu webhook without FEISHU_ENCRYPT_KEY: requests are not signed, so anyone who has the verification token can post messages and button clicks as any user, admins included, and replay them at any time. Set an Encrypt Key (developer console: Events and callbacks > Encryption strategy) and FEISHU_ENCRYPT_KEY.',
+      );
     if (this.#config.mode.kind === 'ws') this.#ws = await openLongConnection(this.#config, this.dispatcher, this.#log, this.api.secrets);
   }
 
@@ -204,7 +214,7 @@ export class FeishuAdapter implements ChannelAdapter {
     }
     const classified = classifyMessage(data, identity, this.id);
     if (classified.kind === 'malformed') {
-      this.#log.warn({}, `dropped a malformed Feishu message event: ${classified.reason}`);
+      this.#rejections.report('message event', data, classified.reason);
       return {};
     }
     if (classified.kind === 'ignored') {

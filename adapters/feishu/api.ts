@@ -5,23 +5,18 @@ import { z } from 'zod';
 import type { CoreLogger } from '../../src/core/types.ts';
 import type { FeishuConfig } from './config.ts';
 import { checked, FeishuApiError, toFeishuError } from './errors.ts';
+import { listOf, optional, optionalText } from './lenient.ts';
 import type { FeishuCard } from './render.ts';
 import { memoryCache, sdkLogger } from './sdk-support.ts';
 
 const BotInfoSchema = z.object({
   code: z.number(),
-  msg: z.string().optional(),
-  bot: z.object({ open_id: z.string().min(1), app_name: z.string().optional() }).optional(),
+  msg: optionalText,
+  bot: optional(z.looseObject({ open_id: z.string().min(1), app_name: optionalText })),
 });
 const SentSchema = z.object({ message_id: z.string().min(1) });
-const MessageGetSchema = z.object({
-  items: z
-    .array(
-      z.object({
-        sender: z.object({ id: z.string().optional(), id_type: z.string().optional(), sender_type: z.string().optional() }).optional(),
-      }),
-    )
-    .optional(),
+const MessageGetSchema = z.looseObject({
+  items: listOf(z.looseObject({ sender: optional(z.looseObject({ id: optionalText, id_type: optionalText, sender_type: optionalText })) })),
 });
 
 export class FeishuApi {
@@ -102,7 +97,7 @@ export class FeishuApi {
   /** Whether a message was sent by this app (to recognise replies to the bot). */
   async sentByApp(messageId: string, appId: string): Promise<boolean> {
     const data = await this.#call<unknown>('reading a message', () => this.client.im.v1.message.get({ path: { message_id: messageId } }));
-    const sender = MessageGetSchema.parse(data).items?.[0]?.sender;
+    const sender = MessageGetSchema.parse(data).items[0]?.sender;
     return sender?.sender_type === 'app' && sender.id === appId;
   }
 }

@@ -7,7 +7,8 @@
 // has no message only one person sees, and no toast after the answer.
 import { answerOnce } from '../../src/core/ack.ts';
 import type { ChatType, CoreLogger, InboundSink, InteractionReply } from '../../src/core/types.ts';
-import { ButtonValueSchema, CardActionEventSchema } from './payloads.ts';
+import { CardActionEventSchema } from './payloads.ts';
+import { issuesOf, type Rejections } from './rejections.ts';
 
 export interface Clicker {
   chatId: string;
@@ -21,6 +22,7 @@ export interface Clicker {
 interface CardClickOptions {
   channel: string;
   log: CoreLogger;
+  rejections: Rejections;
   sink(): InboundSink | undefined;
   chatType(chatId: string): ChatType;
   whisper(to: Clicker, text: string): Promise<void>;
@@ -64,31 +66,33 @@ export class CardClicks {
   async #handle(data: unknown): Promise<object> {
     const sink = this.#o.sink();
     const parsed = CardActionEventSchema.safeParse(data);
-    const value = parsed.success ? ButtonValueSchema.safeParse(parsed.data.action.value) : undefined;
-    if (!sink || !parsed.success || !value?.success) {
-      this.#o.log.warn({}, 'dropped a Feishu card callback Parley cannot read');
+    if (!parsed.success) {
+      this.#o.rejections.report('card callback', data, issuesOf(parsed.error));
       return toastOf('This button is no longer active.');
     }
-    const event = parsed.data;
-    const chatId = event.context.open_chat_id;
+    if (!sink) {
+      this.#o.log.warn({}, 'a Feishu card click arrived while the channel is stopped');
+      return toastOf('This button is no longer active.');
+    }
+    const click = parsed.data;
     const clicker: Clicker = {
-      chatId,
-      chatType: this.#o.chatType(chatId),
-      messageId: event.context.open_message_id,
-      openId: event.operator.open_id,
-      name: event.operator.name ?? event.operator.open_id,
+      chatId: click.chatId,
+      chatType: this.#o.chatType(click.chatId),
+      messageId: click.messageId,
+      openId: click.openId,
+      name: click.name ?? click.openId,
     };
     const { reply, answered, giveUp } = this.#reply(clicker);
     this.#o.track(
       sink
         .onAction({
           channel: this.#o.channel,
-          chatId,
+          chatId: clicker.chatId,
           chatType: clicker.chatType,
           messageId: clicker.messageId,
           userId: clicker.openId,
           displayName: clicker.name,
-          payload: value.data.p,
+          payload: click.payload,
           reply,
         })
         .catch(async (error: unknown) => {

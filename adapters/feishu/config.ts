@@ -2,6 +2,7 @@
 // token and encrypt key never appear in an error message.
 import { z } from 'zod';
 import { ConfigError, duration, oneOf, optionalString, parseEnv, stringWithDefault } from '../../src/core/env.ts';
+import { DEFAULT_MAX_AGE_MS } from './freshness.ts';
 
 const FEISHU_BASE_URL = 'https://open.feishu.cn';
 const LARK_BASE_URL = 'https://open.larksuite.com';
@@ -19,6 +20,8 @@ export interface FeishuConfig {
   mode: FeishuMode;
   verificationToken: string | undefined;
   encryptKey: string | undefined;
+  /** How far a signed webhook request's timestamp may be from this host's clock, either way. */
+  webhookMaxAgeMs: number;
   editIntervalMs: { direct: number; group: number };
 }
 
@@ -30,6 +33,7 @@ const FeishuEnvSchema = z.object({
   FEISHU_MODE: oneOf(['ws', 'webhook'] as const, 'ws'),
   FEISHU_VERIFICATION_TOKEN: optionalString(),
   FEISHU_ENCRYPT_KEY: optionalString(),
+  FEISHU_WEBHOOK_MAX_AGE: duration(DEFAULT_MAX_AGE_MS),
   FEISHU_EDIT_INTERVAL_PRIVATE: duration(500),
   FEISHU_EDIT_INTERVAL_GROUP: duration(1_000),
 });
@@ -89,6 +93,7 @@ export function loadFeishuConfig(env: Record<string, string | undefined>): Feish
     mode,
     verificationToken: parsed.FEISHU_VERIFICATION_TOKEN,
     encryptKey: parsed.FEISHU_ENCRYPT_KEY,
+    webhookMaxAgeMs: parsed.FEISHU_WEBHOOK_MAX_AGE,
     editIntervalMs: { direct: parsed.FEISHU_EDIT_INTERVAL_PRIVATE, group: parsed.FEISHU_EDIT_INTERVAL_GROUP },
   };
 }

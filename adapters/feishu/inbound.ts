@@ -3,6 +3,7 @@
 // command "/stop") and decides whether the bot was addressed.
 import { z } from 'zod';
 import type { Attachment, Inbound } from '../../src/core/types.ts';
+import { optionalText } from './lenient.ts';
 import {
   MessageEventSchema,
   PostContentSchema,
@@ -12,6 +13,7 @@ import {
   type PostBody,
   type PostElement,
 } from './payloads.ts';
+import { issuesOf } from './rejections.ts';
 
 export interface BotIdentity {
   openId: string;
@@ -60,11 +62,7 @@ function postElementText(element: PostElement): string {
   }
 }
 
-const FileContentSchema = z.object({
-  file_key: z.string().min(1).optional(),
-  image_key: z.string().min(1).optional(),
-  file_name: z.string().optional(),
-});
+const FileContentSchema = z.looseObject({ file_key: optionalText, image_key: optionalText, file_name: optionalText });
 
 const ATTACHMENT_KINDS: Record<string, Attachment['kind']> = {
   image: 'image',
@@ -125,13 +123,6 @@ function resolveMentions(text: string, mentions: readonly FeishuMention[], botOp
   return { text: result.replace(/[ \t]{2,}/g, ' ').trim(), mentionsBot };
 }
 
-function issuesOf(error: { issues: { path: PropertyKey[]; message: string }[] }): string {
-  return error.issues
-    .slice(0, 3)
-    .map((issue) => `${issue.path.map(String).join('.') || '(root)'}: ${issue.message}`)
-    .join('; ');
-}
-
 /**
  * `repliesToBot` is left false here: whether `parentId` is one of the bot's messages needs the
  * API, so the adapter settles it.
@@ -141,10 +132,11 @@ export function classifyMessage(raw: unknown, bot: BotIdentity, channel: string,
   if (!parsed.success) return { kind: 'malformed', reason: issuesOf(parsed.error) };
   const event: FeishuMessageEvent = parsed.data;
   const { message, sender } = event;
-  if (sender.sender_type !== undefined && sender.sender_type !== 'user')
+  if (sender?.sender_type !== undefined && sender.sender_type !== 'user')
     return { kind: 'ignored', reason: `sender is a ${sender.sender_type}` };
-  const senderId = sender.sender_id?.open_id;
-  if (!senderId) return { kind: 'ignored', reason: 'message without a sender open_id' };
+  const senderId = sender?.sender_id?.open_id;
+  // Parley knows people by open_id alone; a person's message without one cannot be answered.
+  if (!senderId) return { kind: 'malformed', reason: 'sender.sender_id.open_id: missing' };
   if (senderId === bot.openId) return { kind: 'ignored', reason: 'my own message' };
   if (message.chat_type !== 'p2p' && message.chat_type !== 'group') return { kind: 'ignored', reason: `chat type ${message.chat_type}` };
   const content = contentOf(message.message_type, message.content);
@@ -153,8 +145,7 @@ export function classifyMessage(raw: unknown, bot: BotIdentity, channel: string,
       kind: 'ignored',
       reason: `a ${message.message_type} message (Parley reads text, post, images, files, audio, video and stickers)`,
     };
-  const { text, mentionsBot } = resolveMentions(content.text, message.mentions ?? [], bot.openId);
-  const createdMs = Number(message.create_time);
+  const { text, mentionsBot } = resolveMentions(content.text, message.mentions, bot.openId);
   const inbound: Inbound = {
     channel,
     chatId: message.chat_id,
@@ -171,7 +162,7 @@ export function classifyMessage(raw: unknown, bot: BotIdentity, channel: string,
     mentionsBot,
     repliesToBot: false,
     ...(message.parent_id ? { replyToMessageId: message.parent_id } : {}),
-    receivedAt: Number.isFinite(createdMs) && createdMs > 0 ? new Date(createdMs) : now(),
+    receivedAt: message.create_time !== undefined ? new Date(message.create_time) : now(),
   };
   return { kind: 'message', inbound, ...(message.parent_id ? { parentId: message.parent_id } : {}) };
 }

@@ -1,14 +1,16 @@
 // Webhook mode: Feishu POSTs events and card callbacks here. The request is verified before the
 // SDK's EventDispatcher sees it (the SDK checks the token only when an encrypt key is set, and
 // answers any challenge): the verification token always, and with FEISHU_ENCRYPT_KEY the
-// signature over the raw body. A refused request changes nothing. Served by the process's one HTTP
-// host (src/http) at /feishu/events; no server of its own.
+// signature over the raw body and the freshness of its signed timestamp (the SDK never checks the
+// time). A refused request changes nothing. Served by the process's one HTTP host (src/http) at
+// /feishu/events; no server of its own.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { AESCipher, type EventDispatcher } from '@larksuiteoapi/node-sdk';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { CoreLogger } from '../../src/core/types.ts';
 import { EventNotTaken } from './errors.ts';
+import { StaleRequests } from './freshness.ts';
 
 interface WebhookRequest {
   headers: Record<string, string | string[] | undefined>;
@@ -24,6 +26,8 @@ interface WebhookOptions {
   dispatcher: EventDispatcher;
   verificationToken: string;
   encryptKey: string | undefined;
+  /** How far a signed request's timestamp may be from this host's clock, either way. */
+  maxAgeMs: number;
   log: CoreLogger;
 }
 
@@ -66,7 +70,7 @@ function tokenOf(payload: Record<string, unknown>): string {
 
 const refused = (status: 400 | 401, why: string): WebhookResponse => ({ status, body: { msg: why } });
 
-async function handleWebhook(request: WebhookRequest, options: WebhookOptions): Promise<WebhookResponse> {
+async function handleWebhook(request: WebhookRequest, options: WebhookOptions, stale: StaleRequests): Promise<WebhookResponse> {
   const { log, encryptKey } = options;
   const outer = objectOf(request.body);
   if (!outer) return refused(400, 'body is not a JSON object');
@@ -95,6 +99,7 @@ async function handleWebhook(request: WebhookRequest, options: WebhookOptions): 
         log.warn({}, 'Feishu webhook: a request with a wrong signature was refused');
         return refused(401, 'bad signature');
       }
+      if (!stale.fresh(timestamp)) return refused(401, 'stale request');
     }
     payload = plain;
   }
@@ -121,10 +126,11 @@ async function handleWebhook(request: WebhookRequest, options: WebhookOptions): 
  * Until the channel has started (`ready()` false) requests get 503, so Feishu pushes them again.
  */
 export function webhookApp(options: WebhookOptions & { ready: () => boolean }): Hono {
+  const stale = new StaleRequests(options.log, options.maxAgeMs);
   const app = new Hono();
   app.post(WEBHOOK_PATH, bodyLimit({ maxSize: MAX_BODY_BYTES, onError: (c) => c.json({ msg: 'too large' }, 413) }), async (c) => {
     if (!options.ready()) return c.json({ msg: 'not started yet' }, 503);
-    const answer = await handleWebhook({ headers: c.req.header(), body: await c.req.text() }, options);
+    const answer = await handleWebhook({ headers: c.req.header(), body: await c.req.text() }, options, stale);
     return c.json(answer.body as object, answer.status);
   });
   app.all(WEBHOOK_PATH, (c) => c.json({ msg: 'method not allowed' }, 405, { allow: 'POST' }));

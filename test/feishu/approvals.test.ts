@@ -37,7 +37,10 @@ describe.each<Mode>(['webhook', 'ws'])('feishu (%s): approval cards', (mode) => 
     expect(await h.store.approvals.list({ status: 'pending', limit: 10 })).toHaveLength(1);
 
     fs.slowUpdatesMs = 5_000;
-    const click = await fs.push(fs.clickEvent(alice, prompt.id, 'Approve'), { attempts: 1 });
+    const approve = fs.clickEvent(alice, prompt.id, 'Approve');
+    // As an app without the "obtain user ID" scope receives it.
+    expect(approve.event.operator.user_id).toBeNull();
+    const click = await fs.push(approve, { attempts: 1 });
     expect(click.status).toBe(200);
     expect(click.ms).toBeLessThan(3_000);
     expect(click.body?.toast?.content).toBe('Approved.');

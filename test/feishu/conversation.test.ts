@@ -13,6 +13,9 @@ describe.each<Mode>(['webhook', 'ws'])('feishu (%s): conversations', (mode) => {
     const alice = fs.user('Alice');
     const dm = fs.p2p();
     const { messageId, event } = fs.messageEvent(alice, dm, 'hi bot');
+    // As an app without the "obtain user ID" scope receives it.
+    expect(event.event.sender.sender_id.user_id).toBeNull();
+    expect(event.event.message.mentions).toBeNull();
     const delivery = await fs.push(event);
     expect(delivery.status).toBe(200);
     const [reply] = await botMessages(fs, dm);
@@ -33,6 +36,7 @@ describe.each<Mode>(['webhook', 'ws'])('feishu (%s): conversations', (mode) => {
 
     await fs.push(fs.messageEvent(alice, group, 'just chatting with Bob', { mention: [bob] }).event);
     const mention = fs.messageEvent(alice, group, 'what is up? ask @_user_2', { mention: [fs.bot, bob] });
+    expect(mention.event.event.message.mentions?.map((m) => m.id.user_id)).toEqual([null, null]);
     await fs.push(mention.event);
     const [first] = await botMessages(fs, group);
     await waitFor(() => text(first!) === 'First answer.', 'the first answer');
@@ -97,5 +101,20 @@ describe.each<Mode>(['webhook', 'ws'])('feishu (%s): conversations', (mode) => {
     expect(turns.length).toBe(2);
     expect(h.model.requests).toHaveLength(2);
     expect(text(fs.botMessages(dm)[1]!).length).toBeLessThan(800);
+  });
+
+  it('drops an event without a chat id, with one warning naming the field, however often it is pushed', async () => {
+    const { fs, h, log } = await startFeishu(mode);
+    const { event } = fs.messageEvent(fs.user('Alice'), fs.p2p(), 'where am I?');
+    const broken = { ...event, event: { ...event.event, message: { ...event.event.message, chat_id: null } } };
+    const deliveries = [
+      await fs.push(broken, { attempts: 1 }),
+      await fs.push(broken, { attempts: 1 }),
+      await fs.push({ ...broken, header: { ...broken.header, event_id: crypto.randomUUID() } }, { attempts: 1 }),
+    ];
+    // Answered, so Feishu does not push it again and again.
+    expect(deliveries.map((d) => d.status)).toEqual([200, 200, 200]);
+    expect(log.lines.filter((line) => line.level === 'warn' && line.msg?.includes('message.chat_id'))).toHaveLength(1);
+    expect(h.model.requests).toHaveLength(0);
   });
 });

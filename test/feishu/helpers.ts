@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { FeishuAdapter } from '../../adapters/feishu/adapter.ts';
 import { loadFeishuConfig } from '../../adapters/feishu/config.ts';
 import { defineTool, type AnyTool } from '../../src/agent/tools.ts';
+import type { InboundSink } from '../../src/core/types.ts';
 import { FakeFeishu, type FeishuChat, type StoredMessage } from '../fakes/feishu/index.ts';
 import { FakeModelServer } from '../fakes/model-server.ts';
 import { HttpHost } from '../../src/http/host.ts';
@@ -72,6 +73,42 @@ export async function startFeishu(
   };
   open.push(close);
   return { fs, adapter, h, log, close };
+}
+
+/**
+ * The adapter alone (real SDK, webhook mode, started) with `sink` standing in for the core: for
+ * what reaches the core and what the callbacks answer, without a database or a model.
+ */
+export async function startBare(
+  sink: InboundSink,
+  options: { clickDeadlineMs?: number } = {},
+): Promise<{ fs: FakeFeishu; adapter: FeishuAdapter; log: RecordingLogger }> {
+  const fs = await FakeFeishu.start();
+  const config = loadFeishuConfig({
+    FEISHU_APP_ID: fs.appId,
+    FEISHU_APP_SECRET: fs.appSecret,
+    FEISHU_DOMAIN: fs.baseUrl,
+    FEISHU_MODE: 'webhook',
+    FEISHU_VERIFICATION_TOKEN: fs.verificationToken,
+  })!;
+  const log = new RecordingLogger();
+  const adapter = new FeishuAdapter({ config, log, ...options });
+  const host = new HttpHost({
+    host: '127.0.0.1',
+    port: 0,
+    log: silentLogger,
+    readiness: { pingDatabase: async () => {}, channels: ['feishu'], phase: () => 'started' },
+  });
+  adapter.routes(host);
+  await host.listen();
+  await adapter.start(sink);
+  fs.webhookUrl = `${host.url}/feishu/events`;
+  open.push(async () => {
+    await adapter.stop();
+    await host.close();
+    await fs.close();
+  });
+  return { fs, adapter, log };
 }
 
 export async function closeFeishu(): Promise<void> {

@@ -4,55 +4,19 @@
 // text to the person; a callback Feishu pushes again gets the same answer, and the core sees it once.
 // Also what inbound messages carry: attachments of image and file messages.
 import { afterEach, describe, expect, it } from 'vitest';
-import { FeishuAdapter } from '../../adapters/feishu/adapter.ts';
-import { loadFeishuConfig } from '../../adapters/feishu/config.ts';
-import type { Action, Inbound, InboundSink } from '../../src/core/types.ts';
-import { HttpHost } from '../../src/http/host.ts';
-import { silentLogger } from '../../src/log.ts';
+import type { Action, Inbound } from '../../src/core/types.ts';
 import { FakeFeishu } from '../fakes/feishu/index.ts';
 import { waitFor } from '../helpers/harness.ts';
-import { RecordingLogger } from '../telegram/helpers.ts';
+import { closeFeishu, startBare } from './helpers.ts';
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()!();
-});
-
-async function bare(sink: InboundSink, options: { clickDeadlineMs?: number } = {}) {
-  const fs = await FakeFeishu.start();
-  const config = loadFeishuConfig({
-    FEISHU_APP_ID: fs.appId,
-    FEISHU_APP_SECRET: fs.appSecret,
-    FEISHU_DOMAIN: fs.baseUrl,
-    FEISHU_MODE: 'webhook',
-    FEISHU_VERIFICATION_TOKEN: fs.verificationToken,
-  })!;
-  const log = new RecordingLogger();
-  const adapter = new FeishuAdapter({ config, log, ...options });
-  const host = new HttpHost({
-    host: '127.0.0.1',
-    port: 0,
-    log: silentLogger,
-    readiness: { pingDatabase: async () => {}, channels: ['feishu'], phase: () => 'started' },
-  });
-  adapter.routes(host);
-  await host.listen();
-  await adapter.start(sink);
-  fs.webhookUrl = `${host.url}/feishu/events`;
-  cleanups.push(async () => {
-    await adapter.stop();
-    await host.close();
-    await fs.close();
-  });
-  return { fs, adapter, log };
-}
+afterEach(closeFeishu);
 
 const noMessages = async () => {};
 
 describe('feishu: the reply handle of a card click', () => {
   it('ack puts its text in the answer; whisper replies to the card naming the person', async () => {
     const actions: Action[] = [];
-    const { fs, adapter } = await bare({
+    const { fs, adapter } = await startBare({
       onMessage: noMessages,
       async onAction(action) {
         actions.push(action);
@@ -85,7 +49,7 @@ describe('feishu: the reply handle of a card click', () => {
   it('a click the core acknowledges after the deadline is answered in time; the late text reaches the person', async () => {
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));
-    const { fs, adapter, log } = await bare(
+    const { fs, adapter, log } = await startBare(
       {
         onMessage: noMessages,
         async onAction(action) {
@@ -114,7 +78,7 @@ describe('feishu: the reply handle of a card click', () => {
 describe('feishu: attachments', () => {
   it('an image or a file without text reaches the core with what it carries', async () => {
     const inbound: Inbound[] = [];
-    const { fs } = await bare({ onMessage: async (message) => void inbound.push(message), onAction: async () => {} });
+    const { fs } = await startBare({ onMessage: async (message) => void inbound.push(message), onAction: async () => {} });
     const dm = fs.p2p();
     const alice = fs.user('Alice');
     const withContent = (type: string, content: object) => {

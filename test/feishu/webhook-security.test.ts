@@ -8,7 +8,12 @@ afterEach(closeFeishu);
 
 describe('feishu webhook: verification', () => {
   it('answers the URL check only with the right token, and refuses events with a wrong token', async () => {
-    const { fs, h } = await startFeishu('webhook');
+    const { fs, h, log } = await startFeishu('webhook');
+    // Token only: requests are not signed; said once at start-up, without the token.
+    const unsigned = log.lines.filter((l) => l.level === 'warn' && l.msg?.includes('without FEISHU_ENCRYPT_KEY'));
+    expect(unsigned).toHaveLength(1);
+    expect(unsigned[0]!.msg).toContain('as any user, admins included');
+    expect(log.text()).not.toContain(fs.verificationToken);
     const ok = await fs.postRaw(JSON.stringify({ challenge: 'c-123', token: fs.verificationToken, type: 'url_verification' }));
     expect(ok).toEqual({ status: 200, body: { challenge: 'c-123' } });
     const forgedCheck = await fs.postRaw(JSON.stringify({ challenge: 'c-123', token: 'wrong', type: 'url_verification' }));

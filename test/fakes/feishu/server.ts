@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { z } from 'zod';
 import { encrypt, sign } from './crypto.ts';
+import { type ClickEventPayload, clickEventOf, type MessageEventPayload, messageEventOf, overLongConnection } from './events.ts';
 import { decodeFrame, encodeFrame, headerOf, type Frame } from './frames.ts';
 import {
   type Card,
@@ -98,6 +99,7 @@ export class FakeFeishu {
   readonly appSecret: string;
   readonly botOpenId = id('ou');
   readonly botName: string;
+  readonly tenantKey = randomUUID().replace(/-/g, '').slice(0, 16);
   readonly messages = new Map<string, StoredMessage>();
   readonly calls: ApiCall[] = [];
   readonly deliveries: Delivery[] = [];
@@ -190,23 +192,22 @@ export class FakeFeishu {
     chat: FeishuChat,
     text: string,
     options: { mention?: FeishuUser[]; replyTo?: string; post?: boolean; inTopicOf?: string } = {},
-  ) {
+  ): { messageId: string; event: MessageEventPayload } {
     const messageId = id('om');
-    const mentions = (options.mention ?? []).map((user, i) => ({
-      key: `@_user_${i + 1}`,
-      id: { open_id: user.openId },
-      name: user.name,
-      tenant_key: 't',
-    }));
+    const mentions = (options.mention ?? []).map((who, i) => ({ key: `@_user_${i + 1}`, who }));
     const prefix = mentions.map((m) => m.key).join(' ');
     const full = prefix ? `${prefix} ${text}` : text;
     const parsed: MessageContent = options.post
       ? {
           title: '',
-          content: [[...mentions.map((m) => ({ tag: 'at', user_id: m.key, user_name: m.name })), { tag: 'text', text: ` ${text}` }]],
+          content: [
+            [
+              ...mentions.map((m) => ({ tag: 'at', user_id: m.key, user_name: m.who.name, style: [] })),
+              { tag: 'text', text: ` ${text}`, style: [] },
+            ],
+          ],
         }
       : { text: full };
-    const content = JSON.stringify(parsed);
     // In a topic every message replies to the topic's root.
     const topic = options.inTopicOf ? this.#topicOf(options.inTopicOf) : undefined;
     const parentId = topic ? topic.rootId : options.replyTo;
@@ -221,34 +222,18 @@ export class FakeFeishu {
       ...(parentId ? { parentId } : {}),
       ...(topic ? { threadId: topic.threadId } : {}),
     });
-    return {
+    const event = messageEventOf(this, {
       messageId,
-      event: {
-        schema: '2.0',
-        header: {
-          event_id: randomUUID(),
-          event_type: 'im.message.receive_v1',
-          create_time: String(Date.now()),
-          token: this.verificationToken,
-          app_id: this.appId,
-          tenant_key: 't',
-        },
-        event: {
-          sender: { sender_id: { open_id: from.openId, user_id: from.openId.slice(3, 11) }, sender_type: 'user', tenant_key: 't' },
-          message: {
-            message_id: messageId,
-            ...(parentId ? { parent_id: parentId, root_id: topic ? topic.rootId : parentId } : {}),
-            ...(topic ? { thread_id: topic.threadId } : {}),
-            create_time: String(Date.now()),
-            chat_id: chat.id,
-            chat_type: chat.type,
-            message_type: options.post ? 'post' : 'text',
-            content,
-            ...(mentions.length ? { mentions } : {}),
-          },
-        },
-      },
-    };
+      chatId: chat.id,
+      chatType: chat.type,
+      messageType: options.post ? 'post' : 'text',
+      content: JSON.stringify(parsed),
+      from,
+      mentions,
+      ...(parentId ? { parentId, rootId: topic ? topic.rootId : parentId } : {}),
+      ...(topic ? { threadId: topic.threadId } : {}),
+    });
+    return { messageId, event };
   }
 
   /** The topic a message is in, or the one it starts (its root). */
@@ -268,28 +253,11 @@ export class FakeFeishu {
   }
 
   /** A click on a card button (by its label), as a card.action.trigger callback. */
-  clickEvent(user: FeishuUser, messageId: string, label: string) {
+  clickEvent(user: FeishuUser, messageId: string, label: string): ClickEventPayload {
     const message = this.messages.get(messageId);
     const button = message && FakeFeishu.buttonsOf(message).find((b) => b.text.content === label);
     if (!message || !button) throw new Error(`no button "${label}" on ${messageId}`);
-    return {
-      schema: '2.0',
-      header: {
-        event_id: randomUUID(),
-        event_type: 'card.action.trigger',
-        create_time: String(Date.now()),
-        token: this.verificationToken,
-        app_id: this.appId,
-        tenant_key: 't',
-      },
-      event: {
-        operator: { open_id: user.openId, tenant_key: 't' },
-        token: randomUUID(),
-        action: { tag: 'button', value: button.value },
-        host: 'im_message',
-        context: { open_message_id: messageId, open_chat_id: message.chatId },
-      },
-    };
+    return clickEventOf(this, { user, messageId, chatId: message.chatId, value: button.value });
   }
 
   /** Delivers an event (webhook or long connection) and pushes it again while the answer is late or not 200. */
@@ -324,11 +292,14 @@ export class FakeFeishu {
     return { status: response.status, body: parseJson(text) ?? text };
   }
 
-  /** The body and headers Feishu would send for `event` (encrypted and signed with an encrypt key). */
-  envelope(event: unknown): { body: string; headers: Record<string, string> } {
+  /**
+   * The body and headers Feishu would send for `event` (encrypted and signed with an encrypt key),
+   * signed now or at `signedAt` (ms since the epoch).
+   */
+  envelope(event: unknown, signedAt = Date.now()): { body: string; headers: Record<string, string> } {
     if (!this.encryptKey) return { body: JSON.stringify(event), headers: {} };
     const body = JSON.stringify({ encrypt: encrypt(JSON.stringify(event), this.encryptKey) });
-    const timestamp = String(Math.floor(Date.now() / 1000));
+    const timestamp = String(Math.floor(signedAt / 1000));
     const nonce = randomUUID();
     return {
       body,
@@ -355,7 +326,7 @@ export class FakeFeishu {
     this.#socket = undefined;
   }
 
-  async #sendFrame(event: unknown): Promise<{ status: number; body: unknown }> {
+  async #sendFrame(event: PushedEvent): Promise<{ status: number; body: unknown }> {
     while (!this.#socket) await new Promise<void>((resolve) => this.#waitingForSocket.push(resolve));
     const socket = this.#socket;
     const frameId = randomUUID();
@@ -371,7 +342,7 @@ export class FakeFeishu {
         { key: 'seq', value: '0' },
         { key: 'trace_id', value: randomUUID() },
       ],
-      payload: new TextEncoder().encode(JSON.stringify(event)),
+      payload: new TextEncoder().encode(JSON.stringify(overLongConnection(event))),
     };
     const answer = new Promise<unknown>((resolve) => this.#acks.set(frameId, resolve));
     sendBinary(socket, encodeFrame(frame));
