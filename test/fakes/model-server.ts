@@ -2,8 +2,15 @@
 // real `chat.completion.chunk` server-sent events: text deltas, reasoning deltas, tool-call
 // deltas split across chunks, a usage chunk, HTTP errors with Retry-After, malformed chunks, and
 // streams that hang until the client goes away. With setEmbedder it also serves /embeddings.
+// A provider profile (model-profiles.ts; per step or server-wide) streams a step the way that
+// provider does: Gemini's index-less calls with thought signatures (and its 400 when one does not
+// come back), Ollama's whole calls, OpenRouter's comments, llama.cpp's missing [DONE], ...
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { geminiErrorBody, type ProfileName, shapeStream, signatureRefusal } from './model-profiles.ts';
+import { type Frame, type IssuedSignature, type MidStreamError, midStreamErrorFrames, split } from './model-shape.ts';
+
+export type { ProfileName } from './model-profiles.ts';
 
 interface ScriptedToolCall {
   id?: string;
@@ -25,13 +32,29 @@ export interface TextStep {
   firstChunkDelayMs?: number;
   /** Pause after the first content chunk until this settles (to act mid-stream). */
   hold?: Promise<unknown>;
-  usage?: { prompt_tokens: number; completion_tokens: number };
+  usage?: { prompt_tokens: number; completion_tokens: number; cached_tokens?: number };
+  /** Stream it as this provider does ('plain': this server's own idealised shape). Default: the server's. */
+  profile?: ProfileName | 'plain';
+  /** Cut the connection right after the finish chunk: no usage chunk, no [DONE], no end of the body (a proxy that closes early). */
+  cutAfterFinish?: boolean;
+  /** Gemini profile: one chunk per tool call instead of all of them in one chunk. */
+  splitCalls?: boolean;
 }
 
 export interface ErrorStep {
   status: number;
   retryAfter?: string;
+  /** JSON-encoded (an array is sent as an array). */
   body?: unknown;
+  /** Sent as is, as text/plain, instead of `body` (a proxy's HTML or text error page). */
+  text?: string;
+}
+
+/** Content, then an error object as a `data:` event, HTTP 200 all along (OpenRouter's mid-stream error). */
+interface MidStreamErrorStep {
+  midStreamError: MidStreamError;
+  /** Text streamed before the error. */
+  before?: string;
 }
 
 interface MalformedStep {
@@ -46,7 +69,7 @@ interface HangStep {
   text?: string;
 }
 
-export type Step = TextStep | ErrorStep | MalformedStep | HangStep;
+export type Step = TextStep | ErrorStep | MalformedStep | HangStep | MidStreamErrorStep;
 export type Responder = (request: RecordedRequest) => Step;
 
 export interface RecordedRequest {
@@ -55,7 +78,13 @@ export interface RecordedRequest {
     messages: {
       role: string;
       content: string | null;
-      tool_calls?: { id: string; function: { name: string; arguments: string } }[];
+      tool_calls?: {
+        id: string;
+        type?: string;
+        function: { name: string; arguments: string };
+        /** Gemini: must come back as it was given (extra_content.google.thought_signature). */
+        extra_content?: { google?: { thought_signature?: string } };
+      }[];
       tool_call_id?: string;
     }[];
     tools?: { type: string; function: { name: string; description: string; parameters: unknown } }[];
@@ -65,6 +94,15 @@ export interface RecordedRequest {
   };
   headers: IncomingMessage['headers'];
   receivedAt: number;
+  /** The body as it came (e.g. to see whether `stream_options` was sent at all). */
+  raw: string;
+  /** What this server answered: a status (200 for a stream) and, for a refusal, why. */
+  answer?: { status: number; refusal?: string };
+}
+
+export interface FakeModelServerOptions {
+  /** The profile every stream uses unless its step says otherwise (default: 'plain'). */
+  profile?: ProfileName | 'plain';
 }
 
 export class FakeModelServer {
@@ -78,13 +116,18 @@ export class FakeModelServer {
   readonly #server: Server;
   #port = 0;
   #id = 0;
+  #serial = 0;
+  readonly #profile: ProfileName | 'plain';
+  /** Thought signatures handed out with Gemini tool calls, by call id. */
+  readonly #signatures = new Map<string, IssuedSignature>();
 
-  private constructor() {
+  private constructor(options: FakeModelServerOptions) {
+    this.#profile = options.profile ?? 'plain';
     this.#server = createServer((req, res) => void this.#handle(req, res));
   }
 
-  static async start(): Promise<FakeModelServer> {
-    const fake = new FakeModelServer();
+  static async start(options: FakeModelServerOptions = {}): Promise<FakeModelServer> {
+    const fake = new FakeModelServer(options);
     await new Promise<void>((resolve) => fake.#server.listen(0, '127.0.0.1', resolve));
     fake.#port = (fake.#server.address() as AddressInfo).port;
     return fake;
@@ -123,6 +166,11 @@ export class FakeModelServer {
     return this.#queue.length;
   }
 
+  /** The thought signatures handed out so far (Gemini profile), by tool call id. */
+  get signatures(): ReadonlyMap<string, IssuedSignature> {
+    return this.#signatures;
+  }
+
   async close(): Promise<void> {
     this.#server.closeAllConnections();
     await new Promise<void>((resolve) => this.#server.close(() => resolve()));
@@ -136,19 +184,27 @@ export class FakeModelServer {
       res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'not found' } }));
       return;
     }
-    const recorded: RecordedRequest = {
-      body: JSON.parse(Buffer.concat(chunks).toString('utf8')),
-      headers: req.headers,
-      receivedAt: Date.now(),
-    };
+    const raw = Buffer.concat(chunks).toString('utf8');
+    const recorded: RecordedRequest = { body: JSON.parse(raw), headers: req.headers, receivedAt: Date.now(), raw };
     this.requests.push(recorded);
+    // Like Gemini 3: a call it signed must come back with its signature, or the request is refused
+    // before the model runs (the script's next step stays queued).
+    const refusal = signatureRefusal(recorded.body.messages, this.#signatures);
+    if (refusal) {
+      recorded.answer = { status: 400, refusal };
+      return this.#error(res, { status: 400, body: geminiErrorBody(refusal) });
+    }
+    recorded.answer = { status: 200 };
     const next = this.#queue.shift() ?? this.#fallback;
     const step: Step = !next
       ? { status: 500, body: { error: { message: 'fake model: script exhausted', type: 'server_error' } } }
       : typeof next === 'function'
         ? next(recorded)
         : next;
-    if ('status' in step) return this.#error(res, step);
+    if ('status' in step) {
+      recorded.answer = { status: step.status };
+      return this.#error(res, step);
+    }
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
     if ('malformed' in step) {
       const id = this.#nextId();
@@ -163,7 +219,20 @@ export class FakeModelServer {
       await new Promise<void>((resolve) => res.on('close', () => resolve()));
       return;
     }
-    await this.#stream(res, recorded, step);
+    if ('midStreamError' in step) {
+      const frames = midStreamErrorFrames({
+        id: this.#nextId(),
+        model: recorded.body.model,
+        before: step.before ?? '',
+        error: step.midStreamError,
+      });
+      await this.#write(res, frames, {});
+      res.end();
+      return;
+    }
+    const profile = step.profile ?? this.#profile;
+    if (profile === 'plain') await this.#stream(res, recorded, step);
+    else await this.#profiled(res, recorded, step, profile);
   }
 
   #embeddings(raw: Buffer, res: ServerResponse): void {
@@ -181,11 +250,11 @@ export class FakeModelServer {
   }
 
   #error(res: ServerResponse, step: ErrorStep): void {
-    const headers: Record<string, string> = { 'content-type': 'application/json' };
+    const headers: Record<string, string> = { 'content-type': step.text === undefined ? 'application/json' : 'text/plain; charset=utf-8' };
     if (step.retryAfter !== undefined) headers['retry-after'] = step.retryAfter;
     res
       .writeHead(step.status, headers)
-      .end(JSON.stringify(step.body ?? { error: { message: `fake error ${step.status}`, type: 'server_error' } }));
+      .end(step.text ?? JSON.stringify(step.body ?? { error: { message: `fake error ${step.status}`, type: 'server_error' } }));
   }
 
   #nextId(): string {
@@ -204,6 +273,56 @@ export class FakeModelServer {
 
   #send(res: ServerResponse, data: unknown): void {
     res.write(`data: ${JSON.stringify(data)}\n\n`);
+  }
+
+  /** The step as `profile`'s provider streams it. */
+  async #profiled(res: ServerResponse, request: RecordedRequest, step: TextStep, profile: ProfileName): Promise<void> {
+    const shaped = shapeStream(profile, {
+      id: this.#nextId(),
+      model: request.body.model,
+      text: step.text ?? '',
+      reasoning: step.reasoning ?? '',
+      calls: (step.toolCalls ?? []).map((call) => ({
+        name: call.name,
+        arguments: typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments),
+        ...(call.id ? { id: call.id } : {}),
+      })),
+      ...(step.finishReason ? { finishReason: step.finishReason } : {}),
+      usage: step.usage ?? { prompt_tokens: 10, completion_tokens: 5 },
+      includeUsage: request.body.stream_options?.include_usage === true,
+      ...(step.chunkSize ? { chunkSize: step.chunkSize } : {}),
+      ...(step.splitCalls ? { splitCalls: true } : {}),
+      serial: () => ++this.#serial,
+    });
+    for (const issued of shaped.signatures) this.#signatures.set(issued.id, issued);
+    if (step.firstChunkDelayMs) await new Promise((r) => setTimeout(r, step.firstChunkDelayMs));
+    const ended = await this.#write(res, shaped.frames, step);
+    if (ended === 'closed') return;
+    if (ended === 'cut') return cut(res);
+    if (shaped.done) res.write('data: [DONE]\n\n');
+    res.end();
+  }
+
+  /** Writes the frames, pausing as the step says; stops at the finish chunk when the step cuts there. */
+  async #write(res: ServerResponse, frames: Frame[], step: Partial<TextStep>): Promise<'written' | 'cut' | 'closed'> {
+    let closed = false;
+    res.on('close', () => (closed = true));
+    let held = false;
+    for (const frame of frames) {
+      if (closed) return 'closed';
+      if (frame.kind === 'comment') {
+        res.write(`:${frame.text}\n\n`);
+        continue;
+      }
+      this.#send(res, frame.data);
+      if (frame.finish && step.cutAfterFinish) return 'cut';
+      if (frame.answer && step.hold && !held) {
+        held = true;
+        await step.hold;
+      }
+      if (step.delayMs) await new Promise((r) => setTimeout(r, step.delayMs));
+    }
+    return closed ? 'closed' : 'written';
   }
 
   async #stream(res: ServerResponse, request: RecordedRequest, step: TextStep): Promise<void> {
@@ -252,6 +371,7 @@ export class FakeModelServer {
     }
     const finish = step.finishReason ?? (step.toolCalls?.length ? 'tool_calls' : 'stop');
     this.#send(res, this.#chunk(id, request, {}, finish));
+    if (step.cutAfterFinish) return cut(res);
     if (request.body.stream_options?.include_usage) {
       const usage = step.usage ?? { prompt_tokens: 10, completion_tokens: 5 };
       this.#send(res, {
@@ -268,9 +388,11 @@ export class FakeModelServer {
   }
 }
 
-function split(text: string, size: number): string[] {
-  const out: string[] = [];
-  const chars = [...text];
-  for (let i = 0; i < chars.length; i += size) out.push(chars.slice(i, i + size).join(''));
-  return out;
+/** Ends the connection where it is: the body's chunked encoding is never finished. */
+async function cut(res: ServerResponse): Promise<void> {
+  const socket = res.socket;
+  if (!socket) return;
+  // Ended (not destroyed) first, so that every byte written so far reaches the client before the FIN.
+  await new Promise<void>((resolve) => socket.end(() => resolve()));
+  socket.destroy();
 }
