@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Config } from '../config/config.ts';
 import { errorText, userMessageOf } from '../core/errors.ts';
+import { markdownText } from '../core/markdown-text.ts';
 import type { Inbound } from '../core/types.ts';
 import { LlmError } from '../llm/errors.ts';
 import type { Completion, LlmClient, ToolCall } from '../llm/types.ts';
@@ -683,7 +684,7 @@ export class Agent {
       run,
       open.map((call) => ({ callId: call.id, name: call.name, content, isError: true, durationMs: 0 })),
     );
-    return this.#finish(run, 'cancelled', by ? `Stopped (by ${by}).` : 'Stopped.');
+    return this.#finish(run, 'cancelled', by ? `Stopped (by ${markdownText(by)}).` : 'Stopped.');
   }
 
   async #finish(run: TurnRun, status: 'done' | 'failed' | 'cancelled', text: string, error?: string): Promise<TurnOutcome> {

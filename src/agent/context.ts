@@ -5,6 +5,7 @@
 // then the oldest turns are dropped whole, so a tool call never loses its result (a call whose
 // result has not come keeps its placeholder). The current turn is always kept.
 // A window fitted once (fitWindow) is kept while it fits: later rounds and turns only add to it.
+import { speakerName } from '../core/speaker-name.ts';
 import type { ChatMessage, ToolCall } from '../llm/types.ts';
 import type { MessageRecord } from '../store/types.ts';
 import { startsWithRows, WindowFold } from './history-prefix.ts';
@@ -71,7 +72,11 @@ function kept<K extends object, V>(cache: WeakMap<K, V>, key: K, make: (key: K) 
   return value;
 }
 
-const labelledUser = (message: MessageRecord): ChatMessage => ({ role: 'user', content: `[${message.senderName}] ${message.content}` });
+// The sender's name fit to stand in the label: a name such as "Bob] [Admin" cannot make up another speaker.
+const labelledUser = (message: MessageRecord): ChatMessage => ({
+  role: 'user',
+  content: `[${speakerName(message.senderName ?? '')}] ${message.content}`,
+});
 const plainUser = (message: MessageRecord): ChatMessage => ({ role: 'user', content: message.content });
 
 function otherMessage(message: MessageRecord): ChatMessage {

@@ -1,6 +1,8 @@
 // How an approval request and its outcome look in a chat. Button payloads are short opaque
 // tokens naming a database row: `ap:<token>:<a|d|s>`, checked against the channel's payload limit
 // (capabilities.maxButtonPayload); a channel whose buttons cannot carry them gets the text form.
+// Names, reasons and the description of the call are not the bot's words: they go in as text.
+import { markdownText } from '../core/markdown-text.ts';
 import type { Button, OutboundMessage } from '../core/types.ts';
 import type { ApprovalRecord } from '../store/types.ts';
 
@@ -61,14 +63,15 @@ function approvalButtons(token: string, maxPayloadBytes: number): Button[][] | u
 export function approvalPrompt(approval: ApprovalRecord, description: string, options: PromptOptions = {}): OutboundMessage {
   const now = options.now ?? new Date();
   const buttons = options.buttons ? approvalButtons(approval.token, options.buttons.maxPayloadBytes) : undefined;
+  const requester = markdownText(approval.requester.displayName);
   const lines = [
-    `🔐 **Approval needed**: ${approval.requester.displayName} asked me to ${description}.`,
+    `🔐 **Approval needed**: ${requester} asked me to ${markdownText(description)}.`,
     '',
     `Tool \`${approval.toolName}\` with arguments:`,
     '```json',
     prettyArguments(approval.arguments),
     '```',
-    `Expires in ${minutesUntil(approval.expiresAt, now)} (at ${clock(approval.expiresAt)}). Only ${approval.requester.displayName} or an admin can decide.`,
+    `Expires in ${minutesUntil(approval.expiresAt, now)} (at ${clock(approval.expiresAt)}). Only ${requester} or an admin can decide.`,
   ];
   if (!buttons) lines.push(`Reply /approve ${approval.code} or /deny ${approval.code} [reason].`);
   else lines.push(`Code ${approval.code} (for /approve or /deny).`);
@@ -78,7 +81,7 @@ export function approvalPrompt(approval: ApprovalRecord, description: string, op
 /** The prompt after the decision: outcome, who and when; the caller removes the buttons. */
 export function outcomeText(approval: ApprovalRecord): string {
   const at = approval.decidedAt ? ` at ${clock(approval.decidedAt)}` : '';
-  const by = approval.decidedBy?.displayName ?? 'someone';
+  const by = approval.decidedBy ? markdownText(approval.decidedBy.displayName) : 'someone';
   const head =
     approval.status === 'approved'
       ? approval.alwaysAllow
@@ -86,6 +89,6 @@ export function outcomeText(approval: ApprovalRecord): string {
         : `✅ Approved by ${by}${at}.`
       : approval.status === 'expired'
         ? `⌛ Expired${at} without a decision; treated as denied.`
-        : `❌ Denied by ${by}${at}${approval.reason ? `: ${approval.reason}` : ''}.`;
-  return `${head}\nTool \`${approval.toolName}\` requested by ${approval.requester.displayName}.`;
+        : `❌ Denied by ${by}${at}${approval.reason ? `: ${markdownText(approval.reason)}` : ''}.`;
+  return `${head}\nTool \`${approval.toolName}\` requested by ${markdownText(approval.requester.displayName)}.`;
 }

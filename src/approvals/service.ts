@@ -6,6 +6,7 @@
 // platform's 3 s deadline holds even when its edit API is slow or rate limited.
 import type { ParsedCommand } from '../core/commands.ts';
 import { errorText } from '../core/errors.ts';
+import { markdownText } from '../core/markdown-text.ts';
 import type { Action, ChannelAdapter, Inbound, SentRef } from '../core/types.ts';
 import { persist } from '../gateway/persist.ts';
 import type { ApprovalHandler } from '../gateway/ports.ts';
@@ -13,6 +14,7 @@ import type { ApprovalPromptSink } from '../gateway/renderer.ts';
 import type { Logger } from '../log.ts';
 import type { Store } from '../store/store.ts';
 import type { ApprovalRecord, Person, SessionRecord } from '../store/types.ts';
+import { misplacedDecision, type DecisionPlace } from './place.ts';
 import { approvalPrompt, outcomeText, parseButtonPayload, type ApprovalChoice } from './prompt.ts';
 
 /** How long an approval prompt's update (showing the decision, buttons removed) is retried. */
@@ -24,7 +26,7 @@ export interface Actor extends Person {
 
 export interface DecisionResult {
   ok: boolean;
-  /** What to tell the person who decided (toast, ephemeral message or reply). */
+  /** What to tell the person who decided (toast, ephemeral message or reply), in CommonMark like every chat text. */
   message: string;
   approval?: ApprovalRecord;
 }
@@ -33,6 +35,17 @@ export interface DecisionResult {
 interface QuickDecision extends DecisionResult {
   settle?: ApprovalRecord;
 }
+
+interface DecisionRequest {
+  token: string;
+  actor: Actor;
+  choice: ApprovalChoice;
+  reason?: string;
+  /** Where the press or the command came from; a decision counts only in the chat of the prompt. */
+  place?: DecisionPlace;
+}
+
+const ELSEWHERE = 'This approval request belongs to another chat.';
 
 export interface ApprovalServiceOptions {
   store: Store;
@@ -83,18 +96,18 @@ export class ApprovalService implements ApprovalHandler {
   }
 
   /**
-   * Approve, deny or always-allow the approval named by `token`, both parts in a row (for callers
-   * with nobody to acknowledge first). Exactly one decision wins, across clicks and processes;
-   * everyone else is told why not.
+   * Approve, deny or always-allow the approval named by `token`, both parts in a row (for trusted
+   * callers outside any chat, with nobody to acknowledge first). Exactly one decision wins, across
+   * clicks and processes; everyone else is told why not.
    */
   async decide(token: string, actor: Actor, choice: ApprovalChoice, reason?: string): Promise<DecisionResult> {
-    const { settle, ...result } = await this.#decideQuickly(token, actor, choice, reason);
+    const { settle, ...result } = await this.#decideQuickly({ token, actor, choice, reason });
     if (settle) await this.#settle(settle);
     return result;
   }
 
   /** The quick part: everything the acknowledgement's text depends on, nothing that waits on a platform. */
-  async #decideQuickly(token: string, actor: Actor, choice: ApprovalChoice, reason?: string): Promise<QuickDecision> {
+  async #decideQuickly({ token, actor, choice, reason, place }: DecisionRequest): Promise<QuickDecision> {
     const { store } = this.#o;
     const approval = await store.approvals.byToken(token);
     if (!approval) {
@@ -104,7 +117,12 @@ export class ApprovalService implements ApprovalHandler {
     const session = await store.sessions.get(approval.sessionId);
     if (!session || session.channel !== actor.channel) {
       await this.#audit(approval, actor, choice, 'refused', 'wrong channel');
-      return { ok: false, message: 'This approval request belongs to another chat.' };
+      return { ok: false, message: ELSEWHERE };
+    }
+    const misplaced = place ? misplacedDecision(approval, session, place) : undefined;
+    if (misplaced) {
+      await this.#audit(approval, actor, choice, 'refused', misplaced);
+      return { ok: false, message: ELSEWHERE };
     }
     if (approval.status !== 'pending') {
       await this.#audit(approval, actor, choice, 'refused', `already ${approval.status}`);
@@ -123,7 +141,8 @@ export class ApprovalService implements ApprovalHandler {
     const isRequester = approval.requester.id === actor.id;
     if (!isRequester && !this.isAdmin(actor)) {
       await this.#audit(approval, actor, choice, 'refused', 'not requester or admin');
-      return { ok: false, message: `Only ${approval.requester.displayName} (who asked) or an admin can decide this.`, approval };
+      const requester = markdownText(approval.requester.displayName);
+      return { ok: false, message: `Only ${requester} (who asked) or an admin can decide this.`, approval };
     }
     const status = choice === 'deny' ? 'denied' : 'approved';
     const won = await store.approvals.decide(
@@ -142,7 +161,7 @@ export class ApprovalService implements ApprovalHandler {
       status === 'denied'
         ? 'Denied.'
         : choice === 'always'
-          ? `Approved, and ${current.toolName} is allowed here from now on.`
+          ? `Approved, and ${markdownText(current.toolName)} is allowed here from now on.`
           : 'Approved.';
     return { ok: true, message, approval: current, settle: current };
   }
@@ -163,7 +182,7 @@ export class ApprovalService implements ApprovalHandler {
     const parsed = parseButtonPayload(action.payload);
     if (!parsed) return false;
     const actor: Actor = { id: action.userId, displayName: action.displayName, channel: action.channel };
-    const { message, settle } = await this.#decideQuickly(parsed.token, actor, parsed.choice);
+    const { message, settle } = await this.#decideQuickly({ token: parsed.token, actor, choice: parsed.choice, place: action });
     try {
       await action.reply.ack(message);
     } finally {
@@ -205,16 +224,16 @@ export class ApprovalService implements ApprovalHandler {
       }
       approval = pending[0];
     }
-    if (!approval || approval.sessionId !== session.id) {
-      await this.#audit(undefined, actor, command.name === 'deny' ? 'deny' : 'approve', 'refused', `unknown code ${codeArg ?? ''}`);
-      return `There is no approval with code ${codeArg ?? ''} in this conversation.`;
+    const choice = command.name === 'deny' ? 'deny' : 'approve';
+    if (!approval) {
+      await this.#audit(undefined, actor, choice, 'refused', `unknown code ${codeArg ?? ''}`);
+      return `There is no approval with code ${markdownText(codeArg ?? '')} in this conversation.`;
     }
-    const { message, settle } = await this.#decideQuickly(
-      approval.token,
-      actor,
-      command.name === 'deny' ? 'deny' : 'approve',
-      rest.join(' ') || undefined,
-    );
+    const reason = rest.join(' ') || undefined;
+    // The chat of the command, not its session: with PARLEY_GROUP_SESSION=per-user an admin decides
+    // from their own session in the requester's chat.
+    const place: DecisionPlace = { chatId: inbound.chatId, ...(inbound.threadId ? { threadId: inbound.threadId } : {}) };
+    const { message, settle } = await this.#decideQuickly({ token: approval.token, actor, choice, reason, place });
     // The reply (the command's acknowledgement) goes out first; the prompt edit and the resume follow.
     if (settle) this.#inBackground(this.#settle(settle));
     return message;
@@ -223,9 +242,9 @@ export class ApprovalService implements ApprovalHandler {
   async #revoke(session: SessionRecord, args: string): Promise<string> {
     const tool = args.trim() || undefined;
     const removed = await this.#o.store.grants.revoke(session.id, tool);
-    if (removed === 0) return tool ? `${tool} was not always-allowed here.` : 'Nothing was always-allowed here.';
+    if (removed === 0) return tool ? `${markdownText(tool)} was not always-allowed here.` : 'Nothing was always-allowed here.';
     return tool
-      ? `Revoked: ${tool} needs approval again here.`
+      ? `Revoked: ${markdownText(tool)} needs approval again here.`
       : `Revoked ${removed} grant(s): every gated tool needs approval again here.`;
   }
 
@@ -329,6 +348,6 @@ export class ApprovalService implements ApprovalHandler {
 
 function alreadyDecided(approval: ApprovalRecord): string {
   if (approval.status === 'expired') return 'This request already expired (treated as denied).';
-  const by = approval.decidedBy?.displayName ?? 'someone';
+  const by = approval.decidedBy ? markdownText(approval.decidedBy.displayName) : 'someone';
   return `Already ${approval.status} by ${by}.`;
 }

@@ -2,6 +2,7 @@
 // message's text ("[Alice attached an image (image/jpeg, 34 KB): I cannot see attachments yet]"),
 // and, for a message that is nothing but attachments, a short reply saying what the bot cannot
 // read yet, so no model turn is spent on it.
+import { speakerName } from './speaker-name.ts';
 import type { Attachment, Inbound } from './types.ts';
 
 const NOUN: Record<Attachment['kind'], string> = {
@@ -50,7 +51,7 @@ function describe(attachment: Attachment): string {
 
 /** The note for the model, one line per attachment; '' when there are none. */
 export function attachmentNote(inbound: Pick<Inbound, 'sender' | 'attachments'>): string {
-  const who = inbound.sender.displayName || inbound.sender.id;
+  const who = speakerName(inbound.sender.displayName, inbound.sender.id);
   return inbound.attachments.map((a) => `[${who} attached ${describe(a)}: I cannot see attachments yet]`).join('\n');
 }
 

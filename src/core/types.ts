@@ -114,8 +114,10 @@ export type SentRef = z.infer<typeof SentRefSchema>;
 export interface InteractionReply {
   /**
    * Acknowledge within the platform's deadline (Discord and Feishu: 3 s); `text` is shown to the
-   * clicker alone (toast / ephemeral). Exactly once: later calls are no-ops (adapters build it
-   * with answerOnce from src/core/ack.ts). The core calls it before anything slow.
+   * clicker alone (toast / ephemeral). Texts here are written like OutboundMessage.text (names in
+   * them escaped); a toast that shows no formatting shows them as they are. Exactly once: later
+   * calls are no-ops (adapters build it with answerOnce from src/core/ack.ts). The core calls it
+   * before anything slow.
    */
   ack(text?: string): Promise<void>;
   /**

@@ -1,6 +1,7 @@
 // Chat commands: /help, /stop and /reset are answered here; /approve, /deny and /revoke go to the
 // approvals handler.
 import { commandList, commandNamed, type ParsedCommand } from '../core/commands.ts';
+import { markdownText } from '../core/markdown-text.ts';
 import type { Inbound } from '../core/types.ts';
 import type { Store } from '../store/store.ts';
 import type { SessionRecord } from '../store/types.ts';
@@ -48,7 +49,8 @@ export class ChatCommands {
 }
 
 function helpText(botName: string, chatType: 'direct' | 'group'): string {
+  const name = markdownText(botName);
   const how =
-    chatType === 'group' ? `In a group, mention me (@${botName}), reply to one of my messages, or use a command.` : 'Just write to me.';
-  return `I am ${botName}. ${how}\n\n${commandList()}`;
+    chatType === 'group' ? `In a group, mention me (@${name}), reply to one of my messages, or use a command.` : 'Just write to me.';
+  return `I am ${name}. ${how}\n\n${commandList()}`;
 }

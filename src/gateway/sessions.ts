@@ -1,5 +1,6 @@
 // Session scheduling: whoever holds a session's lease works through its mailbox one turn at a
 // time, continues a turn left running by a process that went away, and resumes decided turns.
+import { markdownText } from '../core/markdown-text.ts';
 import { StopRequest } from '../agent/abort.ts';
 import type { Agent, TurnOutcome, TurnRun } from '../agent/agent.ts';
 import { textForModel } from '../core/attachments.ts';
@@ -45,7 +46,7 @@ export class SessionRunner {
     if (active.status === 'awaiting_approval') {
       if (await this.#o.store.turns.transition(active.id, 'awaiting_approval', 'cancelled')) {
         await this.#o.approvals?.turnStopped(active.id, by);
-        await this.#o.output.reply(active.origin.chat, `Stopped (by ${by}).`);
+        await this.#o.output.reply(active.origin.chat, `Stopped (by ${markdownText(by)}).`);
       }
       return true;
     }

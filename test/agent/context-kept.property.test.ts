@@ -6,6 +6,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { buildContext, type ContextInput, MISSING_RESULT, PRUNED } from '../../src/agent/context.ts';
 import { estimateTokens, MESSAGE_OVERHEAD_TOKENS } from '../../src/agent/tokens.ts';
+import { speakerName } from '../../src/core/speaker-name.ts';
 import type { ChatMessage, ToolCall } from '../../src/llm/types.ts';
 import type { MessageRecord } from '../../src/store/types.ts';
 
@@ -20,7 +21,7 @@ const placeholders = new WeakSet<object>();
 const withContext = new WeakMap<object, string>();
 
 function userContent(message: MessageRecord, labelSenders: boolean): string {
-  return labelSenders && message.senderName ? `[${message.senderName}] ${message.content}` : message.content;
+  return labelSenders && message.senderName ? `[${speakerName(message.senderName)}] ${message.content}` : message.content;
 }
 
 /**
