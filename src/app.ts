@@ -154,6 +154,7 @@ export function createApp(options: AppOptions): App {
     approvals,
     wakeups,
     sweepIntervalMs: options.sweepIntervalMs,
+    limits: { settings: config.limits, admins: config.approvals.admins },
   });
   return {
     gateway,

@@ -69,10 +69,39 @@ const CoreEnvSchema = z.object({
   PARLEY_KNOWLEDGE_MAX_SECTIONS: integer(3, 0, 20),
   PARLEY_KNOWLEDGE_CONTEXT_TOKENS: integer(1_500, 100),
   PARLEY_ALLOW_PRIVATE_HTTP: boolean(false),
+  PARLEY_RATE_PER_MINUTE: integer(20, 0, 100_000),
+  PARLEY_QUEUE_MAX: integer(20, 0, 10_000),
+  PARLEY_TOKENS_PER_PERSON_DAY: integer(0, 0, 1_000_000_000_000),
+  PARLEY_TOKENS_PER_CHAT_DAY: integer(0, 0, 1_000_000_000_000),
+  PARLEY_MAX_MESSAGE_CHARS: integer(16_000, 100, 10_000_000),
+  PARLEY_PRICE_INPUT: optionalDecimal(0, 1_000_000),
+  PARLEY_PRICE_CACHED_INPUT: optionalDecimal(0, 1_000_000),
+  PARLEY_PRICE_OUTPUT: optionalDecimal(0, 1_000_000),
   PARLEY_LOG_LEVEL: oneOf(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const, 'info'),
 });
 
 export type ApprovalOverride = 'always' | 'never';
+
+/** What one person or chat may ask of the model; 0 turns a limit off. Admins are exempt. */
+export interface LimitSettings {
+  /** Messages to the bot per person per minute; the excess is answered once with "slow down". */
+  perPersonPerMinute: number;
+  /** Messages waiting in one conversation while the bot is busy; the excess is refused. */
+  maxQueued: number;
+  /** Tokens per person per day (UTC), across their chats on a channel. */
+  personTokensPerDay: number;
+  /** Tokens per chat per day (UTC). */
+  chatTokensPerDay: number;
+  /** Longer messages are cut to this many characters, with a note to the model and the sender. */
+  maxMessageChars: number;
+}
+
+export interface TokenPrices {
+  input: number;
+  /** Cached input (unset: the input price). */
+  cachedInput: number;
+  output: number;
+}
 
 export interface ModelConfig {
   /** True when a model can be called: a model name and an endpoint (base URL or API key). */
@@ -118,6 +147,9 @@ export interface Config {
     embeddingModel?: string;
   };
   http: { allowPrivateAddresses: boolean };
+  limits: LimitSettings;
+  /** Prices per million tokens, for `parley usage` (unset: no cost shown). */
+  prices?: TokenPrices;
   logLevel: 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal' | 'silent';
 }
 
@@ -132,6 +164,14 @@ function approvalOverrides(env: Record<string, string | undefined>): Record<stri
     overrides[key.slice('PARLEY_APPROVAL_'.length).toLowerCase()] = value;
   }
   return overrides;
+}
+
+function pricesOf(input: number | undefined, cachedInput: number | undefined, output: number | undefined): { prices?: TokenPrices } {
+  if (input === undefined && output === undefined && cachedInput === undefined) return {};
+  if (input === undefined || output === undefined) {
+    throw new ConfigError('Invalid configuration: PARLEY_PRICE_INPUT and PARLEY_PRICE_OUTPUT go together (prices per million tokens)');
+  }
+  return { prices: { input, cachedInput: cachedInput ?? input, output } };
 }
 
 function readSystemPrompt(inline: string | undefined, file: string | undefined, cwd: string): string | undefined {
@@ -196,6 +236,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       embeddingModel: parsed.OPENAI_EMBEDDING_MODEL,
     },
     http: { allowPrivateAddresses: parsed.PARLEY_ALLOW_PRIVATE_HTTP },
+    limits: {
+      perPersonPerMinute: parsed.PARLEY_RATE_PER_MINUTE,
+      maxQueued: parsed.PARLEY_QUEUE_MAX,
+      personTokensPerDay: parsed.PARLEY_TOKENS_PER_PERSON_DAY,
+      chatTokensPerDay: parsed.PARLEY_TOKENS_PER_CHAT_DAY,
+      maxMessageChars: parsed.PARLEY_MAX_MESSAGE_CHARS,
+    },
+    ...pricesOf(parsed.PARLEY_PRICE_INPUT, parsed.PARLEY_PRICE_CACHED_INPUT, parsed.PARLEY_PRICE_OUTPUT),
     logLevel: parsed.PARLEY_LOG_LEVEL,
   };
 }

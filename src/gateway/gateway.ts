@@ -8,6 +8,7 @@ import type { Logger } from '../log.ts';
 import type { Store } from '../store/store.ts';
 import { handleAction } from './actions.ts';
 import { ChatCommands } from './commands.ts';
+import { Limits } from './limits.ts';
 import { storedConversation } from './conversation.ts';
 import { thisProcess } from './lease-owner.ts';
 import { Output } from './output.ts';
@@ -15,6 +16,7 @@ import type { ApprovalHandler } from './ports.ts';
 import { Recovery } from './recovery.ts';
 import { Router } from './routing.ts';
 import type { SessionScheduler } from './scheduler.ts';
+import type { LimitSettings } from '../config/config.ts';
 import type { GroupSessionMode } from './session-key.ts';
 import { SessionRunner } from './sessions.ts';
 
@@ -29,6 +31,8 @@ export interface GatewayOptions {
   groupSession: GroupSessionMode;
   approvals?: ApprovalHandler;
   wakeups?: Wakeups;
+  /** Per person and per chat limits, and who is exempt from them ("channel:userId"). */
+  limits?: { settings: LimitSettings; admins: readonly string[] };
   /**
    * A periodic sweep besides the wake-ups (tests with a fake clock); none by default. Also the
    * delay of the follow-up sweep after work (5 s by default).
@@ -42,6 +46,7 @@ export class Gateway implements InboundSink {
   readonly #sessions: SessionRunner;
   readonly #router: Router;
   readonly #recovery: Recovery;
+  readonly #limits: Limits | undefined;
   #sweeper: NodeJS.Timeout | undefined;
 
   constructor(options: GatewayOptions) {
@@ -52,7 +57,10 @@ export class Gateway implements InboundSink {
     const output = new Output({ store, adapters: this.#adapters, log, prompts: approvals?.prompts, owner: scheduler.owner });
     this.#sessions = new SessionRunner({ store, agent: options.agent, scheduler, output, log, approvals });
     const commands = new ChatCommands({ store, sessions: this.#sessions, botName: options.botName, approvals });
+    const limits = options.limits ? new Limits({ store, output, log, ...options.limits }) : undefined;
+    this.#limits = limits;
     this.#router = new Router({
+      ...(limits ? { limits } : {}),
       store,
       log,
       groupSession: options.groupSession,
@@ -125,7 +133,8 @@ export class Gateway implements InboundSink {
   }
 
   /** Maintenance (see recovery.ts); also run once at start (work left over by a stopped process). */
-  sweep(): Promise<void> {
-    return this.#recovery.sweep();
+  async sweep(): Promise<void> {
+    await this.#recovery.sweep();
+    await this.#limits?.prune().catch((error: unknown) => this.#o.log.warn({ err: error }, 'could not prune old rate counts'));
   }
 }

@@ -10,6 +10,7 @@ import type { Logger } from '../log.ts';
 import type { Store } from '../store/store.ts';
 import type { TurnStatus } from '../store/types.ts';
 import type { ChatCommands } from './commands.ts';
+import type { Limits } from './limits.ts';
 import type { Output } from './output.ts';
 import { chatOf, sessionSpecFor, type GroupSessionMode } from './session-key.ts';
 import type { SessionRunner } from './sessions.ts';
@@ -23,6 +24,8 @@ export interface RouterOptions {
   commands: ChatCommands;
   sessions: SessionRunner;
   output: Output;
+  /** Per person and per chat limits (none: every addressed message goes on). */
+  limits?: Limits;
 }
 
 const NO_MODEL =
@@ -43,7 +46,7 @@ export class Router {
       log.warn({ issues: parsed.error.issues }, 'dropped a malformed inbound message from an adapter');
       return;
     }
-    const inbound = parsed.data;
+    let inbound = parsed.data;
     if (inbound.sender.isBot) return;
     const command = parseCommand(inbound.text);
     const addressed = inbound.chatType === 'direct' || inbound.mentionsBot || inbound.repliesToBot || command !== undefined;
@@ -53,13 +56,20 @@ export class Router {
     }
     const spec = sessionSpecFor(inbound, this.#o.groupSession);
     const chat = chatOf(inbound);
+    const { limits } = this.#o;
+    if (limits) {
+      if (!(await limits.admitMessage(inbound, chat))) return;
+      inbound = await limits.cut(inbound, chat);
+    }
     let firstInChat = false;
     if (this.#o.hasModel && !this.#o.commands.isControl(command) && !unreadableReply(inbound)) {
+      if (limits && !(await limits.admitTokens(inbound, chat))) return;
       // The common case, a message for the model in an idle chat that has its session: recorded,
       // its turn started and the session leased in one write.
       const started = await this.#o.sessions.startNow(spec.key, inbound);
       if (started === 'duplicate') return this.#duplicate(inbound);
       if (started === 'started') return;
+      if (limits && !(await limits.admitQueued(inbound, chat, spec.key))) return;
       // Otherwise recorded and queued by one statement, which also reads the session's unfinished turn.
       const queued = await store.inbound.queueForKey(inbound, spec.key);
       if (queued === 'duplicate') return this.#duplicate(inbound);

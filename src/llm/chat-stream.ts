@@ -68,7 +68,14 @@ const ChunkSchema = z.object({
     )
     .nullish(),
   usage: z
-    .object({ prompt_tokens: z.number().nullish(), completion_tokens: z.number().nullish(), total_tokens: z.number().nullish() })
+    .object({
+      prompt_tokens: z.number().nullish(),
+      completion_tokens: z.number().nullish(),
+      total_tokens: z.number().nullish(),
+      // Cached input: OpenAI (and most) in prompt_tokens_details, DeepSeek as prompt_cache_hit_tokens.
+      prompt_tokens_details: z.object({ cached_tokens: z.number().nullish() }).nullish(),
+      prompt_cache_hit_tokens: z.number().nullish(),
+    })
     .nullish(),
 });
 

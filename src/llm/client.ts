@@ -98,10 +98,12 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
         // the connection open without them is not waited for as long as for an answer.
         armIdle(finishReason === null ? idleTimeoutMs : Math.min(idleTimeoutMs, AFTER_FINISH_MS));
         if (chunk.usage) {
+          const cached = chunk.usage.prompt_tokens_details?.cached_tokens ?? chunk.usage.prompt_cache_hit_tokens;
           usage = {
             promptTokens: chunk.usage.prompt_tokens ?? 0,
             completionTokens: chunk.usage.completion_tokens ?? 0,
             totalTokens: chunk.usage.total_tokens ?? 0,
+            ...(cached ? { cachedTokens: cached } : {}),
           };
         }
         for (const choice of chunk.choices ?? []) {

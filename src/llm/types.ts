@@ -38,6 +38,8 @@ interface TokenUsage {
   promptTokens: number;
   completionTokens: number;
   totalTokens: number;
+  /** Prompt tokens served from the provider's prompt cache, when it reports them. */
+  cachedTokens?: number;
 }
 
 export interface Completion {

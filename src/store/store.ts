@@ -13,12 +13,14 @@ import { memoryRepo } from './repos/memory.ts';
 import { owedAnswersRepo } from './repos/owed-answers.ts';
 import { historyCache, messagesRepo } from './repos/messages.ts';
 import { processesRepo } from './repos/processes.ts';
+import { rateCountsRepo } from './repos/rate-counts.ts';
 import { receiversRepo } from './repos/receivers.ts';
 import { sessionsRepo } from './repos/sessions.ts';
 import { toolStartsRepo } from './repos/tool-starts.ts';
 import { turnReadsRepo } from './repos/turn-reads.ts';
 import { turnStartRepo } from './repos/turn-start.ts';
 import { turnsRepo } from './repos/turns.ts';
+import { usageRepo } from './repos/usage.ts';
 import type { SqlDriver } from './sql/driver.ts';
 import { openSql } from './sql/open.ts';
 
@@ -40,6 +42,8 @@ function repositories(db: Db, sql: SqlDriver, target?: DatabaseTarget) {
     receivers: receiversRepo(sql),
     turnReads: turnReadsRepo(sql),
     turnStart: turnStartRepo(sql, histories),
+    rateCounts: rateCountsRepo(sql),
+    usage: usageRepo(sql),
   };
 }
 

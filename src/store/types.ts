@@ -66,6 +66,8 @@ export interface Usage {
   promptTokens: number;
   completionTokens: number;
   totalTokens: number;
+  /** Prompt tokens the provider served from its prompt cache (part of promptTokens), when it says. */
+  cachedTokens?: number;
 }
 
 export interface TurnRecord {

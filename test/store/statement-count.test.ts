@@ -18,6 +18,12 @@ const ONE_ROUND_TURN_STATEMENTS = 10;
 const WARM_ONE_ROUND_TURN_STATEMENTS = 9;
 /** A turn of two search_knowledge rounds and an answer (the hot-path benchmark's 3-round turn). */
 const THREE_ROUND_TURN_STATEMENTS = 16;
+/**
+ * The counts above are without the per-person message rate (PARLEY_RATE_PER_MINUTE=0); on by
+ * default it costs one upsert per message (RateCount, in the database so that it holds across
+ * processes), and nothing else.
+ */
+const NO_RATE_LIMIT = { PARLEY_RATE_PER_MINUTE: '0' };
 
 let dir: string;
 let model: FakeModelServer;
@@ -40,8 +46,13 @@ afterAll(async () => {
  * the statements sent from after start-up until the stop (nothing runs in the background: no
  * sweeps, no heartbeats within the turn's span).
  */
-async function oneTurn(text: string, expectAnswer: string, before?: { text: string; answer: string }): Promise<string[]> {
-  const config = testConfig(`file:${join(dir, 'parley.db')}`, model.url);
+async function oneTurn(
+  text: string,
+  expectAnswer: string,
+  before?: { text: string; answer: string },
+  env: Record<string, string> = NO_RATE_LIMIT,
+): Promise<string[]> {
+  const config = testConfig(`file:${join(dir, 'parley.db')}`, model.url, env);
   const store = await openStore(config.database);
   const adapter = new MemoryAdapter();
   const app = createApp({
@@ -95,6 +106,12 @@ describe('SQL statements per turn', () => {
     const statements = await oneTurn('and once more', 'answer 4', { text: 'first here', answer: 'answer 3' });
     expect(statements, statements.join('\n')).toHaveLength(WARM_ONE_ROUND_TURN_STATEMENTS);
     expect(statements.filter((sql) => sql.startsWith('SELECT'))).toEqual([]);
+  });
+
+  it('the per-person message rate (on by default) adds exactly one statement, its count', async () => {
+    const statements = await oneTurn('and rated', 'answer 6', { text: 'rated first', answer: 'answer 5' }, {});
+    expect(statements, statements.join('\n')).toHaveLength(WARM_ONE_ROUND_TURN_STATEMENTS + 1);
+    expect(statements.filter((sql) => sql.includes('"RateCount"'))).toHaveLength(1);
   });
 
   it(`a 3-round turn (two knowledge searches) in an existing chat sends exactly ${THREE_ROUND_TURN_STATEMENTS} statements`, async () => {

@@ -89,6 +89,15 @@ export function inboundRepo(sql: SqlDriver) {
       }
     },
 
+    /** How many messages wait in the mailbox of the session with this key. */
+    async queuedForKey(key: string): Promise<number> {
+      const rows = await sql.all(
+        `SELECT COUNT(*) AS "n" FROM "InboundEvent" i JOIN "Session" s ON s."id" = i."sessionId" WHERE s."key" = $1 AND i."status" = 'queued'`,
+        [key],
+      );
+      return intColumn.parse(rows[0]?.n);
+    },
+
     async peekQueued(sessionId: string): Promise<Inbound | undefined> {
       const rows = await sql.all(
         `SELECT "payload" FROM "InboundEvent" WHERE "sessionId" = $1 AND "status" = 'queued' ORDER BY "id" LIMIT 1`,

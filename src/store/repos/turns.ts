@@ -133,8 +133,8 @@ export async function createTurn(
 async function addRound(db: SqlRunner, id: string, usage: Usage | undefined): Promise<void> {
   const changed = await db.run(
     `UPDATE "Turn" SET "rounds" = "rounds" + 1, "promptTokens" = "promptTokens" + $1, "completionTokens" = "completionTokens" + $2,
-      "totalTokens" = "totalTokens" + $3, "updatedAt" = $4 WHERE "id" = $5`,
-    [usage?.promptTokens ?? 0, usage?.completionTokens ?? 0, usage?.totalTokens ?? 0, new Date(), id],
+      "totalTokens" = "totalTokens" + $3, "cachedTokens" = "cachedTokens" + $4, "updatedAt" = $5 WHERE "id" = $6`,
+    [usage?.promptTokens ?? 0, usage?.completionTokens ?? 0, usage?.totalTokens ?? 0, usage?.cachedTokens ?? 0, new Date(), id],
   );
   if (changed !== 1) throw new Error(`Turn ${id} not found`);
 }
@@ -167,16 +167,17 @@ export interface RoundEnded {
 
 const RELEASE_WITH_TURN_END = releaseWithTurnEnd(1);
 
-/** The round's usage, and with `finish` the turn's end: $1..$4 (and $5, $6), the turn id last. */
+/** The round's usage, and with `finish` the turn's end: $1..$5 (and $6, $7), the turn id last. */
 function roundUpdate(input: RoundEnd, now: Date, returning: string): { text: string; values: SqlValue[] } {
-  const end = input.finish ? `, "status" = $5, "error" = NULL, "endedAt" = $6, "replyState" = NULL` : '';
+  const end = input.finish ? `, "status" = $6, "error" = NULL, "endedAt" = $7, "replyState" = NULL` : '';
   return {
     text: `UPDATE "Turn" SET "rounds" = "rounds" + 1, "promptTokens" = "promptTokens" + $1, "completionTokens" = "completionTokens" + $2,
-      "totalTokens" = "totalTokens" + $3, "updatedAt" = $4${end} WHERE "id" = $${input.finish ? 7 : 5} RETURNING ${returning}`,
+      "totalTokens" = "totalTokens" + $3, "cachedTokens" = "cachedTokens" + $4, "updatedAt" = $5${end} WHERE "id" = $${input.finish ? 8 : 6} RETURNING ${returning}`,
     values: [
       input.usage?.promptTokens ?? 0,
       input.usage?.completionTokens ?? 0,
       input.usage?.totalTokens ?? 0,
+      input.usage?.cachedTokens ?? 0,
       now,
       ...(input.finish ? [input.finish, now] : []),
       input.turnId,
