@@ -33,6 +33,7 @@ import type { DiscordConfig } from './config.ts';
 import { closeCodeMessage, DiscordStartError, safeErrorMessage } from './errors.ts';
 import { classifyButton, classifyCommand, classifyMessage } from './inbound.ts';
 import { InteractionAnswer } from './interactions.ts';
+import { repairDispatch, type GatewayPacket } from './payloads.ts';
 import { DiscordOutbound } from './outbound.ts';
 import { MAX_CONTENT } from './render.ts';
 
@@ -48,6 +49,8 @@ export interface DiscordAdapterOptions {
 }
 
 const START_TIMEOUT_MS = 30_000;
+/** What a dispatch that cannot be read is renamed to: discord.js has no handler for it. */
+const DROPPED_DISPATCH = 'PARLEY_DROPPED';
 
 /** @discordjs/ws's SessionInfo: what a gateway RESUME needs, kept with the receiver lease. */
 const sessionSchema = z.object({
@@ -150,6 +153,9 @@ export class DiscordAdapter implements ChannelAdapter {
 
   async start(sink: InboundSink): Promise<void> {
     this.#sink = sink;
+    // discord.js hands each dispatch to Events.Raw and then, the same packet object, to its own
+    // handlers (WebSocketManager): a repaired payload is what it reads.
+    this.client.on(Events.Raw, this.#repair);
     // Channels side by side, one channel's messages in order: a message taken before the one
     // that came first could start the session's turn ahead of it.
     this.client.on(Events.MessageCreate, (message) => this.#track(this.#order.run(message.channelId, () => this.#onMessage(message))));
@@ -293,6 +299,7 @@ export class DiscordAdapter implements ChannelAdapter {
   }
 
   async stop(): Promise<void> {
+    this.client.off(Events.Raw, this.#repair);
     this.client.removeAllListeners(Events.MessageCreate);
     this.client.removeAllListeners(Events.InteractionCreate);
     while (this.#work.size > 0) await Promise.allSettled([...this.#work]);
@@ -324,21 +331,34 @@ export class DiscordAdapter implements ChannelAdapter {
     return [`${user ? `discord @${user.username}` : 'discord'} (gateway, ${where})`];
   }
 
+  /** Runs an event's handling to its end; a failure is logged, never left an unhandled rejection (which ends the process). */
   #track(work: Promise<void>): void {
-    this.#work.add(work);
-    void work.finally(() => this.#work.delete(work));
+    const tracked = work.catch((error: unknown) => {
+      this.#log.error({}, `handling a Discord event failed: ${safeErrorMessage(error, this.#config.token)}`);
+    });
+    this.#work.add(tracked);
+    void tracked.finally(() => this.#work.delete(tracked));
   }
+
+  /** Checks and repairs a message or interaction before discord.js reads it; one it cannot read is dropped, once, loudly. */
+  readonly #repair = (packet: GatewayPacket): void => {
+    const event = packet.t;
+    const problem = repairDispatch(packet, (id) => this.client.channels.cache.get(id)?.type);
+    if (problem === undefined) return;
+    this.#log.warn({ event }, `dropped a malformed Discord ${event}: ${problem}`);
+    packet.t = DROPPED_DISPATCH;
+  };
 
   async #onMessage(message: Message): Promise<void> {
     const sink = this.#sink;
     const botId = this.botId;
     if (!sink || !botId) return;
-    const result = classifyMessage(message, botId, this.client.user?.username ?? 'bot', this.#config, this.id);
-    if (result.kind === 'ignored') {
-      this.#log.debug({ reason: result.reason }, 'Discord message ignored');
-      return;
-    }
     try {
+      const result = classifyMessage(message, botId, this.client.user?.username ?? 'bot', this.#config, this.id);
+      if (result.kind === 'ignored') {
+        this.#log.debug({ reason: result.reason }, 'Discord message ignored');
+        return;
+      }
       await sink.onMessage(result.value);
     } catch (error) {
       this.#log.error({}, `handling a Discord message failed: ${safeErrorMessage(error, this.#config.token)}`);
@@ -363,8 +383,8 @@ export class DiscordAdapter implements ChannelAdapter {
   async #onButton(interaction: ButtonInteraction): Promise<void> {
     const answer = this.#answerFor(interaction);
     const sink = this.#sink;
-    const result = classifyButton(interaction, this.#config, this.id);
     try {
+      const result = classifyButton(interaction, this.#config, this.id);
       if (!sink || result.kind === 'ignored') {
         if (result.kind === 'ignored') this.#log.debug({ reason: result.reason }, 'Discord button click ignored');
         await answer.ack('This button is not for you.');

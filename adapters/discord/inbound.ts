@@ -1,7 +1,16 @@
 // discord.js Message / Interaction → neutral Inbound / Action fields. Pure: the adapter logs the
 // outcome and talks to the core. A thread is its own session: chatId is the parent channel and
 // threadId the thread (which is where the answer goes).
-import { ChannelType, type ButtonInteraction, type ChatInputCommandInteraction, type Message, type User } from 'discord.js';
+import {
+  ChannelType,
+  MessageReferenceType,
+  type APIInteractionGuildMember,
+  type ButtonInteraction,
+  type ChatInputCommandInteraction,
+  type GuildMember,
+  type Message,
+  type User,
+} from 'discord.js';
 import type { Action, Attachment, ChatType, Inbound } from '../../src/core/types.ts';
 
 export interface AccessPolicy {
@@ -21,8 +30,10 @@ type Classified<T> = { kind: 'accepted'; value: T } | { kind: 'ignored'; reason:
 
 type ButtonPress = Omit<Action, 'reply'>;
 
-function displayNameOf(user: User): string {
-  return user.globalName || user.username || user.id;
+/** The name people see: the server nickname, else the display name, else the username (any may be null or empty). */
+function displayNameOf(user: User, member?: GuildMember | APIInteractionGuildMember | null): string {
+  const nickname = member ? ('nickname' in member ? member.nickname : member.nick) : undefined;
+  return nickname || user.globalName || user.username || user.id;
 }
 
 interface ChannelLike {
@@ -99,7 +110,9 @@ export function classifyMessage(
   const place = placeOf(message.channel, message.guildId);
   const refusal = refusedBy(access, place, message.author.id);
   if (refusal) return { kind: 'ignored', reason: refusal };
-  const repliedTo = message.reference?.messageId;
+  // A forward also points at another message (message_reference type 1), but answers nothing.
+  const reference = message.reference?.type === MessageReferenceType.Forward ? undefined : message.reference;
+  const repliedTo = reference?.messageId;
   const inbound: Inbound = {
     channel,
     chatId: place.chatId,
@@ -108,7 +121,7 @@ export function classifyMessage(
     messageId: message.id,
     // Message ids are unique across Discord, so a re-delivered MESSAGE_CREATE carries the same one.
     eventId: message.id,
-    sender: { id: message.author.id, displayName: displayNameOf(message.author), isBot: false },
+    sender: { id: message.author.id, displayName: displayNameOf(message.author, message.member), isBot: false },
     text: readableMentions(message.content, botId, botName),
     attachments,
     mentionsBot: message.mentions.users.has(botId),
@@ -143,7 +156,7 @@ export function classifyButton(interaction: ButtonInteraction, access: AccessPol
       ...(place.threadId ? { threadId: place.threadId } : {}),
       messageId: interaction.message.id,
       userId: interaction.user.id,
-      displayName: displayNameOf(interaction.user),
+      displayName: displayNameOf(interaction.user, interaction.member),
       payload: interaction.customId,
     },
   };
@@ -169,7 +182,7 @@ export function classifyCommand(interaction: ChatInputCommandInteraction, access
       ...(place.threadId ? { threadId: place.threadId } : {}),
       messageId: interaction.id,
       eventId: interaction.id,
-      sender: { id: interaction.user.id, displayName: displayNameOf(interaction.user), isBot: false },
+      sender: { id: interaction.user.id, displayName: displayNameOf(interaction.user, interaction.member), isBot: false },
       text: commandText(interaction),
       attachments: [],
       mentionsBot: true,

@@ -1,6 +1,6 @@
 // What a Telegram message carries besides text, as neutral attachments. `ref` is the file_id, which
 // getFile resolves later. Photos come in several sizes; the largest stands for the photo.
-import type { Message } from 'grammy/types';
+import type { Message, PhotoSize } from 'grammy/types';
 import type { Attachment } from '../../src/core/types.ts';
 
 interface TelegramFile {
@@ -34,7 +34,11 @@ function stickerMime(sticker: NonNullable<Message['sticker']>): string {
 
 export function attachmentsOf(message: Message): Attachment[] {
   const found: Attachment[] = [];
-  const largest = message.photo?.reduce((best, size) => ((size.file_size ?? 0) >= (best.file_size ?? 0) ? size : best));
+  // A photo may come with no size Parley can refer to (payloads.ts leaves those out): no attachment then.
+  const largest = message.photo?.reduce<PhotoSize | undefined>(
+    (best, size) => (best === undefined || (size.file_size ?? 0) >= (best.file_size ?? 0) ? size : best),
+    undefined,
+  );
   if (largest) found.push(attachment('image', largest, 'image/jpeg'));
   if (message.document && !message.animation) found.push(attachment(documentKind(message.document.mime_type), message.document));
   for (const video of [message.video, message.animation, message.video_note]) if (video) found.push(attachment('video', video));

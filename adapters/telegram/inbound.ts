@@ -1,13 +1,14 @@
 // Telegram message / callback query (grammY's types) → neutral Inbound / Action. Pure: the adapter
 // logs the outcome and talks to the core. Decides what the bot sees: messages from people in
-// private chats, groups, supergroups and forum topics — text, and photos, files, voice, video and
+// private chats, groups, supergroups and forum topics (and from chats writing as themselves: an
+// anonymous admin, a channel posting in a group) — text, and photos, files, voice, video and
 // stickers with or without a caption; not service messages, other bots, channels, commands for
-// other bots, or anything outside the allowlists. Each payload is checked first (payloads.ts):
-// grammY passes on whatever arrives.
+// other bots, or anything outside the allowlists. Each payload is checked and read through
+// payloads.ts first: grammY passes on whatever arrives.
 import type { CallbackQuery, Chat, Message, User } from 'grammy/types';
 import { PersonTextSchema, type Action, type ChatType, type Inbound } from '../../src/core/types.ts';
 import { attachmentsOf } from './attachments.ts';
-import { callbackProblem, messageProblem, readableEntities } from './payloads.ts';
+import { checkCallback, checkMessage, readableEntities } from './payloads.ts';
 
 export interface BotIdentity {
   id: number;
@@ -60,26 +61,55 @@ function sameUsername(a: string, b: string): boolean {
   return a.toLowerCase() === b.toLowerCase();
 }
 
-/** A message (update.message), `updateId` being its update's id. */
-export function classifyMessage(
-  updateId: number,
-  message: Message,
-  bot: BotIdentity,
-  access: AccessPolicy,
-  channel: string,
-): ClassifiedUpdate {
-  const problem = messageProblem(message);
-  if (problem) return { kind: 'malformed', reason: `update ${updateId} message: ${problem}` };
-  if (message.chat.type === 'channel') return { kind: 'ignored', reason: 'channel post' };
+/** Who wrote a message: a person, or a chat writing as itself (an anonymous group admin, a channel). */
+type Sender =
+  | { kind: 'sender'; id: number; displayName: string }
+  | { kind: 'ignored'; reason: string }
+  | { kind: 'malformed'; reason: string };
+
+function senderOf(message: Message, bot: BotIdentity): Sender {
+  const chat = message.sender_chat;
+  // `from` is then a placeholder bot (GroupAnonymousBot, Channel_Bot) kept for old clients.
+  if (chat) {
+    if (message.is_automatic_forward) return { kind: 'ignored', reason: 'a channel post forwarded into its discussion group' };
+    const name = ('title' in chat ? chat.title : undefined) || ('username' in chat ? chat.username : undefined) || String(chat.id);
+    return { kind: 'sender', id: chat.id, displayName: PersonTextSchema.parse(name) };
+  }
   const from = message.from;
-  if (!from) return { kind: 'ignored', reason: 'message without a sender' };
+  if (!from) return { kind: 'malformed', reason: 'from: absent, and no sender_chat' };
   if (from.is_bot) return { kind: 'ignored', reason: from.id === bot.id ? 'my own message' : `message from another bot (${from.id})` };
+  return { kind: 'sender', id: from.id, displayName: displayNameOf(from) };
+}
+
+function nonEmpty(text: string | undefined): string | undefined {
+  return text === '' ? undefined : text;
+}
+
+/** Whether `text` names the bot as `@username`: what Telegram would have marked had it sent no entities. */
+function namesBot(text: string, username: string): boolean {
+  const escaped = username.replace(/[^A-Za-z0-9_]/g, '\\$&');
+  return new RegExp(`(?<![\\w@])@${escaped}(?!\\w)`, 'i').test(text);
+}
+
+/** A message (update.message), `updateId` being its update's id. */
+export function classifyMessage(updateId: number, raw: Message, bot: BotIdentity, access: AccessPolicy, channel: string): ClassifiedUpdate {
+  const checked = checkMessage(raw);
+  if (!checked.ok) return { kind: 'malformed', reason: `update ${updateId} message: ${checked.problem}` };
+  const message = checked.value;
+  if (message.chat.type === 'channel') return { kind: 'ignored', reason: 'channel post' };
+  const sender = senderOf(message, bot);
+  if (sender.kind === 'malformed') return { kind: 'malformed', reason: `update ${updateId} message: ${sender.reason}` };
+  if (sender.kind === 'ignored') return sender;
   const attachments = attachmentsOf(message);
   // A caption is the text of a photo, file or video.
-  const original = message.text ?? message.caption;
-  if (original === undefined && attachments.length === 0)
+  const inText = nonEmpty(message.text) !== undefined;
+  const original = inText ? message.text : nonEmpty(message.caption);
+  if (original === undefined && attachments.length === 0) {
+    // Nothing left to read because a file did not parse: said as loudly as any malformed payload.
+    if (checked.dropped.length > 0) return { kind: 'malformed', reason: `update ${updateId} message: ${checked.dropped.join('; ')}` };
     return { kind: 'ignored', reason: 'neither text nor an attachment (service message, poll, location...)' };
-  const refusal = refusedBy(access, message.chat.id, from.id);
+  }
+  const refusal = refusedBy(access, message.chat.id, sender.id);
   if (refusal) return { kind: 'ignored', reason: refusal };
 
   let text = original ?? '';
@@ -90,7 +120,8 @@ export function classifyMessage(
     text = `/${command[1]}${text.slice(command[0].length)}`;
     mentionsBot = true;
   }
-  const entities = readableEntities(message.text !== undefined ? message.entities : message.caption_entities);
+  const rawEntities = inText ? message.entities : message.caption_entities;
+  const entities = readableEntities(rawEntities);
   // Entity offsets count UTF-16 code units, as JavaScript strings do.
   mentionsBot ||= entities.some(
     (entity) =>
@@ -98,6 +129,8 @@ export function classifyMessage(
         sameUsername((original ?? '').slice(entity.offset, entity.offset + entity.length), `@${bot.username}`)) ||
       (entity.type === 'text_mention' && entity.user.id === bot.id),
   );
+  // Telegram marks every @username it sees; a message that came without entities is read as it would have marked it.
+  mentionsBot ||= rawEntities === undefined && namesBot(original ?? '', bot.username);
 
   const threadId = topicOf(message);
   // In a forum topic, a message that replies to nothing points at the topic's opening message;
@@ -114,13 +147,14 @@ export function classifyMessage(
     messageId: String(message.message_id),
     // Prefixed with the bot's id: update ids are per bot, and the store remembers them per channel.
     eventId: `${bot.id}:${updateId}`,
-    sender: { id: String(from.id), displayName: displayNameOf(from), isBot: false },
+    sender: { id: String(sender.id), displayName: sender.displayName, isBot: false },
     text,
     attachments,
     mentionsBot,
     repliesToBot: realReply && target.from?.id === bot.id,
     ...(realReply ? { replyToMessageId: String(target.message_id) } : {}),
-    receivedAt: new Date(message.date * 1000),
+    // Telegram always sends the date; without one, the message is as old as its arrival.
+    receivedAt: message.date === undefined ? new Date() : new Date(message.date * 1000),
   };
   return { kind: 'message', inbound };
 }
@@ -134,20 +168,25 @@ function callbackIdOf(raw: unknown): string | undefined {
 /** A button press (update.callback_query with data). */
 export function classifyCallback(
   updateId: number,
-  query: CallbackQuery,
+  raw: CallbackQuery,
   _bot: BotIdentity,
   access: AccessPolicy,
   channel: string,
 ): ClassifiedUpdate {
-  const problem = callbackProblem(query);
-  if (problem) {
-    const callbackQueryId = callbackIdOf(query);
-    return { kind: 'malformed', reason: `update ${updateId} callback_query: ${problem}`, ...(callbackQueryId ? { callbackQueryId } : {}) };
+  const checked = checkCallback(raw);
+  if (!checked.ok) {
+    const callbackQueryId = callbackIdOf(raw);
+    return {
+      kind: 'malformed',
+      reason: `update ${updateId} callback_query: ${checked.problem}`,
+      ...(callbackQueryId ? { callbackQueryId } : {}),
+    };
   }
+  const query = checked.value;
   const callbackQueryId = query.id;
   const message = query.message;
   if (!message) return { kind: 'ignored', reason: 'button on a message I cannot see', callbackQueryId };
-  if (query.data === undefined) return { kind: 'ignored', reason: 'button press without data', callbackQueryId };
+  if (!query.data) return { kind: 'ignored', reason: 'button press without data', callbackQueryId };
   if (query.from.is_bot) return { kind: 'ignored', reason: 'button pressed by a bot', callbackQueryId };
   const refusal = refusedBy(access, message.chat.id, query.from.id);
   if (refusal) return { kind: 'ignored', reason: refusal, callbackQueryId };

@@ -66,4 +66,51 @@ describe('telegram payload hardening', () => {
     );
     expect(press).toMatchObject({ kind: 'button', press: { displayName: '\ufffd' } });
   });
+
+  it('reads explicit nulls as absent fields, and a mention without entities as Telegram would have marked it', async () => {
+    const result = await classify({
+      from: { ...alice, last_name: null, username: null, language_code: null },
+      text: 'hi @Parley_Bot!',
+      entities: null,
+      reply_to_message: null,
+      message_thread_id: null,
+      is_topic_message: null,
+    });
+    expect(result).toMatchObject({ kind: 'message', inbound: { sender: { id: '1001', displayName: 'Alice' }, mentionsBot: true } });
+    expect(await classify({ text: 'mail me at x@parley_bot.example' })).toMatchObject({ inbound: { mentionsBot: false } });
+    // first_name is sent empty for a user the Bot API server does not know.
+    expect(await classify({ text: 'hi', from: { id: 1001, is_bot: false, first_name: '' } })).toMatchObject({
+      inbound: { sender: { displayName: '1001' } },
+    });
+  });
+
+  it('keeps a message whose file cannot be read, and names the file when nothing else is left', async () => {
+    // photo: [] made Array.prototype.reduce throw out of the adapter.
+    expect(await classify({ photo: [], caption: 'look' })).toMatchObject({ kind: 'message', inbound: { text: 'look', attachments: [] } });
+    expect(await classify({ document: { file_id: '', file_unique_id: 'u' }, caption: 'see' })).toMatchObject({
+      kind: 'message',
+      inbound: { text: 'see', attachments: [] },
+    });
+    expect(await classify({ document: { file_id: '', file_unique_id: 'u' } })).toMatchObject({
+      kind: 'malformed',
+      reason: expect.stringMatching(/^update 9 message: document\.file_id: /),
+    });
+  });
+
+  it('takes a message a chat sends as itself (an anonymous admin), not a channel post forwarded into the group', async () => {
+    const anonymous = { id: 1087968824, is_bot: true, first_name: 'Group', username: 'GroupAnonymousBot' };
+    const result = await classify({ from: anonymous, sender_chat: group, text: '@parley_bot status?' });
+    expect(result).toMatchObject({
+      kind: 'message',
+      inbound: { sender: { id: String(group.id), displayName: 'Team', isBot: false }, mentionsBot: true },
+    });
+    const channel = { id: -100777, type: 'channel', title: 'News' };
+    const forwarded = { from: { id: 136817688, is_bot: true, first_name: 'Channel', username: 'Channel_Bot' }, sender_chat: channel };
+    expect(await classify({ ...forwarded, is_automatic_forward: true, text: 'news' })).toMatchObject({ kind: 'ignored' });
+    // No sender at all is not something to pass over quietly.
+    expect(await classify({ from: undefined, text: 'who am I?' })).toMatchObject({
+      kind: 'malformed',
+      reason: 'update 9 message: from: absent, and no sender_chat',
+    });
+  });
 });

@@ -1,2 +1,3 @@
 export { FakeDiscord, type InteractionState, type StoredMessage } from './server.ts';
-export type { DChannel } from './payloads.ts';
+export { snowflake } from './payloads.ts';
+export type { DChannel, DMessage, DUser } from './payloads.ts';

@@ -9,8 +9,10 @@ import type { AddressInfo } from 'node:net';
 import { FakeGateway } from './gateway.ts';
 import {
   ChannelKind,
+  channelObject,
   guildCreate,
   member,
+  messageMember,
   snowflake,
   threadChannel,
   user,
@@ -19,6 +21,7 @@ import {
   type DGuild,
   type DMessage,
   type DUser,
+  type UserOptions,
 } from './payloads.ts';
 
 export interface RecordedCall {
@@ -36,6 +39,12 @@ export interface StoredMessage {
   ephemeral: boolean;
   /** An interaction's reply that was deleted. */
   deleted?: boolean;
+}
+
+export interface SayOptions {
+  mention?: boolean;
+  replyTo?: DMessage;
+  files?: { filename: string; size: number; contentType?: string }[];
 }
 
 export interface InteractionState {
@@ -78,7 +87,7 @@ const EPHEMERAL = 64;
 
 export class FakeDiscord {
   readonly token = `${Buffer.from('1234567890123456789').toString('base64url')}.GfakeT.${'x'.repeat(27)}`;
-  readonly bot: DUser = user('parley_test_bot', true);
+  readonly bot: DUser = user('parley_test_bot', { bot: true });
   readonly calls: RecordedCall[] = [];
   readonly messages = new Map<string, StoredMessage>();
   /** Bot messages by channel and nonce (enforce_nonce: a repeated nonce returns the first message). */
@@ -159,8 +168,8 @@ export class FakeDiscord {
 
   // ---- the world ---------------------------------------------------------------------------
 
-  user(name: string): DUser {
-    return user(name);
+  user(name: string, options?: UserOptions): DUser {
+    return user(name, options);
   }
 
   guild(name: string, channelNames = ['general']): { guild: DGuild; channels: DChannel[] } {
@@ -192,14 +201,22 @@ export class FakeDiscord {
   }
 
   /** A person posts a message (MESSAGE_CREATE is dispatched). */
-  say(
+  say(author: DUser, channel: DChannel, content: string, options: SayOptions = {}): DMessage {
+    const { message, event } = this.compose(author, channel, content, options);
+    this.gateway.dispatch('MESSAGE_CREATE', event);
+    return message;
+  }
+
+  /** The message a person posts and the MESSAGE_CREATE that carries it, stored but not dispatched (a test sends it, or a variant). */
+  compose(
     author: DUser,
     channel: DChannel,
     content: string,
-    options: { mention?: boolean; replyTo?: DMessage; files?: { filename: string; size: number; contentType?: string }[] } = {},
-  ): DMessage {
+    options: SayOptions = {},
+  ): { message: DMessage; event: Record<string, unknown> } {
     const text = options.mention ? `<@${this.bot.id}> ${content}` : content;
-    const message = this.#message(author, channel, text, []);
+    // Discord's clients send a nonce with every message; the gateway passes it on.
+    const message: DMessage = { ...this.#message(author, channel, text, []), nonce: snowflake(), referenced_message: null };
     message.attachments = (options.files ?? []).map((file) => {
       const id = snowflake();
       const url = `https://cdn.discordapp.com/attachments/${channel.id}/${id}/${file.filename}`;
@@ -216,6 +233,7 @@ export class FakeDiscord {
     if (options.replyTo) {
       message.type = 19;
       message.message_reference = {
+        type: 0,
         message_id: options.replyTo.id,
         channel_id: channel.id,
         ...(channel.guild_id ? { guild_id: channel.guild_id } : {}),
@@ -223,8 +241,7 @@ export class FakeDiscord {
       message.referenced_message = options.replyTo;
     }
     this.messages.set(message.id, { message, versions: [message.content], ephemeral: false });
-    this.gateway.dispatch('MESSAGE_CREATE', this.#withMember(message, author, channel));
-    return message;
+    return { message, event: this.#withMember(message, author, channel) };
   }
 
   /** Dispatches an event again, as Discord may after a resume. */
@@ -235,8 +252,15 @@ export class FakeDiscord {
 
   /** A person clicks a button of `message` (INTERACTION_CREATE). Returns the interaction id. */
   click(person: DUser, message: DMessage, customId: string): string {
+    const { id, event } = this.press(person, message, customId);
+    this.gateway.dispatch('INTERACTION_CREATE', event);
+    return id;
+  }
+
+  /** The INTERACTION_CREATE of a click, registered (answerable) but not dispatched (a test sends it, or a variant). */
+  press(person: DUser, message: DMessage, customId: string): { id: string; event: Record<string, unknown> } {
     const channel = this.channels.get(message.channel_id)!;
-    return this.#interact(person, channel, 'button', { message, data: { custom_id: customId, component_type: 2 } });
+    return this.#interaction(person, channel, 'button', { message, data: { custom_id: customId, component_type: 2 } });
   }
 
   /** A person runs a slash command in `channel`. */
@@ -247,7 +271,9 @@ export class FakeDiscord {
       type: 1,
       options: Object.entries(options).map(([optionName, value]) => ({ name: optionName, type: 3, value })),
     };
-    return this.#interact(person, channel, 'command', { data });
+    const { id, event } = this.#interaction(person, channel, 'command', { data });
+    this.gateway.dispatch('INTERACTION_CREATE', event);
+    return id;
   }
 
   /** Someone deletes a message (a moderator, or the bot's owner in the client). */
@@ -360,11 +386,12 @@ export class FakeDiscord {
         return earlier.message;
       }
       const message = this.#message(this.bot, channel, this.#content(b, true), this.#components(b));
+      if (typeof b.nonce === 'string' || typeof b.nonce === 'number') message.nonce = String(b.nonce);
       const reference = b.message_reference as { message_id?: string } | undefined;
       if (reference?.message_id) {
         const target = this.messages.get(reference.message_id);
         message.type = 19;
-        message.message_reference = { message_id: reference.message_id, channel_id: channel.id };
+        message.message_reference = { type: 0, message_id: reference.message_id, channel_id: channel.id };
         message.referenced_message = target?.message ?? null;
       }
       this.messages.set(message.id, { message, versions: [message.content], ephemeral: false });
@@ -416,30 +443,48 @@ export class FakeDiscord {
 
   readonly #interactionChannel = new Map<string, DChannel>();
 
-  #interact(person: DUser, channel: DChannel, kind: 'button' | 'command', extra: Record<string, unknown>): string {
+  #interaction(
+    person: DUser,
+    channel: DChannel,
+    kind: 'button' | 'command',
+    extra: Record<string, unknown>,
+  ): { id: string; event: Record<string, unknown> } {
     const id = snowflake();
     const token = `itoken-${id}-${Math.random().toString(36).slice(2)}`;
     this.interactions.set(id, { id, token, kind, user: person, createdAt: Date.now(), refusedCallbacks: 0, followUps: [] });
     this.#interactionChannel.set(id, channel);
     const inGuild = channel.guild_id !== undefined;
-    this.gateway.dispatch('INTERACTION_CREATE', {
-      id,
-      application_id: this.bot.id,
-      type: kind === 'button' ? 3 : 2,
-      token,
-      version: 1,
-      channel_id: channel.id,
-      channel: { ...channel, ...(channel.recipient ? { recipients: [channel.recipient] } : {}) },
-      ...(inGuild ? { guild_id: channel.guild_id, member: member(person), guild_locale: 'en-US' } : { user: person }),
+    const guild = inGuild
+      ? {
+          guild: { features: [], id: channel.guild_id, locale: 'en-US' },
+          guild_id: channel.guild_id,
+          guild_locale: 'en-US',
+          member: member(person),
+        }
+      : { user: person };
+    const { recipient, ...rest } = channel;
+    const channelObj = recipient
+      ? { flags: 0, id: rest.id, last_message_id: null, recipients: [recipient], type: rest.type }
+      : channelObject(rest);
+    const event = {
       app_permissions: '2248473465835073',
-      locale: 'en-US',
-      entitlements: [],
-      authorizing_integration_owners: { '0': channel.guild_id ?? person.id },
-      context: inGuild ? 0 : 1,
+      application_id: this.bot.id,
       attachment_size_limit: 10_485_760,
+      authorizing_integration_owners: { [inGuild ? '0' : '1']: channel.guild_id ?? person.id },
+      channel: channelObj,
+      channel_id: channel.id,
+      context: inGuild ? 0 : 1,
+      entitlement_sku_ids: [],
+      entitlements: [],
+      ...guild,
+      id,
+      locale: 'en-US',
+      token,
+      type: kind === 'button' ? 3 : 2,
+      version: 1,
       ...extra,
-    });
-    return id;
+    };
+    return { id, event };
   }
 
   #callback(id: string, token: string, b: Record<string, unknown>): unknown {
@@ -549,9 +594,9 @@ export class FakeDiscord {
     };
   }
 
-  /** MESSAGE_CREATE carries channel_type, and in guilds the author's member object. */
-  #withMember(message: DMessage, author: DUser, channel: DChannel): object {
+  /** MESSAGE_CREATE carries channel_type, and in guilds the author's member object (without its user). */
+  #withMember(message: DMessage, _author: DUser, channel: DChannel): Record<string, unknown> {
     const event = { ...message, channel_type: channel.type };
-    return channel.guild_id ? { ...event, member: { ...member(author), user: undefined } } : event;
+    return channel.guild_id ? { ...event, member: messageMember() } : event;
   }
 }

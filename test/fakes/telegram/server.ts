@@ -21,7 +21,7 @@ import {
   type TgUpdate,
   type TgUser,
 } from './types.ts';
-import { TelegramWorld, type Media, type SayOptions } from './world.ts';
+import { TelegramWorld, type Media, type SayOptions, type UserOptions } from './world.ts';
 
 /** What happens to a faulted request: an error answer, no answer at all, or a late one. */
 type FaultAction =
@@ -127,7 +127,7 @@ export class FakeTelegram {
 
   // ---- driving the fake from tests ---------------------------------------------------------
 
-  user(firstName: string, options?: { username?: string; lastName?: string; isBot?: boolean }): TgUser {
+  user(firstName: string, options?: UserOptions): TgUser {
     return this.world.user(firstName, options);
   }
 
@@ -167,6 +167,11 @@ export class FakeTelegram {
   /** Queues an arbitrary (possibly malformed) update; `update_id` is filled in. */
   injectRaw(body: Record<string, unknown>): number {
     return this.world.enqueue((update_id) => ({ ...body, update_id }) as TgUpdate).update_id;
+  }
+
+  /** Queues a callback query exactly as given, answerable like a click's; returns its update_id. */
+  injectCallback(query: Record<string, unknown> & { id: string }): number {
+    return this.world.injectCallback(query).update_id;
   }
 
   /** Delivers an already delivered update once more (its confirmation was lost). */
@@ -284,7 +289,13 @@ export class FakeTelegram {
   async #dispatch(method: string, p: Record<string, unknown>, signal: AbortSignal): Promise<unknown> {
     switch (method) {
       case 'getMe':
-        return { ...this.bot, can_join_groups: true, can_read_all_group_messages: false, supports_inline_queries: false };
+        return {
+          ...this.bot,
+          can_join_groups: true,
+          can_read_all_group_messages: false,
+          supports_inline_queries: false,
+          can_connect_to_business: false,
+        };
       case 'getUpdates':
         return this.#getUpdates(p, signal);
       case 'setWebhook':

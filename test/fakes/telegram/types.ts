@@ -1,4 +1,9 @@
-// Bot API object shapes the fake stores and returns (the subset Parley's adapter uses).
+// Bot API object shapes the fake stores and returns (the subset Parley's adapter uses). As the real
+// server writes them (tdlib/telegram-bot-api 10.0, telegram-bot-api/Client.cpp: JsonUser, JsonChat,
+// JsonMessage::store, JsonCallbackQuery): an optional field is left out when it has no value, never
+// null; is_bot and first_name are always there (first_name may be empty), language_code when the
+// client told it, is_premium only when true; a basic group carries all_members_are_administrators
+// and accepted_gift_types, a forum supergroup is_forum: true.
 import type { MessageEntity } from './html.ts';
 
 export type { MessageEntity };
@@ -9,6 +14,16 @@ export interface TgUser {
   first_name: string;
   last_name?: string;
   username?: string;
+  language_code?: string;
+  is_premium?: true;
+}
+
+interface TgAcceptedGiftTypes {
+  unlimited_gifts: boolean;
+  limited_gifts: boolean;
+  unique_gifts: boolean;
+  premium_subscription: boolean;
+  gifts_from_channels: boolean;
 }
 
 export interface TgChat {
@@ -16,8 +31,11 @@ export interface TgChat {
   type: 'private' | 'group' | 'supergroup';
   title?: string;
   first_name?: string;
+  last_name?: string;
   username?: string;
-  is_forum?: boolean;
+  is_forum?: true;
+  all_members_are_administrators?: boolean;
+  accepted_gift_types?: TgAcceptedGiftTypes;
 }
 
 interface TgInlineButton {

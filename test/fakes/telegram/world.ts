@@ -28,6 +28,23 @@ export interface SayOptions {
   entities?: MessageEntity[];
 }
 
+export interface UserOptions {
+  username?: string;
+  lastName?: string;
+  isBot?: boolean;
+  /** The client's language (default "en" for people; bots have none). */
+  languageCode?: string;
+  premium?: boolean;
+}
+
+const NO_GIFTS = {
+  unlimited_gifts: false,
+  limited_gifts: false,
+  unique_gifts: false,
+  premium_subscription: false,
+  gifts_from_channels: false,
+};
+
 /** What Telegram's server detects in a typed message: @mentions and /commands. */
 function detectEntities(text: string): MessageEntity[] {
   const entities: MessageEntity[] = [];
@@ -72,34 +89,37 @@ export class TelegramWorld {
     this.bot = bot;
   }
 
-  user(firstName: string, options: { username?: string; lastName?: string; isBot?: boolean } = {}): TgUser {
+  /** A person (or a bot) as Telegram describes them; people's clients tell their language (default "en"). */
+  user(firstName: string, options: UserOptions = {}): TgUser {
+    const isBot = options.isBot ?? false;
+    const language = options.languageCode ?? (isBot ? undefined : 'en');
     return {
       id: this.#nextUserId++,
-      is_bot: options.isBot ?? false,
+      is_bot: isBot,
       first_name: firstName,
       ...(options.lastName ? { last_name: options.lastName } : {}),
       ...(options.username ? { username: options.username } : {}),
+      ...(language ? { language_code: language } : {}),
+      ...(options.premium ? { is_premium: true as const } : {}),
     };
   }
 
   privateChat(user: TgUser): TgChat {
     return this.#addChat({
       id: user.id,
-      type: 'private',
       first_name: user.first_name,
+      ...(user.last_name ? { last_name: user.last_name } : {}),
       ...(user.username ? { username: user.username } : {}),
+      type: 'private',
     });
   }
 
   group(title: string, options: { forum?: boolean; supergroup?: boolean } = {}): TgChat {
     const n = this.#nextGroupId++;
     const supergroup = options.supergroup ?? options.forum ?? false;
-    return this.#addChat({
-      id: supergroup ? -1_001_000_000_000 - n : -1_000 - n,
-      type: supergroup ? 'supergroup' : 'group',
-      title,
-      ...(options.forum ? { is_forum: true } : {}),
-    });
+    const id = supergroup ? -1_001_000_000_000 - n : -1_000 - n;
+    if (supergroup) return this.#addChat({ id, title, ...(options.forum ? { is_forum: true as const } : {}), type: 'supergroup' });
+    return this.#addChat({ id, title, type: 'group', all_members_are_administrators: false, accepted_gift_types: NO_GIFTS });
   }
 
   #addChat(chat: TgChat): TgChat {
@@ -183,6 +203,12 @@ export class TelegramWorld {
     const state = this.chats.get(chat.id)!;
     const message = this.store(state, { from, ...fields });
     return this.enqueue((update_id) => ({ update_id, message: structuredClone(message) }));
+  }
+
+  /** Queues a callback query exactly as given (a variant of a real one); it is answerable like a click's. */
+  injectCallback(query: Record<string, unknown> & { id: string }): TgUpdate {
+    this.callbacks.set(query.id, { query: query as unknown as TgCallbackQuery, answers: [] });
+    return this.enqueue((update_id) => ({ update_id, callback_query: query as unknown as TgCallbackQuery }));
   }
 
   /** `from` presses the button labelled `label` on a message; returns the callback query id. */
