@@ -5,6 +5,7 @@
 // defers an interaction the core has not acked by the deadline.
 import {
   Client,
+  DiscordAPIError,
   Events,
   GatewayIntentBits,
   Partials,
@@ -166,10 +167,27 @@ export class DiscordAdapter implements ChannelAdapter {
     if (this.#gatewayManaged) {
       // Sending needs only REST; the gateway (one session per bot) connects when this process holds it.
       this.client.rest.setToken(this.#config.token);
+      // A wrong token or an unreachable API is said now, with one line, rather than on every beat.
+      await this.#checkToken();
       return;
     }
     await this.#connect();
     await this.#registerCommands();
+  }
+
+  /** The token, asked of REST (`GET /users/@me`) within the start timeout; a DiscordStartError when refused or unreachable. */
+  async #checkToken(): Promise<void> {
+    const token = this.#config.token;
+    try {
+      await this.client.rest.get(Routes.user(), { signal: AbortSignal.timeout(this.#startTimeoutMs) });
+    } catch (error) {
+      const text = safeErrorMessage(error, token);
+      if (error instanceof DiscordAPIError && (error.status === 401 || error.status === 403))
+        throw new DiscordStartError(
+          `Discord rejected DISCORD_BOT_TOKEN (${text}): copy a fresh token from the Developer Portal (your application → Bot → Reset Token)`,
+        );
+      throw new DiscordStartError(`could not reach Discord at ${this.#config.apiRoot} (${text})`);
+    }
   }
 
   /** The gateway session is the one receiver per bot token (every connection would get every event). */

@@ -11,9 +11,11 @@ afterEach(closeDiscord);
 
 const idle: InboundSink = { onMessage: async () => {}, onAction: async () => {} };
 
-async function startError(dc: FakeDiscord, env: Record<string, string> = {}): Promise<Error> {
+async function startError(dc: FakeDiscord, env: Record<string, string> = {}, managed = false): Promise<Error> {
   const log = new RecordingLogger();
   const adapter = new DiscordAdapter({ config: loadDiscordConfig(discordEnv(dc, env))!, log, startTimeoutMs: 10_000 });
+  // As the app runs it: the gateway is an exclusive receiver, connected later under a lease.
+  if (managed) adapter.exclusiveReceiver();
   const error = await adapter.start(idle).then(
     () => undefined,
     (e: unknown) => e as Error,
@@ -48,6 +50,23 @@ describe('discord: clear failures', () => {
       expect(error.message).not.toContain('\n');
     } finally {
       await dc.close();
+    }
+  });
+
+  it('as the app runs it (gateway under a lease), a refused token or an unreachable API still stops start-up with one line', async () => {
+    const dc = await FakeDiscord.start();
+    try {
+      const refused = await startError(dc, { DISCORD_BOT_TOKEN: `${dc.token.slice(0, -4)}abcd` }, true);
+      expect(refused.message).toMatch(/DISCORD_BOT_TOKEN.*Developer Portal/);
+      expect(refused.message).not.toContain('\n');
+      // Nothing listens on the API's port any more.
+      const api = discordEnv(dc).DISCORD_API_ROOT!;
+      await dc.close();
+      const unreachable = await startError(dc, { DISCORD_API_ROOT: api }, true);
+      expect(unreachable.message).toMatch(/could not reach Discord at/);
+      expect(unreachable.message).not.toContain('\n');
+    } finally {
+      await dc.close().catch(() => {});
     }
   });
 
