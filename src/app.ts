@@ -90,7 +90,7 @@ export function createApp(options: AppOptions): App {
     log,
     embeddings: embeddingSettings(config),
   });
-  const tools = new ToolRegistry([...builtinTools(config, store, knowledge), ...(options.tools ?? [])]);
+  const tools = new ToolRegistry([...builtinTools(config, store, knowledge), ...(options.tools ?? [])], { log });
   const wakeups =
     store.target.provider === 'postgresql'
       ? new PgWakeups({ url: store.target.url, notify: (channel, payload) => store.processes.notify(channel, payload), log })

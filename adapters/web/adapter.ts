@@ -18,6 +18,7 @@ import type {
 import { answerOnce } from '../../src/core/ack.ts';
 import { DeliveryError } from '../../src/core/delivery.ts';
 import { AccessGuard } from './access.ts';
+import { AdminEpochFile } from './admin-epoch.ts';
 import { MAX_BUTTON_PAYLOAD_BYTES, type ConsoleBackend } from './api.ts';
 import { loadAssets } from './assets.ts';
 import type { WebConfig } from './config.ts';
@@ -44,6 +45,8 @@ export interface WebAdapterOptions {
 const SNIPPET_CHARS = 80;
 /** Stored messages a chat first touched after a restart is seeded with. */
 const SEED_MESSAGES = 200;
+/** How often a running console looks whether the admins were reset (requests look at once). */
+const ADMIN_CHECK_MS = 5_000;
 
 export class WebAdapter implements ChannelAdapter, ConsoleBackend {
   readonly id = 'web';
@@ -74,6 +77,9 @@ export class WebAdapter implements ChannelAdapter, ConsoleBackend {
   readonly #presses = new Set<Promise<void>>();
   #hub: SseHub | undefined;
   #loginCode: string | undefined;
+  #adminCheck: NodeJS.Timeout | undefined;
+  /** Reached over HTTPS (PARLEY_WEB_PUBLIC_URL): every cookie is Secure. */
+  readonly #secureCookies: boolean;
   /** Chats whose stored conversation was loaded into the transcript (once per chat and process). */
   readonly #seeded = new Map<string, Promise<void>>();
 
@@ -82,17 +88,24 @@ export class WebAdapter implements ChannelAdapter, ConsoleBackend {
     this.botName = options.botName;
     this.#log = options.log;
     this.#transcript = options.transcript ?? new Transcript();
-    this.#identities = new Identities(loadSecret(options.config.secret, options.dataDir));
+    this.#secureCookies = options.config.publicUrl?.startsWith('https:') ?? false;
+    this.#identities = new Identities({
+      secret: loadSecret(options.config.secret, options.dataDir),
+      admins: new AdminEpochFile(options.dataDir),
+      secureCookies: this.#secureCookies,
+      // A signed-out admin's open pages stop receiving the operator's chats.
+      onAdminsReset: () => this.#hub?.endViewer(this.#identities.operatorId),
+    });
     this.admins = [this.#identities.operatorId];
     this.#configuredAdmins = new Set(
       (options.configuredAdmins ?? []).filter((entry) => entry.startsWith('web:')).map((entry) => entry.slice('web:'.length)),
     );
   }
 
-  /** The console's address (the host's, with its real port once it listens). */
+  /** The console's address: PARLEY_WEB_PUBLIC_URL, else the host's (with its real port once it listens). */
   get url(): string {
     if (!this.#http) throw new Error('web console: not mounted on an HTTP host (routes() was not called)');
-    return this.#http.url;
+    return this.#config.publicUrl ?? this.#http.url;
   }
 
   /** The single-use admin login link of this run (after start). */
@@ -105,6 +118,7 @@ export class WebAdapter implements ChannelAdapter, ConsoleBackend {
   routes(http: HttpRoutes): void {
     const app = createConsoleApp({
       guard: new AccessGuard(this.#config.token),
+      secureCookies: this.#secureCookies,
       identities: this.#identities,
       backend: this,
       assets: loadAssets(),
@@ -119,10 +133,13 @@ export class WebAdapter implements ChannelAdapter, ConsoleBackend {
     this.#hub = new SseHub({ perViewer: this.#config.maxStreamsPerUser, total: this.#config.maxStreams });
     this.#sink = sink;
     this.#loginCode = this.#identities.newLoginCode();
+    this.#adminCheck = setInterval(() => this.#identities.checkAdmins(), ADMIN_CHECK_MS);
+    this.#adminCheck.unref();
     this.#log.debug({ url: this.url }, 'web console serving');
   }
 
   async stop(): Promise<void> {
+    clearInterval(this.#adminCheck);
     while (this.#presses.size > 0) await Promise.allSettled([...this.#presses]);
     this.#sink = undefined;
     this.#hub?.close();

@@ -1,9 +1,10 @@
 // The web console's settings from the environment. It is on unless PARLEY_WEB turns it off; it is
 // served by the process's one HTTP listener (PARLEY_HTTP_HOST / PARLEY_HTTP_PORT, src/http) and
-// refuses a listener reachable from other machines without an access token.
+// refuses to be reachable from other machines (a listener beyond loopback, or a public address in
+// PARLEY_WEB_PUBLIC_URL) without an access token.
 import { isIP } from 'node:net';
 import { z } from 'zod';
-import { boolean, ConfigError, integer, optionalString, parseEnv, stringWithDefault } from '../../src/core/env.ts';
+import { boolean, ConfigError, httpUrl, integer, optionalString, parseEnv, stringWithDefault } from '../../src/core/env.ts';
 
 const MIN_TOKEN_LENGTH = 16;
 const MIN_SECRET_LENGTH = 32;
@@ -20,6 +21,7 @@ const WebEnvSchema = z.object({
   }),
   PARLEY_WEB_MAX_STREAMS_PER_USER: integer(8, 1, 1_000),
   PARLEY_WEB_MAX_STREAMS: integer(200, 1, 100_000),
+  PARLEY_WEB_PUBLIC_URL: httpUrl(),
 });
 
 export interface WebConfig {
@@ -30,6 +32,11 @@ export interface WebConfig {
   secret: string | undefined;
   maxStreamsPerUser: number;
   maxStreams: number;
+  /**
+   * Where people open the console (PARLEY_WEB_PUBLIC_URL, an origin, e.g. behind a TLS-terminating
+   * proxy): the links Parley prints use it, and https:// makes every cookie Secure.
+   */
+  publicUrl?: string;
 }
 
 export function isLoopbackHost(host: string): boolean {
@@ -52,11 +59,23 @@ export function webConfigFromEnv(env: Record<string, string | undefined>): WebCo
       `Invalid configuration: PARLEY_HTTP_HOST is ${host}, which is reachable from other machines; set PARLEY_WEB_TOKEN (at least ${MIN_TOKEN_LENGTH} characters) for the web console, bind to 127.0.0.1, or set PARLEY_WEB=off`,
     );
   }
+  const publicUrl = parsed.PARLEY_WEB_PUBLIC_URL === undefined ? undefined : new URL(parsed.PARLEY_WEB_PUBLIC_URL);
+  if (publicUrl && (publicUrl.pathname !== '/' || publicUrl.search || publicUrl.hash || publicUrl.username)) {
+    throw new ConfigError(
+      `Invalid configuration: PARLEY_WEB_PUBLIC_URL expects the console's origin only, such as https://bot.example.com (it is served at /; got "${parsed.PARLEY_WEB_PUBLIC_URL}")`,
+    );
+  }
+  if (publicUrl && !isLoopbackHost(publicUrl.hostname) && !parsed.PARLEY_WEB_TOKEN) {
+    throw new ConfigError(
+      `Invalid configuration: PARLEY_WEB_PUBLIC_URL is ${publicUrl.origin}, which other machines reach; set PARLEY_WEB_TOKEN (at least ${MIN_TOKEN_LENGTH} characters) for the web console, or set PARLEY_WEB=off`,
+    );
+  }
   return {
     token: parsed.PARLEY_WEB_TOKEN,
     loopback,
     secret: parsed.PARLEY_WEB_SECRET,
     maxStreamsPerUser: parsed.PARLEY_WEB_MAX_STREAMS_PER_USER,
     maxStreams: parsed.PARLEY_WEB_MAX_STREAMS,
+    ...(publicUrl ? { publicUrl: publicUrl.origin } : {}),
   };
 }

@@ -13,6 +13,8 @@ import type { Identities } from './identities.ts';
 
 export interface ConsoleAppOptions {
   guard: AccessGuard;
+  /** Set the cookies' Secure attribute (the console is reached over HTTPS). */
+  secureCookies: boolean;
   identities: Identities;
   backend: ConsoleBackend;
   assets: Map<string, Asset>;
@@ -59,7 +61,7 @@ export function createConsoleApp(options: ConsoleAppOptions): Hono<ConsoleEnv> {
       if (!guard.matches(offered)) return c.text('Parley web console: wrong access token.\n', 401, NO_STORE);
       const url = new URL(c.req.url);
       url.searchParams.delete('token');
-      setCookie(c, TOKEN_COOKIE, offered, { path: '/', httpOnly: true, sameSite: 'Strict' });
+      setCookie(c, TOKEN_COOKIE, offered, { path: '/', httpOnly: true, sameSite: 'Strict', secure: options.secureCookies });
       return c.redirect(`${url.pathname}${url.search}`, 303);
     }
     if (!guard.allows(c.req.header('authorization'), getCookie(c, TOKEN_COOKIE))) {

@@ -85,6 +85,13 @@ export class SseHub {
     }
   }
 
+  /** Ends every stream of `viewer` (its pages open them again, and are identified again then). */
+  endViewer(viewer: string): void {
+    this.#each((s) => {
+      if (s.viewer === viewer) s.end();
+    });
+  }
+
   close(): void {
     this.#closed = true;
     clearInterval(this.#heartbeat);

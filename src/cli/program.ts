@@ -13,6 +13,8 @@ const GROUPS: { names: string[]; load: () => Promise<Register> }[] = [
   { names: ['db', 'sessions', 'approvals'], load: async () => (await import('./admin.ts')).registerAdminCommands },
   { names: ['mcp'], load: async () => (await import('./mcp.ts')).registerMcpCommands },
   { names: ['status'], load: async () => (await import('./status.ts')).registerStatusCommand },
+  { names: ['web'], load: async () => (await import('./web.ts')).registerWebCommands },
+  { names: ['usage'], load: async () => (await import('./usage.ts')).registerUsageCommand },
 ];
 
 async function buildProgram(ctx: CliContext, argv: string[] = []): Promise<Command> {

@@ -17,6 +17,11 @@ interface ServerCommon {
   /** Per-call timeout; the global PARLEY_TOOL_TIMEOUT when absent. */
   timeoutMs?: number;
   disabled: boolean;
+  /**
+   * Values the entry took from the environment through `${VAR}`: whatever the server says (its
+   * stderr, error bodies, results) has them redacted.
+   */
+  secrets: string[];
 }
 
 interface StdioServerConfig extends ServerCommon {
@@ -53,17 +58,26 @@ interface ParseContext {
   baseDir: string;
 }
 
+/** Where the values `${VAR}` references took from the environment are collected (one server entry). */
+type SecretValues = Set<string>;
+
+// Every stdio server gets these anyway (the MCP SDK's basic environment): their values are not secrets.
+const NOT_SECRET = new Set(['HOME', 'LOGNAME', 'PATH', 'SHELL', 'TERM', 'USER']);
+
 const SERVER_NAME = /^[A-Za-z0-9_-]{1,32}$/;
 const VARIABLE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
 const MAX_TIMEOUT_MS = 24 * 3_600_000;
 
 /** Text with `${VAR}` / `${VAR:-default}` replaced from the environment (a secret stays out of the file). */
-function expanded(env: Record<string, string | undefined>) {
+function expanded(env: Record<string, string | undefined>, secrets: SecretValues) {
   return z.union([z.string(), z.number(), z.boolean()], { error: 'expects text' }).transform((value, ctx) => {
     const missing: string[] = [];
     const text = String(value).replace(VARIABLE, (_match, name: string, fallback: string | undefined) => {
       const found = env[name];
-      if (found !== undefined && found !== '') return found;
+      if (found !== undefined && found !== '') {
+        if (!NOT_SECRET.has(name)) secrets.add(found);
+        return found;
+      }
       if (fallback !== undefined) return fallback;
       missing.push(name);
       return '';
@@ -107,8 +121,8 @@ const common = {
   disabled: z.boolean({ error: 'expects true or false' }).optional(),
 };
 
-function stdioSchema(ctx: ParseContext) {
-  const text = expanded(ctx.env);
+function stdioSchema(ctx: ParseContext, secrets: SecretValues) {
+  const text = expanded(ctx.env, secrets);
   return z.strictObject({
     ...common,
     command: text.pipe(nonEmpty('the command that starts the server')),
@@ -122,8 +136,8 @@ function stdioSchema(ctx: ParseContext) {
   });
 }
 
-function httpSchema(ctx: ParseContext) {
-  const text = expanded(ctx.env);
+function httpSchema(ctx: ParseContext, secrets: SecretValues) {
+  const text = expanded(ctx.env, secrets);
   return z.strictObject({
     ...common,
     url: text.pipe(
@@ -185,7 +199,8 @@ function parseServer(name: string, raw: unknown, ctx: ParseContext): { server?: 
       message: isStdio ? `is ${type}, but the server has a command (stdio)` : 'is stdio, but the server has a url (HTTP)',
     });
   }
-  const schema = isStdio ? stdioSchema(ctx) : httpSchema(ctx);
+  const secrets: SecretValues = new Set();
+  const schema = isStdio ? stdioSchema(ctx, secrets) : httpSchema(ctx, secrets);
   const parsed = schema.safeParse(entry);
   if (!parsed.success) return { issues: [...issues, ...issuesOf(parsed.error, at, Object.keys(schema.shape))] };
   if (issues.length > 0) return { issues };
@@ -196,6 +211,7 @@ function parseServer(name: string, raw: unknown, ctx: ParseContext): { server?: 
     approval: value.approval ?? {},
     ...(value.timeout !== undefined ? { timeoutMs: value.timeout } : {}),
     disabled: value.disabled ?? false,
+    secrets: [...secrets],
   };
   if ('command' in value) {
     const cwd = value.cwd === undefined ? undefined : isAbsolute(value.cwd) ? value.cwd : resolve(ctx.baseDir, value.cwd);

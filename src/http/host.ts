@@ -1,14 +1,17 @@
 // The process's one HTTP listener: a Hono app on @hono/node-server serving /healthz, /readyz and
 // whatever the adapters mount (the web console at '/', webhooks at their paths). Mounts are looked
 // up on every request, longest prefix first, so an adapter may mount from start(), after the host
-// listens (Hono's app.route() would copy routes once, at call time).
+// listens (Hono's app.route() would copy routes once, at call time). /readyz names the channels
+// only when no other machine reaches the listener, or to a caller with the access token; to anyone
+// else it says ready or not, nothing more.
 import { STATUS_CODES, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import { createAdaptorServer } from '@hono/node-server';
 import { Hono } from 'hono';
 import type { CoreLogger, HttpHandler, HttpRoutes } from '../core/types.ts';
-import { hostUrl, type HttpConfig } from './config.ts';
+import { bearerMatches } from './bearer.ts';
+import { hostUrl, onlyThisMachine, type HttpConfig } from './config.ts';
 import { listenError } from './listen-error.ts';
 import { checkReadiness, type ReadinessProbe, type ReadinessReport } from './readiness.ts';
 
@@ -62,9 +65,11 @@ export class HttpHost implements HttpRoutes {
   constructor(options: HttpHostOptions) {
     this.#options = options;
     this.app.get('/healthz', (c) => c.json({ status: 'ok' }, 200, NO_STORE));
+    const detailsForAll = onlyThisMachine(options);
     this.app.get('/readyz', async (c) => {
       const report = await this.#readiness();
-      return c.json(report, report.ready ? 200 : 503, NO_STORE);
+      const details = detailsForAll || bearerMatches(c.req.header('authorization'), options.accessToken);
+      return c.json(details ? report : { ready: report.ready }, report.ready ? 200 : 503, NO_STORE);
     });
     this.app.all('*', (c) => {
       const handler = this.#handlerFor(c.req.path);

@@ -9,6 +9,7 @@ import type { McpServerConfig } from '../config-file/schema.ts';
 import { errorText } from '../core/errors.ts';
 import type { Logger } from '../log.ts';
 import { loggable } from './loggable.ts';
+import { redactor, type Redact } from './redact.ts';
 import { openSession, processId, type OpenSession, type TransportKind } from './transport.ts';
 
 export type ConnectionState = 'connecting' | 'connected' | 'reconnecting' | 'stopped';
@@ -35,6 +36,7 @@ export class McpUnavailableError extends Error {
 
 const MAX_PAGES = 100;
 const STDERR_LINES = 20;
+const STDERR_LINE_CHARS = 300;
 const CLOSE_MS = 1_000;
 const REFRESH_WAIT_MS = 5_000;
 
@@ -85,6 +87,8 @@ function isSessionGone(error: unknown): boolean {
 
 export class McpConnection {
   readonly name: string;
+  /** Hides the entry's `${VAR}` secrets in whatever the server says. */
+  readonly redact: Redact;
   readonly #o: ConnectionOptions;
   readonly #log: Logger;
   #state: ConnectionState = 'connecting';
@@ -107,6 +111,7 @@ export class McpConnection {
   constructor(options: ConnectionOptions) {
     this.#o = options;
     this.name = options.server.name;
+    this.redact = redactor(options.server.secrets);
     this.#log = options.log.child({ mcpServer: this.name });
   }
 
@@ -194,7 +199,7 @@ export class McpConnection {
           this.#log.info({ tools: tools.length }, 'MCP tool list changed');
           this.#o.onTools(tools);
         } catch (error) {
-          this.#log.warn({ err: loggable(error) }, 'could not list the MCP server tools again; keeping the previous list');
+          this.#log.warn({ err: loggable(error, this.redact) }, 'could not list the MCP server tools again; keeping the previous list');
         }
       } while (this.#refreshAgain);
     })().finally(() => {
@@ -229,7 +234,7 @@ export class McpConnection {
   /** After a failed call: unless the server answered, check it still does; if not, reconnect. */
   #afterFailure(session: OpenSession, error: unknown, signal: AbortSignal): void {
     if (signal.aborted || isServerAnswer(error)) return;
-    this.#check(session, errorText(error));
+    this.#check(session, this.redact(errorText(error)));
   }
 
   #check(session: OpenSession, why: string): void {
@@ -291,9 +296,13 @@ export class McpConnection {
     for (const waiter of [...this.#waiters]) waiter();
   }
 
-  #stderrLine(line: string): void {
+  #stderrLine(raw: string): void {
+    // Redacted before it is cut: a cut secret would no longer match. (The transport cuts lines at
+    // 4,000 characters, far past what is kept here.)
+    const redacted = this.redact(raw);
+    const line = redacted.length > STDERR_LINE_CHARS ? `${redacted.slice(0, STDERR_LINE_CHARS)}…` : redacted;
     this.#log.debug({ stderr: line }, 'MCP server stderr');
-    this.#stderr.push(line.length > 300 ? `${line.slice(0, 300)}…` : line);
+    this.#stderr.push(line);
     if (this.#stderr.length > STDERR_LINES) this.#stderr.shift();
   }
 
@@ -337,10 +346,10 @@ export class McpConnection {
     } catch (error) {
       if (session) await closeSession(session);
       this.#failures++;
-      this.#lastError = `${errorText(error)}${this.#stderrHint()}`;
+      this.#lastError = `${this.redact(errorText(error))}${this.#stderrHint()}`;
       if (!this.#isStopped()) {
         this.#state = 'reconnecting';
-        this.#log.warn({ err: loggable(error), failures: this.#failures }, `could not connect to MCP server "${this.name}"`);
+        this.#log.warn({ err: loggable(error, this.redact), failures: this.#failures }, `could not connect to MCP server "${this.name}"`);
         this.#scheduleRetry();
       }
     } finally {
@@ -364,8 +373,8 @@ export class McpConnection {
   }
 
   #transportError(client: Client, error: Error): void {
-    this.#log.debug({ err: loggable(error) }, 'MCP transport error');
-    if (this.#session?.client === client) this.#check(this.#session, error.message);
+    this.#log.debug({ err: loggable(error, this.redact) }, 'MCP transport error');
+    if (this.#session?.client === client) this.#check(this.#session, this.redact(error.message));
   }
 
   #scheduleRetry(): void {

@@ -4,7 +4,7 @@
 // the reconnection, then get an error result.
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { Tool, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
-import type { ToolRegistry } from '../agent/tools.ts';
+import { ToolRefusedError, type ToolRegistry } from '../agent/tools.ts';
 import type { ApprovalOverride } from '../config/config.ts';
 import type { McpServerConfig } from '../config-file/schema.ts';
 import { errorText } from '../core/errors.ts';
@@ -58,6 +58,8 @@ export class McpManager {
   readonly #connections = new Map<string, McpConnection>();
   readonly #registered = new Map<string, string[]>();
   readonly #tools = new Map<string, McpToolStatus[]>();
+  /** Tools already reported as left out (server, tool, why): a reconnection does not report them again. */
+  readonly #reported = new Set<string>();
 
   constructor(options: McpManagerOptions) {
     this.#o = options;
@@ -108,7 +110,9 @@ export class McpManager {
   }
 
   #sync(server: McpServerConfig, connection: McpConnection, tools: Tool[]): void {
-    const { registry, log } = this.#o;
+    const { registry } = this.#o;
+    const { redact } = connection;
+    const log = this.#o.log.child({ mcpServer: server.name });
     const visible = tools.filter((tool) => !hiddenBecause(tool.name, server.tools));
     const names = exposedNames(
       server.name,
@@ -121,8 +125,8 @@ export class McpManager {
     const statuses = tools.map((tool): McpToolStatus => {
       const base = {
         mcpName: tool.name,
-        ...(tool.title ? { title: tool.title } : {}),
-        ...(tool.description ? { description: tool.description } : {}),
+        ...(tool.title ? { title: redact(tool.title) } : {}),
+        ...(tool.description ? { description: redact(tool.description) } : {}),
         ...(tool.annotations ? { annotations: tool.annotations } : {}),
       };
       const hidden = hiddenBecause(tool.name, server.tools);
@@ -133,10 +137,18 @@ export class McpManager {
         if (registry.get(name)) throw new Error(`another tool is already named ${name}`);
         registry.register(
           mcpTool(tool, { exposedName: name, connection, policy, timeoutMs: server.timeoutMs ?? this.#o.defaultTimeoutMs, validator }),
+          { log },
         );
       } catch (error) {
-        log.warn({ mcpServer: server.name, tool: tool.name, err: loggable(error) }, 'MCP tool left out');
-        return { ...base, hidden: `unusable: ${errorText(error)}` };
+        // The registry's refusals name the tool and the limit; other errors are the tool's own.
+        const why = redact(errorText(error));
+        const refused = error instanceof ToolRefusedError;
+        const key = `${server.name}\0${tool.name}\0${why}`;
+        if (!this.#reported.has(key)) {
+          this.#reported.add(key);
+          log.warn({ tool: tool.name, err: loggable(error, redact) }, refused ? why : `MCP tool ${name} left out: ${why}`);
+        }
+        return { ...base, hidden: refused ? why : `unusable: ${why}` };
       }
       registered.push(name);
       const override = this.#o.overrides?.[name.toLowerCase()];
@@ -148,7 +160,7 @@ export class McpManager {
     this.#tools.set(server.name, statuses);
     for (const pattern of [...Object.keys(server.approval), ...server.tools.allow]) {
       if (!tools.some((tool) => matchesPattern(pattern, tool.name)))
-        log.warn({ mcpServer: server.name, pattern }, 'the configuration names a tool this MCP server does not offer');
+        log.warn({ pattern }, 'the configuration names a tool this MCP server does not offer');
     }
   }
 }

@@ -9,6 +9,7 @@ import { isServerAnswer, McpUnavailableError, type McpConnection } from './conne
 import { argumentsSchema, modelSchema, type JsonObject } from './json-schema.ts';
 import { loggable } from './loggable.ts';
 import { describeMcpCall, type McpApproval } from './policy.ts';
+import type { Redact } from './redact.ts';
 import { toolOutput } from './result.ts';
 
 interface McpToolOptions {
@@ -19,7 +20,7 @@ interface McpToolOptions {
   validator: jsonSchemaValidator;
 }
 
-function failure(server: string, tool: string, error: unknown): ToolOutput {
+function failure(server: string, tool: string, error: unknown, redact: Redact): ToolOutput {
   const unknownEffect = 'It is not known whether the call took effect.';
   let text: string;
   if (error instanceof McpUnavailableError) text = error.message;
@@ -30,33 +31,36 @@ function failure(server: string, tool: string, error: unknown): ToolOutput {
     text = `the MCP server "${server}" did not answer ${tool} in time. ${unknownEffect}`;
   } else
     text = `lost the connection to the MCP server "${server}" while running ${tool} (${errorText(error)}); reconnecting. ${unknownEffect}`;
-  return { content: `Error: ${text}`, isError: true };
+  return { content: `Error: ${redact(text)}`, isError: true };
 }
 
 /** Throws when the tool's input schema cannot be compiled (the caller leaves the tool out). */
 export function mcpTool(tool: Tool, options: McpToolOptions): AnyTool {
   const { connection, policy } = options;
+  const { redact } = connection;
   const inputSchema = tool.inputSchema as JsonObject;
   const readOnly = tool.annotations?.readOnlyHint === true;
   return {
     name: options.exposedName,
-    description:
+    description: redact(
       tool.description?.trim() || tool.title || tool.annotations?.title || `The ${tool.name} tool of the MCP server "${connection.name}"`,
+    ),
     parameters: argumentsSchema(inputSchema, options.validator),
-    inputJsonSchema: modelSchema(inputSchema),
+    inputJsonSchema: JSON.parse(redact(JSON.stringify(modelSchema(inputSchema)))) as JsonObject,
     approval: policy.approval,
-    describe: () => describeMcpCall(connection.name, tool),
+    describe: () => redact(describeMcpCall(connection.name, tool)),
     activity: `using ${connection.name}`,
     timeoutMs: options.timeoutMs,
     idempotent: readOnly || tool.annotations?.idempotentHint === true,
     async execute(args, ctx) {
       try {
-        return toolOutput(await connection.call(tool.name, args, { signal: ctx.signal, timeoutMs: options.timeoutMs }));
+        const output = toolOutput(await connection.call(tool.name, args, { signal: ctx.signal, timeoutMs: options.timeoutMs }));
+        return { ...output, content: redact(output.content) };
       } catch (error) {
         // A stop or a timeout: the agent words those itself.
         if (ctx.signal.aborted) throw error;
-        ctx.log.warn({ err: loggable(error), mcpServer: connection.name, tool: tool.name }, 'MCP tool call failed');
-        return failure(connection.name, tool.name, error);
+        ctx.log.warn({ err: loggable(error, redact), mcpServer: connection.name, tool: tool.name }, 'MCP tool call failed');
+        return failure(connection.name, tool.name, error, redact);
       }
     },
   };

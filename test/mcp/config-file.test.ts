@@ -63,6 +63,7 @@ describe('configuration file', () => {
         tools: { allow: [], deny: [] },
         approval: {},
         disabled: false,
+        secrets: [],
       },
       {
         name: 'github',
@@ -72,6 +73,8 @@ describe('configuration file', () => {
         tools: { allow: [], deny: [] },
         approval: {},
         disabled: false,
+        // What the server says is redacted of these (a default written in the file is not a secret).
+        secrets: ['ghp_secret'],
       },
       {
         name: 'legacy',
@@ -81,8 +84,19 @@ describe('configuration file', () => {
         tools: { allow: [], deny: [] },
         approval: {},
         disabled: false,
+        secrets: [],
       },
-      { name: 'off', transport: 'stdio', command: 'x', args: [], env: {}, tools: { allow: [], deny: [] }, approval: {}, disabled: true },
+      {
+        name: 'off',
+        transport: 'stdio',
+        command: 'x',
+        args: [],
+        env: {},
+        tools: { allow: [], deny: [] },
+        approval: {},
+        disabled: true,
+        secrets: [],
+      },
     ]);
   });
 

@@ -35,6 +35,8 @@ export interface WebConsole {
   web: WebAdapter;
   host: HttpHost;
   url: string;
+  /** Where the console keeps its per-install files (beside the database, as npm start). */
+  dataDir: string;
 }
 
 const hosts: HttpHost[] = [];
@@ -72,7 +74,7 @@ export async function startConsole(options: ConsoleOptions = {}): Promise<WebCon
     ...(options.tools ? { tools: options.tools } : {}),
     ...(options.noModel ? { noModel: true } : {}),
   });
-  return { harness, web: adapter, host, url: adapter.url };
+  return { harness, web: adapter, host, url: adapter.url, dataDir };
 }
 
 /** Closes every console's host and harness (call from afterEach). */

@@ -3,6 +3,7 @@
 import { rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AccessGuard } from '../../adapters/web/access.ts';
+import { AdminEpochFile } from '../../adapters/web/admin-epoch.ts';
 import { Identities } from '../../adapters/web/identities.ts';
 import { loadSecret, SECRET_FILE } from '../../adapters/web/secret.ts';
 import { describe, expect, it } from 'vitest';
@@ -121,15 +122,17 @@ describe('access guard', () => {
 
 describe('identities', () => {
   const secret = Buffer.alloc(32, 7);
+  const admins = new AdminEpochFile(tempDir('parley-web-'));
+  const identitiesOf = (key: Buffer) => new Identities({ secret: key, admins, secureCookies: false });
 
   it('derives one operator id per secret, unguessable without it', () => {
-    expect(new Identities(secret).operatorId).toBe(new Identities(Buffer.from(secret)).operatorId);
-    expect(new Identities(secret).operatorId).toMatch(/^op-[A-Za-z0-9_-]{22}$/);
-    expect(new Identities(Buffer.alloc(32, 8)).operatorId).not.toBe(new Identities(secret).operatorId);
+    expect(identitiesOf(secret).operatorId).toBe(identitiesOf(Buffer.from(secret)).operatorId);
+    expect(identitiesOf(secret).operatorId).toMatch(/^op-[A-Za-z0-9_-]{22}$/);
+    expect(identitiesOf(Buffer.alloc(32, 8)).operatorId).not.toBe(identitiesOf(secret).operatorId);
   });
 
   it('redeems an admin login code once, and only the newest one', () => {
-    const identities = new Identities(secret);
+    const identities = identitiesOf(secret);
     expect(identities.redeem('')).toBe(false);
     const first = identities.newLoginCode();
     const second = identities.newLoginCode();
