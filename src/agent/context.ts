@@ -9,7 +9,7 @@ import { speakerName } from '../core/speaker-name.ts';
 import type { ChatMessage, ToolCall } from '../llm/types.ts';
 import type { MessageRecord } from '../store/types.ts';
 import { startsWithRows, WindowFold } from './history-prefix.ts';
-import { MESSAGE_OVERHEAD_TOKENS, estimateTokens } from './tokens.ts';
+import { MESSAGE_OVERHEAD_TOKENS, estimateTokens, truncateToTokens } from './tokens.ts';
 
 export const PRUNED = '[pruned]';
 export const MISSING_RESULT = '[no result: this call did not complete]';
@@ -314,6 +314,7 @@ function fitBudget(source: readonly Block[], total: number, input: ContextInput)
     blocks.splice(index, 1);
     droppedTurns++;
   }
+  if (total > input.budgetTokens) total = cutCurrentMessages(blocks, total, input.budgetTokens, isCurrent);
   return {
     messages: blocks.flatMap((b) => b.messages),
     estimatedTokens: total,
@@ -323,6 +324,33 @@ function fitBudget(source: readonly Block[], total: number, input: ContextInput)
     fromId: blocks[0]?.firstId ?? 0,
     prunedRows,
   };
+}
+
+export const CUT_NOTE = '\n[… cut here to fit the context window]';
+
+/**
+ * Still over the budget with only the current turn left: its user messages are cut, the longest
+ * first, so that the newest message fits like the rest (a model server refuses a request over its
+ * window, and no /reset would help). Returns the new total.
+ */
+function cutCurrentMessages(blocks: Block[], total: number, budget: number, isCurrent: (block: Block) => boolean): number {
+  const current = blocks.find(isCurrent);
+  if (!current) return total;
+  const users = current.messages
+    .map((message, index) => ({ message, index }))
+    .filter(({ message }) => message.role === 'user')
+    .sort((a, b) => messageTokens(b.message) - messageTokens(a.message));
+  for (const { message, index } of users) {
+    if (total <= budget) break;
+    const tokens = messageTokens(message);
+    const room = tokens - (total - budget) - MESSAGE_OVERHEAD_TOKENS - estimateTokens(CUT_NOTE);
+    const cut: ChatMessage = { role: 'user', content: truncateToTokens(message.content, Math.max(0, room), CUT_NOTE) };
+    // A message shorter than the note is left as it is.
+    if (messageTokens(cut) >= tokens) continue;
+    current.messages[index] = cut;
+    total -= tokens - messageTokens(cut);
+  }
+  return total;
 }
 
 const least = new WeakMap<MessageRecord, number>();

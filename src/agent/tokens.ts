@@ -11,3 +11,14 @@ export function estimateTokens(text: string): number {
 
 /** Per-message overhead of the chat format (role, separators). */
 export const MESSAGE_OVERHEAD_TOKENS = 4;
+
+/** `text` cut (at a line end when one is near) to at most `tokens` estimated tokens, with `marker` after the cut. */
+export function truncateToTokens(text: string, tokens: number, marker = '\n…'): string {
+  if (estimateTokens(text) <= tokens) return text;
+  let keep = Math.floor(text.length * (Math.max(0, tokens) / estimateTokens(text)));
+  while (keep > 0 && estimateTokens(text.slice(0, keep)) > tokens) keep = Math.floor(keep * 0.9);
+  // Never between the two halves of a surrogate pair.
+  const cut = text.slice(0, keep).replace(/[\uD800-\uDBFF]$/, '');
+  const lineEnd = cut.lastIndexOf('\n');
+  return `${lineEnd > keep / 2 ? cut.slice(0, lineEnd) : cut}${marker}`;
+}

@@ -2,7 +2,7 @@
 // minScore), their best sections go with that message (a turn section of the agent), within a
 // token budget, with the instruction to cite page slugs.
 import type { ContextSection } from '../agent/agent.ts';
-import { estimateTokens } from '../agent/tokens.ts';
+import { estimateTokens, truncateToTokens } from '../agent/tokens.ts';
 import type { Config } from '../config/config.ts';
 import type { KnowledgeBase, SectionHit } from './knowledge-base.ts';
 import { CITE_HINT } from './tools.ts';
@@ -14,15 +14,6 @@ const HEADER = [
 const FOOTER = '</knowledge>';
 /** A section cut shorter than this is left out rather than shown as a stub. */
 const MIN_SECTION_TOKENS = 80;
-
-function truncateToTokens(text: string, tokens: number): string {
-  if (estimateTokens(text) <= tokens) return text;
-  let keep = Math.floor(text.length * (tokens / estimateTokens(text)));
-  while (keep > 0 && estimateTokens(text.slice(0, keep)) > tokens) keep = Math.floor(keep * 0.9);
-  const cut = text.slice(0, keep);
-  const lineEnd = cut.lastIndexOf('\n');
-  return `${lineEnd > keep / 2 ? cut.slice(0, lineEnd) : cut}\n…`;
-}
 
 /** The <knowledge> block for `hits` within `budgetTokens`, or undefined when nothing fits. */
 export function knowledgeBlock(hits: SectionHit[], budgetTokens: number): string | undefined {

@@ -4,8 +4,8 @@
 // was before it kept anything (each call converts and measures every row anew, and prunes in place).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { buildContext, type ContextInput, MISSING_RESULT, PRUNED } from '../../src/agent/context.ts';
-import { estimateTokens, MESSAGE_OVERHEAD_TOKENS } from '../../src/agent/tokens.ts';
+import { buildContext, type ContextInput, CUT_NOTE, MISSING_RESULT, PRUNED } from '../../src/agent/context.ts';
+import { estimateTokens, MESSAGE_OVERHEAD_TOKENS, truncateToTokens } from '../../src/agent/tokens.ts';
 import { speakerName } from '../../src/core/speaker-name.ts';
 import type { ChatMessage, ToolCall } from '../../src/llm/types.ts';
 import type { MessageRecord } from '../../src/store/types.ts';
@@ -127,6 +127,20 @@ function referenceContext(input: ContextInput): BuiltContext {
     total -= blockTokens(blocks[index]!);
     blocks.splice(index, 1);
     droppedTurns++;
+  }
+  // Still over with only the current turn left: its user messages are cut, the longest first.
+  const current = blocks.find(isCurrent);
+  if (total > input.budgetTokens && current) {
+    const users = current.messages.filter((m) => m.role === 'user').sort((a, b) => messageTokens(b) - messageTokens(a));
+    for (const message of users) {
+      if (total <= input.budgetTokens) break;
+      const before = messageTokens(message);
+      const room = before - (total - input.budgetTokens) - MESSAGE_OVERHEAD_TOKENS - estimateTokens(CUT_NOTE);
+      const cut = truncateToTokens(message.content, Math.max(0, room), CUT_NOTE);
+      if (messageTokens({ role: 'user', content: cut }) >= before) continue;
+      message.content = cut;
+      total -= before - messageTokens(message);
+    }
   }
   return {
     messages: [system, ...blocks.flatMap((b) => b.messages), ...trailing],

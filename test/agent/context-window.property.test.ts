@@ -4,7 +4,7 @@
 // budget, the model must see exactly what it would see with the whole history.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { buildContext, contextStart, fitWindow, PRUNED } from '../../src/agent/context.ts';
+import { buildContext, CUT_NOTE, contextStart, fitWindow, PRUNED } from '../../src/agent/context.ts';
 import { estimateTokens, MESSAGE_OVERHEAD_TOKENS } from '../../src/agent/tokens.ts';
 import type { MessageRecord } from '../../src/store/types.ts';
 
@@ -167,6 +167,8 @@ describe('context window', () => {
           expect(from).toBeGreaterThanOrEqual(0);
           const kept = buildContext({ ...input, history: before.slice(from), pruned: window.pruned });
           const fitted = buildContext({ ...input, history: before, budgetTokens: target });
+          // A window is fitted around a current turn that fits the target (else its message is cut to the budget).
+          fc.pre(![...fitted.messages, ...kept.messages].some((m) => m.content.endsWith(CUT_NOTE)));
           expect(kept.messages).toEqual(fitted.messages);
           expect(kept.estimatedTokens).toBe(fitted.estimatedTokens);
           // Turns that arrive later are added at the end, as long as nothing has to be fitted.
