@@ -32,7 +32,7 @@ export interface ContextInput {
   turnContext?: TurnContext;
 }
 
-export type TurnContext = (turnId: string) => string | undefined;
+type TurnContext = (turnId: string) => string | undefined;
 
 interface Block {
   turnId: string | undefined;

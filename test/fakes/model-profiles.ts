@@ -284,7 +284,7 @@ export function geminiErrorBody(message: string, code = 400, status = 'INVALID_A
 }
 
 /** The message real Gemini 3 gives when a call comes back without its signature (theopenco/llmgateway#1267). */
-export function missingSignatureMessage(name: string, position: number): string {
+function missingSignatureMessage(name: string, position: number): string {
   return (
     'Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, ' +
     `and missing thought_signature may lead to degraded model performance. Additional data, function call \`default_api:${name}\` , ` +

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 /** One thing written on the stream: a `data:` event, or an SSE comment line. */
 export type Frame = { kind: 'data'; data: unknown; answer?: boolean; finish?: boolean } | { kind: 'comment'; text: string };
 
-export interface PlannedCall {
+interface PlannedCall {
   name: string;
   /** Raw JSON text, sent as is (may be empty or invalid). */
   arguments: string;
@@ -54,8 +54,8 @@ export interface ShapedStream {
   signatures: IssuedSignature[];
 }
 
-export type Delta = Record<string, unknown>;
-export type Part = 'opening' | 'reasoning' | 'text' | 'tool' | 'finish';
+type Delta = Record<string, unknown>;
+type Part = 'opening' | 'reasoning' | 'text' | 'tool' | 'finish';
 
 /** How one provider streams: what the engine below needs to know of it. */
 export interface Shape {
@@ -98,7 +98,7 @@ export interface Shape {
   done: boolean;
 }
 
-export const created = () => Math.floor(Date.now() / 1000);
+const created = () => Math.floor(Date.now() / 1000);
 
 export const plainUsage = (u: UsageScript) => ({
   prompt_tokens: u.prompt_tokens,

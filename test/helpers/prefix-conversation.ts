@@ -56,7 +56,7 @@ const weather = defineTool({
   },
 }) as AnyTool;
 
-export interface PrefixShare {
+interface PrefixShare {
   /** Index of the request (1 = the second one). */
   request: number;
   /** Leading messages the same as the previous request's, over the previous request's message count. */
@@ -77,7 +77,7 @@ function commonPrefix(a: string, b: string): number {
 }
 
 /** How much of each request (after the first) begins as the one before it. */
-export function prefixShares(requests: readonly RecordedRequest[]): PrefixShare[] {
+function prefixShares(requests: readonly RecordedRequest[]): PrefixShare[] {
   return requests.slice(1).map((request, i) => {
     const before = requests[i]!.body.messages.map((m) => JSON.stringify(m));
     const now = request.body.messages.map((m) => JSON.stringify(m));

@@ -4,7 +4,7 @@
 // Arrays are left whole (an entity without its offset is not a leaner entity but a broken one).
 import fc from 'fast-check';
 
-export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type JsonObject = { [key: string]: Json };
 type Path = readonly string[];
 

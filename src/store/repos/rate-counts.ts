@@ -21,5 +21,3 @@ export function rateCountsRepo(sql: SqlDriver) {
     },
   };
 }
-
-export type RateCountsRepo = ReturnType<typeof rateCountsRepo>;

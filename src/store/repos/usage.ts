@@ -6,7 +6,7 @@ import type { SqlDriver } from '../sql/driver.ts';
 
 export type UsageGrouping = 'chat' | 'person' | 'day';
 
-export interface UsageTotals {
+interface UsageTotals {
   turns: number;
   promptTokens: number;
   completionTokens: number;
@@ -85,5 +85,3 @@ export function usageRepo(sql: SqlDriver) {
     },
   };
 }
-
-export type UsageRepo = ReturnType<typeof usageRepo>;

@@ -1,3 +1,3 @@
 export { FakeDiscord, type InteractionState, type StoredMessage } from './server.ts';
 export { snowflake } from './payloads.ts';
-export type { DChannel, DMessage, DUser } from './payloads.ts';
+export type { DChannel, DUser } from './payloads.ts';
