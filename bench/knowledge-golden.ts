@@ -88,3 +88,30 @@ export const OFF_TOPIC_MESSAGES: string[] = [
   '明天柏林的天气怎么样？',
   '推荐一家好吃的披萨店',
 ];
+
+/**
+ * The same needs asked in two to four words, as people type them into a chat: the automatic
+ * context must treat a short question like a long one (a raw score grows with the question's length).
+ */
+export const SHORT_QUESTIONS: GoldenQuestion[] = [
+  { en: 'inline keyboard buttons', zh: '内联键盘按钮', answers: ['plugins/keyboard'] },
+  { en: 'session data', zh: '会话数据', answers: ['plugins/session'] },
+  { en: 'webhook or long polling', zh: 'webhook 还是长轮询', answers: ['guide/deployment-types'] },
+  { en: 'error handling', zh: '错误处理', answers: ['guide/errors'] },
+  { en: 'download files', zh: '下载文件', answers: ['guide/files', 'plugins/files'] },
+  { en: 'rate limit users', zh: '限制用户频率', answers: ['plugins/ratelimiter'] },
+  { en: 'proxy', zh: '代理', answers: ['advanced/proxy'] },
+  { en: 'internationalization', zh: '国际化', answers: ['plugins/i18n', 'plugins/fluent'] },
+  { en: 'media group', zh: '媒体组', answers: ['plugins/media-group'] },
+  { en: 'conversations plugin', zh: '对话插件', answers: ['plugins/conversations'] },
+  { en: 'parse mode', zh: '解析模式', answers: ['plugins/parse-mode'] },
+  { en: 'inline queries', zh: '内联查询', answers: ['plugins/inline-query'] },
+  { en: 'chat members', zh: '聊天成员', answers: ['plugins/chat-members'] },
+  { en: 'host on a VPS', zh: 'VPS 托管', answers: ['hosting/vps'] },
+  { en: 'message reactions', zh: '消息反应', answers: ['guide/reactions'] },
+  { en: 'menu plugin', zh: '菜单插件', answers: ['plugins/menu'] },
+  { en: 'bot commands', zh: '机器人命令', answers: ['guide/commands', 'plugins/commands'] },
+  { en: 'flood limits', zh: '洪水限制', answers: ['advanced/flood'] },
+  { en: 'middleware', zh: '中间件', answers: ['guide/middleware', 'advanced/middleware'] },
+  { en: 'Cloudflare Workers', zh: 'Cloudflare Workers 部署', answers: ['hosting/cloudflare-workers', 'hosting/cloudflare-workers-nodejs'] },
+];

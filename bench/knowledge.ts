@@ -8,7 +8,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig, parseDatabaseUrl } from '../src/config/config.ts';
+import { parseDatabaseUrl } from '../src/config/config.ts';
 import { importPages } from '../src/knowledge/importer.ts';
 import { knowledgeIndexFile } from '../src/knowledge/index-location.ts';
 import { KnowledgeBase } from '../src/knowledge/knowledge-base.ts';
@@ -17,13 +17,12 @@ import { openStore } from '../src/store/store.ts';
 import type { KnowledgePageRecord } from '../src/store/repos/knowledge.ts';
 import { buildBaseline } from './knowledge-baseline.ts';
 import { CORPUS_DIR, loadCorpus } from './knowledge-corpus.ts';
-import { GOLDEN_QUESTIONS, OFF_TOPIC_MESSAGES } from './knowledge-golden.ts';
 import { HARD_KINDS } from './knowledge-hard.ts';
 import { goldenQuality, hardQuality, type Quality, type Rank } from './knowledge-quality.ts';
 import { CLI_RUNS, measureScale, type ScaleFigures } from './knowledge-scale.ts';
+import { thresholdSection } from './knowledge-threshold.ts';
 
 const f3 = (n: number) => n.toFixed(3);
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!;
 
 function row(label: string, q: Quality, width = 34): string {
   return `${label.padEnd(width)} ${f3(q.recall5)}      ${f3(q.mrr10)}   (${q.questions} questions)`;
@@ -53,25 +52,6 @@ async function qualitySection(kb: KnowledgeBase, icuWords: KnowledgeBase, corpus
   if (process.env.PARLEY_BENCH_MISSES)
     for (const [kind, q] of hard) if (kind !== 'all') for (const miss of q.misses) console.log(`  missed (${kind}): ${miss}`);
   baseline.close();
-}
-
-async function thresholdSection(kb: KnowledgeBase): Promise<void> {
-  const minScore = loadConfig({}).knowledge.minScore;
-  const relevant: number[] = [];
-  for (const lang of ['en', 'zh'] as const) {
-    for (const question of GOLDEN_QUESTIONS) {
-      const top = (await kb.search(question[lang], { limit: 1 })).hits[0];
-      if (top && question.answers.some((a) => `${lang}/${a}` === top.slug)) relevant.push(top.score);
-    }
-  }
-  const offTopic = await Promise.all(OFF_TOPIC_MESSAGES.map(async (m) => (await kb.search(m, { limit: 1 })).hits[0]?.score ?? 0));
-  const share = (scores: number[]) => `${scores.filter((s) => s >= minScore).length}/${scores.length}`;
-  relevant.sort((a, b) => a - b);
-  console.log(`\nAutomatic context threshold (PARLEY_KNOWLEDGE_MIN_SCORE default ${minScore}), top page score:`);
-  console.log(
-    `  right page first: min ${relevant[0]?.toFixed(1)}, p10 ${percentile(relevant, 0.1).toFixed(1)}, median ${percentile(relevant, 0.5).toFixed(1)}; at or above the threshold: ${share(relevant)}`,
-  );
-  console.log(`  off-topic messages: ${offTopic.map((s) => s.toFixed(1)).join(', ')}; at or above the threshold: ${share(offTopic)}`);
 }
 
 function scaleTable(figures: ScaleFigures[]): void {

@@ -10,7 +10,7 @@ export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const DIST = join(ROOT, 'dist');
 export const STAMP_FILE = '.build-stamp.json';
 
-/** Folders and files the build reads (sources, generated Prisma clients, assets, build settings). */
+/** Folders and files the build reads (sources, assets, build settings). */
 export const BUILD_INPUTS = ['src', 'adapters', 'prisma/migrations', 'tsconfig.json', 'tsconfig.build.json'];
 
 function visit(path, state) {

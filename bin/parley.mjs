@@ -13,6 +13,11 @@ module.enableCompileCache?.();
 const BUNDLE = new URL('../dist/bundle/cli/main.js', import.meta.url);
 const [group, command] = process.argv.slice(2);
 const bundled = group === 'knowledge' && command === 'search';
+// `doctor` runs through bin/doctor.mjs, which hands the CLI each platform's checks.
 import('./dist.mjs')
   .then((dist) => dist.ensureBuilt())
-  .then(() => import(bundled && existsSync(BUNDLE) ? BUNDLE.href : '../dist/src/cli/main.js'));
+  .then(() =>
+    group === 'doctor'
+      ? import('./doctor.mjs').then((doctor) => doctor.runDoctor())
+      : import(bundled && existsSync(BUNDLE) ? BUNDLE.href : '../dist/src/cli/main.js'),
+  );

@@ -1,7 +1,7 @@
-// Compiles src/ and adapters/ (generated Prisma clients included) to dist/ with the project's
+// Compiles src/ and adapters/ to dist/ with the project's
 // TypeScript, copies the files the code reads at run time (migrations, the web console's static
 // files), bundles the CLI for a fast start (scripts/bundle-cli.mjs) and stamps the result with the state of its sources (bin/build-state.mjs). Runs at
-// `npm install` after prisma generate, and from bin/ when the sources changed since.
+// `npm install` (postinstall), and from bin/ when the sources changed since.
 //
 // Builds into a temporary folder and swaps it in, under a lock folder: processes starting side by
 // side (tests) build once and never run a half-written dist/.

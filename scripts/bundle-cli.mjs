@@ -2,13 +2,12 @@
 // commands that must start fast (`parley knowledge search`, see bin/parley.mjs): one file instead
 // of ~190 modules to resolve and load, zod among them, saves about 30 ms of every start.
 //
-// Only pure-JavaScript packages listed here are bundled; everything else (native addons, Prisma
-// and its generated clients, packages that find files or workers next to themselves) is left to
-// Node, loaded from where it is installed. Code splitting keeps the command groups a search does
+// Only pure-JavaScript packages listed here are bundled; everything else (native addons, packages
+// that find files or workers next to themselves) is left to Node, loaded from where it is installed. Code splitting keeps the command groups a search does
 // not run in chunks it never loads. The output sits two folders deep in dist/ like dist/src/store/,
 // so paths computed from import.meta.url (the migrations folder) land on the same files.
 import { isBuiltin } from 'node:module';
-import { dirname, join, relative, sep } from 'node:path';
+import { dirname, join, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ENGLISH_LOCALES_INDEX } from '../bin/zod-english.mjs';
 
@@ -72,11 +71,6 @@ async function bundleCli(dist) {
           build.onLoad({ filter: /^/, namespace: 'zod-locales' }, (args) => ({
             contents: ENGLISH_LOCALES_INDEX,
             resolveDir: dirname(args.path),
-          }));
-          // The generated Prisma clients read files beside them: imported from dist/src/store/generated/.
-          build.onResolve({ filter: /\/generated\/(sqlite|postgresql)\/client\.js$/ }, (args) => ({
-            path: relative(outdir, join(dirname(args.importer), args.path)),
-            external: true,
           }));
         },
       },

@@ -2,12 +2,10 @@
 // Each folder prisma/migrations/NNNN_name/ holds the SQL for both providers and a snapshot of the
 // schema it leads to; the next migration is the diff from that snapshot to prisma/schema.prisma.
 // (`prisma migrate dev` does not work offline with the WebAssembly engine, `migrate diff` does.)
-import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, writeFileSync, mkdtempSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { root, sqliteSchemaPath, writePostgresSchema } from './prisma-schemas.mjs';
-import { readFileSync } from 'node:fs';
+import { migrationSql, root, sqliteSchemaPath, writePostgresSchema } from './prisma-schemas.mjs';
 
 const name = process.argv[2];
 if (!name || !/^[a-z0-9_]+$/.test(name)) {
@@ -20,17 +18,8 @@ const existing = readdirSync(migrationsDir)
   .filter((d) => /^\d{4}_/.test(d))
   .sort();
 const previous = existing.at(-1);
-const prismaBin = join(root, 'node_modules', '.bin', 'prisma');
 const scratch = mkdtempSync(join(tmpdir(), 'parley-migration-'));
-
-function diff(fromSchema, toSchema) {
-  const from = fromSchema ? ['--from-schema-datamodel', fromSchema] : ['--from-empty'];
-  return execFileSync(prismaBin, ['migrate', 'diff', ...from, '--to-schema-datamodel', toSchema, '--script'], {
-    cwd: root,
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-}
+const diff = (fromSchema, toSchema) => migrationSql(fromSchema, toSchema, join(scratch, 'prisma-cli.db'));
 
 const previousSqlite = previous ? join(migrationsDir, previous, 'schema.prisma') : undefined;
 const previousPostgres = previousSqlite

@@ -15,6 +15,8 @@ import type { ChannelAdapter } from './core/types.ts';
 import { Gateway } from './gateway/gateway.ts';
 import { SessionScheduler, type SchedulerOptions } from './gateway/scheduler.ts';
 import { llmClientFromConfig } from './llm/client.ts';
+import { ModelHealth } from './llm/model-health.ts';
+import { modelFailureCause } from './llm/model-state.ts';
 import type { LlmClient } from './llm/types.ts';
 import { knowledgeContextSection } from './knowledge/context-section.ts';
 import { knowledgeIndexFile } from './knowledge/index-location.ts';
@@ -41,6 +43,8 @@ export interface AppOptions {
   sweepIntervalMs?: number;
   /** The process heartbeat's interval (PARLEY_HEARTBEAT_MS, 2 s by default). */
   heartbeatMs?: number;
+  /** What is known of the model (src/main.ts makes it first, for /readyz); one is made otherwise. */
+  modelHealth?: ModelHealth;
   now?: () => Date;
 }
 
@@ -53,6 +57,7 @@ export interface App {
   heartbeat: Heartbeat;
   wakeups: Wakeups;
   tools: ToolRegistry;
+  modelHealth: ModelHealth;
   llm?: LlmClient;
   knowledge: KnowledgeBase;
   start(): Promise<void>;
@@ -79,11 +84,30 @@ function announcedApprovals(store: Store, wakeups: Wakeups): Pick<Store['approva
   };
 }
 
+/** Whether another connection wrote to the SQLite file since the last call (never on the first). */
+function changedElsewhere(store: Store): () => Promise<boolean> {
+  let last: number | undefined;
+  return async () => {
+    try {
+      const version = await store.processes.dataVersion();
+      const changed = last !== undefined && version !== last;
+      last = version;
+      return changed;
+    } catch {
+      // The database not answering is the heartbeat's to report.
+      return false;
+    }
+  };
+}
+
 export function createApp(options: AppOptions): App {
   const { config, store, log } = options;
-  const llm =
+  const modelHealth = options.modelHealth ?? new ModelHealth({ config: config.model, log });
+  const client =
     options.llm ??
     llmClientFromConfig(config.model, (status) => log.warn({ status }, `model server answered ${status}; retrying if attempts remain`));
+  // Every request tells the model's health how it went (the ready block and /readyz read it).
+  const llm = client && modelHealth.observe(client);
   const knowledge = new KnowledgeBase({
     repo: store.knowledge,
     indexFile: knowledgeIndexFile(config.database),
@@ -94,7 +118,7 @@ export function createApp(options: AppOptions): App {
   const wakeups =
     store.target.provider === 'postgresql'
       ? new PgWakeups({ url: store.target.url, notify: (channel, payload) => store.processes.notify(channel, payload), log })
-      : localWakeups();
+      : localWakeups({ changedElsewhere: changedElsewhere(store) });
   const gate = createApprovalGate({
     ttlMs: config.approvals.ttlMs,
     overrides: config.approvals.overrides,
@@ -113,6 +137,7 @@ export function createApp(options: AppOptions): App {
         hooks: approvalHooks({ gate, approvals: announcedApprovals(store, wakeups), now: options.now }),
         settings: config.agent,
         prompt: { base: config.bot.systemPrompt, botName: config.bot.name },
+        failureNote: { admins: config.approvals.admins, cause: (error) => modelFailureCause(error, config.model) },
         sections: [memoryContextSection(store.memory), ...(options.sections ?? [])],
         turnSections: [knowledgeContextSection(knowledge, config.knowledge)],
         log,
@@ -165,6 +190,7 @@ export function createApp(options: AppOptions): App {
     wakeups,
     tools,
     llm,
+    modelHealth,
     knowledge,
     async start() {
       await wakeups.start();

@@ -15,7 +15,9 @@ import type { ChannelAdapter, ChannelFactory } from './core/types.ts';
 import { reclaimStaleLeases, thisProcess } from './gateway/lease-owner.ts';
 import { httpConfigFromEnv, type HttpConfig } from './http/config.ts';
 import { HttpHost } from './http/host.ts';
-import type { ChannelPhase } from './http/readiness.ts';
+import type { ChannelPhase, ModelReadiness } from './http/readiness.ts';
+import { ModelHealth } from './llm/model-health.ts';
+import { describeModelState, type ModelState, modelStateFix } from './llm/model-state.ts';
 import { createLogger, type Logger } from './log.ts';
 import type { McpManager, McpServerStatus } from './mcp/manager.ts';
 import { armHardExit, boundStop, runSteps, type ShutdownStep } from './shutdown.ts';
@@ -50,14 +52,20 @@ function describeDatabase(config: Config, store: Store): string {
   return `${where} (${applied ? `${applied} migration(s) applied now` : 'schema up to date'})`;
 }
 
-function describeModel(config: Config): string[] {
+function describeModel(config: Config, health: ModelHealth): string[] {
   if (!config.model.configured) {
     return [
       'not configured: I will start, but cannot answer yet.',
       'Set OPENAI_MODEL and OPENAI_BASE_URL (or OPENAI_API_KEY) in .env (see .env.example), then restart.',
     ];
   }
-  return [`${config.model.model} at ${config.model.baseUrl ?? 'https://api.openai.com/v1'}`];
+  const state = health.state;
+  const fix = modelStateFix(state);
+  return [`${health.where}: ${describeModelState(state)}`, ...(fix ? [fix] : [])];
+}
+
+function modelReadiness(state: ModelState): ModelReadiness {
+  return { answering: state.kind === 'answering' || state.kind === 'reachable', detail: describeModelState(state) };
 }
 
 function describeMcp(server: McpServerStatus): string {
@@ -66,10 +74,17 @@ function describeMcp(server: McpServerStatus): string {
   return `${server.name}: ${server.transport}, ${server.state === 'disabled' ? 'disabled' : `not connected yet (${server.error ?? 'still starting'})`}`;
 }
 
-function readyBlock(config: Config, store: Store, adapters: ChannelAdapter[], host: HttpHost, mcp: McpServerStatus[]): string {
+function readyBlock(
+  config: Config,
+  health: ModelHealth,
+  store: Store,
+  adapters: ChannelAdapter[],
+  host: HttpHost,
+  mcp: McpServerStatus[],
+): string {
   const label = (name: string) => `  ${name.padEnd(10)}`;
   const lines = [config.bot.name === 'Parley' ? 'Parley is running.' : `${config.bot.name} (Parley) is running.`];
-  const model = describeModel(config);
+  const model = describeModel(config, health);
   lines.push(label('Model') + model[0], ...model.slice(1).map((l) => ' '.repeat(12) + l));
   lines.push(label('Database') + describeDatabase(config, store));
   lines.push(`${label('HTTP')}${host.url} (/healthz, /readyz)`);
@@ -149,6 +164,7 @@ async function main(): Promise<void> {
     throw error;
   }
   const log = createLogger(config.logLevel);
+  if (config.knowledge.deprecation) log.warn(config.knowledge.deprecation);
   let lock: RuntimeLock;
   let store: Store;
   try {
@@ -170,15 +186,24 @@ async function main(): Promise<void> {
     throw error;
   }
 
-  // One listener for everything HTTP; /readyz says ready once the channels started and the database answers.
+  // The model's cheap check runs while the rest starts; the ready block waits for it (5 s at most).
+  const modelHealth = new ModelHealth({ config: config.model, log: log.child({ component: 'model' }) });
+  const modelChecked = modelHealth.check();
+  // One listener for everything HTTP; /readyz says ready once the channels started and the database
+  // answers, and whether the model answers (`degraded` when it does not).
   let phase: ChannelPhase = 'starting';
   const host = new HttpHost({
     ...httpConfig,
     log: log.child({ component: 'http' }),
-    readiness: { pingDatabase: () => store.ping(), channels: adapters.map((adapter) => adapter.id), phase: () => phase },
+    readiness: {
+      pingDatabase: () => store.ping(),
+      channels: adapters.map((adapter) => adapter.id),
+      phase: () => phase,
+      ...(config.model.configured ? { model: () => modelReadiness(modelHealth.state) } : {}),
+    },
   });
   for (const adapter of adapters) adapter.routes?.(host);
-  const app = createApp({ config: withChannelAdmins(config, adapters), store, adapters, log });
+  const app = createApp({ config: withChannelAdmins(config, adapters), store, adapters, log, modelHealth });
   const mcp: Mcp =
     fileConfig.mcpServers.length === 0
       ? NO_MCP
@@ -230,7 +255,9 @@ async function main(): Promise<void> {
   process.on('SIGTERM', (signal) => void shutdown(signal));
   // Only now say "Press Ctrl-C": without a listener the signal's default action would kill the
   // process at once, and whoever reads the ready block may send it immediately.
-  process.stdout.write(`${readyBlock(config, store, adapters, host, mcp.status())}\n`);
+  await modelChecked;
+  if (stopping) return;
+  process.stdout.write(`${readyBlock(config, modelHealth, store, adapters, host, mcp.status())}\n`);
 }
 
 main().catch((error: unknown) => {

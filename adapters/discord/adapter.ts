@@ -116,6 +116,7 @@ export class DiscordAdapter implements ChannelAdapter {
       hasThreads: true,
       hasTyping: true,
       repliesInDirect: true,
+      idempotentSends: true,
       editIntervalMs: { ...options.config.editIntervalMs },
     };
     this.client = new Client({
@@ -341,6 +342,10 @@ export class DiscordAdapter implements ChannelAdapter {
 
   typing(chat: ChatRef): Promise<void> {
     return this.#outbound.typing(chat);
+  }
+
+  mentionName(): string | undefined {
+    return this.client.user?.username;
   }
 
   describe(): string[] {

@@ -263,6 +263,10 @@ export class TelegramAdapter implements ChannelAdapter {
     return this.#outbound.typing(chat);
   }
 
+  mentionName(): string | undefined {
+    return this.#identity?.username;
+  }
+
   describe(): string[] {
     const who = this.#identity ? `telegram @${this.#identity.username}` : 'telegram';
     const mode = this.#config.mode;

@@ -51,6 +51,12 @@ export interface AgentOptions {
   /** How many times a turn left running is continued before it is given up (default 3). */
   maxRecoveries?: number;
   prompt: { base?: string; botName: string };
+  /**
+   * When a turn fails and the person who asked is an admin ("channel:userId"), the chat's message
+   * adds the cause in one line (`cause`: undefined for failures that have none to tell); others
+   * see the generic message.
+   */
+  failureNote?: { admins: readonly string[]; cause: (error: unknown) => string | undefined };
   sections?: ContextSection[];
   turnSections?: ContextSection[];
   log: Logger;
@@ -254,8 +260,19 @@ export class Agent {
         });
         return { status: 'running', text: DATABASE_LOST };
       }
-      return this.#finish(run, 'failed', userMessageOf(error), errorText(error));
+      return this.#finish(run, 'failed', this.#failureText(run, error), errorText(error));
     }
+  }
+
+  /** The user-facing message; for an admin who asked, with the cause in one line. */
+  #failureText(run: TurnRun, error: unknown): string {
+    const generic = userMessageOf(error);
+    const note = this.#o.failureNote;
+    if (!note) return generic;
+    const { chat, requester } = run.turn.origin;
+    if (!note.admins.includes(`${chat.channel}:${requester.id}`)) return generic;
+    const cause = note.cause(error);
+    return cause ? `${generic}\n\n(For admins) ${markdownText(cause)}` : generic;
   }
 
   async #loop(run: TurnRun, detector: LoopDetector): Promise<TurnOutcome> {

@@ -43,6 +43,8 @@ interface DecisionRequest {
   reason?: string;
   /** Where the press or the command came from; a decision counts only in the chat of the prompt. */
   place?: DecisionPlace;
+  /** The operator, outside any chat (`parley approvals approve`): an admin of every channel. */
+  operator?: boolean;
 }
 
 const ELSEWHERE = 'This approval request belongs to another chat.';
@@ -106,8 +108,31 @@ export class ApprovalService implements ApprovalHandler {
     return result;
   }
 
+  /**
+   * A decision by the operator from the command line (`parley approvals approve|deny <code>`): the
+   * same exactly-once update and audit as a button, by an admin of every channel. Only the quick
+   * part runs here: the process has no adapter to edit the prompt with, so the running bot does
+   * the rest when its maintenance sweep finds the decided turn (showOutcomes, then the resume).
+   */
+  async decideAsOperator(code: string, actor: Actor, choice: 'approve' | 'deny', reason?: string): Promise<DecisionResult> {
+    const approval = await this.#o.store.approvals.byCode(code);
+    if (!approval) {
+      await this.#audit(undefined, actor, choice, 'refused', `unknown code ${code}`);
+      return { ok: false, message: `There is no approval with code ${code}.` };
+    }
+    const { settle: _later, ...result } = await this.#decideQuickly({ token: approval.token, actor, choice, reason, operator: true });
+    return result;
+  }
+
+  /** Prompts of a turn decided elsewhere (the command line, a process that went away) are edited to show the outcome. */
+  async showOutcomes(turnId: string): Promise<void> {
+    for (const approval of await this.#o.store.approvals.forTurn(turnId)) {
+      if (approval.status !== 'pending') await this.#updatePrompt(approval);
+    }
+  }
+
   /** The quick part: everything the acknowledgement's text depends on, nothing that waits on a platform. */
-  async #decideQuickly({ token, actor, choice, reason, place }: DecisionRequest): Promise<QuickDecision> {
+  async #decideQuickly({ token, actor, choice, reason, place, operator }: DecisionRequest): Promise<QuickDecision> {
     const { store } = this.#o;
     const approval = await store.approvals.byToken(token);
     if (!approval) {
@@ -115,7 +140,7 @@ export class ApprovalService implements ApprovalHandler {
       return { ok: false, message: 'This approval request does not exist.' };
     }
     const session = await store.sessions.get(approval.sessionId);
-    if (!session || session.channel !== actor.channel) {
+    if (!session || (!operator && session.channel !== actor.channel)) {
       await this.#audit(approval, actor, choice, 'refused', 'wrong channel');
       return { ok: false, message: ELSEWHERE };
     }
@@ -139,7 +164,7 @@ export class ApprovalService implements ApprovalHandler {
       };
     }
     const isRequester = approval.requester.id === actor.id;
-    if (!isRequester && !this.isAdmin(actor)) {
+    if (!isRequester && !operator && !this.isAdmin(actor)) {
       await this.#audit(approval, actor, choice, 'refused', 'not requester or admin');
       const requester = markdownText(approval.requester.displayName);
       return { ok: false, message: `Only ${requester} (who asked) or an admin can decide this.`, approval };

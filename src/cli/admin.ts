@@ -1,6 +1,7 @@
 // `parley db migrate`, `parley sessions`, `parley approvals ...`.
 import type { Command } from 'commander';
 import { migrate } from '../store/migrate.ts';
+import { registerDecisionCommands } from './approvals-decide.ts';
 import { CliError, parsePositiveInt, shortDate, type CliContext } from './context.ts';
 
 export function registerAdminCommands(program: Command, ctx: CliContext): void {
@@ -39,6 +40,7 @@ export function registerAdminCommands(program: Command, ctx: CliContext): void {
     });
 
   const approvals = program.command('approvals').description('Tool approvals: requests, decisions, grants');
+  registerDecisionCommands(approvals, ctx);
   approvals
     .command('list')
     .description('Approval requests with their outcome, newest first')

@@ -2,8 +2,10 @@
 // opened on first use, output as tables for people or JSON for scripts, and exit codes scripts
 // can trust: 0 success, 1 failure, 2 bad input.
 import { createRequire } from 'node:module';
+import { isatty } from 'node:tty';
 import { config as loadDotenv } from 'dotenv';
 import type TableType from 'cli-table3';
+import type { ChannelDoctor } from '../core/doctor.ts';
 import { loadConfig, type Config } from '../config/config.ts';
 import { plainTable } from './plain-table.ts';
 import type { Store } from '../store/store.ts';
@@ -22,18 +24,31 @@ export interface CliIO {
   err: (text: string) => void;
   /** Whether stdout is a terminal (progress bars, colours). */
   isTTY: boolean;
+  /** Whether stdin and stdout both are a terminal (an interactive editor such as vi can run). */
+  terminal?: boolean;
   env: Record<string, string | undefined>;
   cwd: string;
   stdin?: NodeJS.ReadableStream;
 }
 
+/** What the entry point hands the CLI beyond its input and output. */
+export interface CliOptions {
+  /**
+   * Each channel's checks for `parley doctor`. src/ never imports an adapter: bin/doctor.mjs, which
+   * knows both, passes them in (tests pass them directly).
+   */
+  channelDoctors?: readonly ChannelDoctor[];
+}
+
 export class CliContext {
   readonly io: CliIO;
+  readonly channelDoctors: readonly ChannelDoctor[];
   #config: Config | undefined;
   #store: Promise<Store> | undefined;
 
-  constructor(io: CliIO) {
+  constructor(io: CliIO, options: CliOptions = {}) {
     this.io = io;
+    this.channelDoctors = options.channelDoctors ?? [];
   }
 
   get config(): Config {
@@ -90,6 +105,8 @@ export function defaultIO(): CliIO {
     out: (text) => process.stdout.write(text),
     err: (text) => process.stderr.write(text),
     isTTY: Boolean(process.stdout.isTTY),
+    // isatty(0), not process.stdin.isTTY: creating process.stdin costs every start (see stdin below).
+    terminal: Boolean(process.stdout.isTTY) && isatty(0),
     env: process.env,
     cwd: process.cwd(),
     // Made when a command reads it: creating process.stdin takes a few milliseconds of every start.

@@ -120,7 +120,14 @@ export interface EditedPage {
 
 /** Opens the page in $VISUAL / $EDITOR as a Markdown file with front matter; returns what was saved. */
 export async function editInEditor(io: CliIO, page: KnowledgePageRecord): Promise<EditedPage> {
-  const editor = io.env.VISUAL || io.env.EDITOR || 'vi';
+  const chosen = io.env.VISUAL || io.env.EDITOR;
+  // vi on a pipe would wait for keys that never come (or mangle the page): only on a terminal.
+  if (!chosen && !io.terminal) {
+    throw new CliError(
+      'no terminal to edit in, and no $EDITOR: set EDITOR (e.g. EDITOR="code --wait"), or give the new text with --file <file> (or "-" for stdin) or --content',
+    );
+  }
+  const editor = chosen || 'vi';
   const dir = await mkdtemp(join(tmpdir(), 'parley-edit-'));
   const draft = join(dir, `${page.slug.replace(/\//g, '__')}.md`);
   await writeFile(draft, renderPageFile(page));

@@ -3,6 +3,9 @@ import type { ExplainedHit, PageHit } from '../knowledge/knowledge-base.ts';
 import type { ImportReport } from '../knowledge/importer.ts';
 import type { KnowledgePageListing, KnowledgePageRecord, KnowledgeRevisionRecord } from '../store/repos/knowledge.ts';
 import { shortDate, type CliContext } from './context.ts';
+import type { MarkedHit } from './knowledge-prompt.ts';
+
+const promptCell = (hit: MarkedHit) => (hit.prompt ? 'yes' : '');
 
 const WIDE = /[\u1100-\u115f\u2e80-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6]/;
 
@@ -69,21 +72,23 @@ export function printHistory(ctx: CliContext, revisions: KnowledgeRevisionRecord
   ctx.line('* current revision');
 }
 
-export function printHits(ctx: CliContext, hits: PageHit[]): void {
+export function printHits(ctx: CliContext, hits: MarkedHit<PageHit>[]): void {
   ctx.table(
-    ['#', 'score', 'slug', 'section', 'snippet'],
-    hits.map((h, i) => [i + 1, h.score.toFixed(2), h.slug, clip(h.section, 40), clip(h.snippet, 90)]),
+    ['#', 'score', 'match', 'prompt', 'slug', 'section', 'snippet'],
+    hits.map((h, i) => [i + 1, h.score.toFixed(2), h.match.toFixed(2), promptCell(h), h.slug, clip(h.section, 40), clip(h.snippet, 80)]),
     'No page matches.',
   );
 }
 
-export function printExplained(ctx: CliContext, hits: ExplainedHit[], terms: string[], dropped: string[]): void {
+export function printExplained(ctx: CliContext, hits: MarkedHit<ExplainedHit>[], terms: string[], dropped: string[]): void {
   ctx.line(`Query terms: ${terms.join(' ') || '(none)'}${dropped.length ? `; left out as too frequent: ${dropped.join(' ')}` : ''}`);
   ctx.table(
-    ['#', 'score', 'slug', 'section', 'best', 'next', 'title', 'heading', 'summary', 'tags', 'content'],
+    ['#', 'score', 'match', 'prompt', 'slug', 'section', 'best', 'next', 'title', 'heading', 'summary', 'tags', 'content'],
     hits.map((h, i) => [
       i + 1,
       h.score.toFixed(2),
+      h.match.toFixed(2),
+      promptCell(h),
       h.slug,
       clip(h.section, 30),
       h.sectionScore.toFixed(2),

@@ -1,12 +1,14 @@
 // `parley knowledge search <query...>` (or `-`: one query per line on standard input, one JSON
 // line per query) and `parley knowledge synonyms [add|rm]`.
-// A search reads pages only, so on SQLite it opens a plain read-only view of the database instead
-// of the store (no Prisma client, no migration check: most of the command's start-up), and the
-// modules a command needs are loaded when it runs.
+// A search reads pages only, so on SQLite it opens the SQL driver and the knowledge repository's
+// read functions alone instead of the store (no migration check: most of the command's start-up),
+// and the modules a command needs are loaded when it runs.
 import type { Command } from 'commander';
 import { z } from 'zod';
+import type { ExplainedHit } from '../knowledge/knowledge-base.ts';
 import type { KnowledgeSearcher } from '../knowledge/knowledge-searcher.ts';
 import { CliError, parsePositiveInt, type CliContext } from './context.ts';
+import type { MarkedHit } from './knowledge-prompt.ts';
 
 /** Longest query `search -` takes from a line (the model's tool takes 500 characters). */
 const MAX_QUERY_CHARS = 2_000;
@@ -34,7 +36,7 @@ async function withSearcher<T>(ctx: CliContext, work: (searcher: KnowledgeSearch
   const { database } = ctx.config;
   const reader =
     database.provider === 'sqlite' && database.file !== ':memory:'
-      ? (await import('../store/repos/knowledge-reader.ts')).openKnowledgeReader(database.file)
+      ? await (await import('../store/repos/knowledge-reader.ts')).openKnowledgeReader(database)
       : undefined;
   // No database yet (or PostgreSQL): the store creates and migrates it as every command does.
   const source = reader ?? (await ctx.store()).knowledge;
@@ -47,7 +49,7 @@ async function withSearcher<T>(ctx: CliContext, work: (searcher: KnowledgeSearch
     return await work(searcher);
   } finally {
     await searcher.close();
-    reader?.close();
+    await reader?.close();
   }
 }
 
@@ -58,16 +60,20 @@ async function searchOne(
   options: z.output<typeof SearchFlags>,
   limit: number,
 ): Promise<void> {
-  const { printExplained, printHits } = await import('./knowledge-output.ts');
+  const [{ printExplained, printHits }, { markPromptHits, promptLegend }] = await Promise.all([
+    import('./knowledge-output.ts'),
+    import('./knowledge-prompt.ts'),
+  ]);
+  const settings = ctx.config.knowledge;
   const noTerms = () => new CliError(`nothing to search for in "${query}" (only very common words)`);
-  if (options.explain) {
-    const result = await searcher.explain(query, { limit });
-    if (result.terms.length === 0) throw noTerms();
-    return options.json ? ctx.json(result) : printExplained(ctx, result.hits, result.terms, result.dropped);
-  }
-  const result = await searcher.search(query, { limit });
+  const result = options.explain ? await searcher.explain(query, { limit }) : await searcher.search(query, { limit });
   if (result.terms.length === 0) throw noTerms();
-  return options.json ? ctx.json(result) : printHits(ctx, result.hits);
+  const hits = await markPromptHits(searcher, settings, query, result.hits);
+  if (settings.deprecation) ctx.io.err(`parley: ${settings.deprecation}\n`);
+  if (options.json) return ctx.json({ ...result, hits });
+  if (options.explain) printExplained(ctx, hits as MarkedHit<ExplainedHit>[], result.terms, result.dropped);
+  else printHits(ctx, hits);
+  if (hits.length) ctx.line(promptLegend(settings));
 }
 
 /** One JSON line per query line: the query, the results with their scores, and how long it took. */
@@ -79,6 +85,7 @@ async function searchLines(
 ): Promise<void> {
   if (!ctx.io.stdin) throw new CliError('search - reads queries from standard input, and there is none');
   const { createInterface } = await import('node:readline');
+  const { markPromptHits } = await import('./knowledge-prompt.ts');
   const lines = createInterface({ input: ctx.io.stdin, crlfDelay: Infinity });
   for await (const line of lines) {
     const query = line.trim();
@@ -89,7 +96,7 @@ async function searchLines(
     else {
       const result = options.explain ? await searcher.explain(query, { limit }) : await searcher.search(query, { limit });
       Object.assign(out, {
-        results: result.hits,
+        results: await markPromptHits(searcher, ctx.config.knowledge, query, result.hits),
         terms: result.terms,
         corrections: result.corrections,
         synonyms: result.synonyms,

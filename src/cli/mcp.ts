@@ -4,6 +4,7 @@
 import type { Command } from 'commander';
 import { ToolRegistry } from '../agent/tools.ts';
 import { loadFileConfig } from '../config-file/load.ts';
+import type { FileConfig } from '../config-file/schema.ts';
 import { duration } from '../core/env.ts';
 import { silentLogger } from '../log.ts';
 import { McpManager, type McpServerStatus, type McpToolStatus } from '../mcp/manager.ts';
@@ -22,7 +23,7 @@ function oneLine(text: string | undefined, max = 60): string {
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
 
-function stateText(server: McpServerStatus): string {
+export function stateText(server: McpServerStatus): string {
   if (server.state === 'connected')
     return server.connectedVia && server.connectedVia !== server.transport ? `connected (via ${server.connectedVia})` : 'connected';
   if (server.state === 'disabled') return 'disabled';
@@ -34,6 +35,25 @@ function toolRow(server: string, tool: McpToolStatus): string[] {
   return [tool.name!, tool.approval === 'never' ? 'no' : 'required', tool.reason ?? '', oneLine(tool.title ?? tool.description)];
 }
 
+/** Connects to each server as the bot would (then disconnects) and says how each went. */
+export async function connectMcpServers(ctx: CliContext, servers: FileConfig['mcpServers'], timeoutMs: number): Promise<McpServerStatus[]> {
+  const manager = new McpManager({
+    servers,
+    registry: new ToolRegistry(),
+    defaultTimeoutMs: ctx.config.agent.toolTimeoutMs,
+    overrides: ctx.config.approvals.overrides,
+    log: silentLogger,
+    startWaitMs: timeoutMs,
+    connection: { connectTimeoutMs: timeoutMs },
+  });
+  try {
+    await manager.start();
+    return manager.status();
+  } finally {
+    await manager.stop();
+  }
+}
+
 export function registerMcpCommands(program: Command, ctx: CliContext): void {
   const mcp = program.command('mcp').description('MCP servers of parley.config.yaml (or PARLEY_CONFIG) and their tools');
   mcp
@@ -42,24 +62,8 @@ export function registerMcpCommands(program: Command, ctx: CliContext): void {
     .option('--timeout <duration>', 'how long to wait for the servers', '15s')
     .option('--json', 'machine-readable output')
     .action(async (options: { timeout: string; json?: boolean }) => {
-      const timeoutMs = parseTimeout(options.timeout);
       const file = loadFileConfig(ctx.io.env, ctx.io.cwd);
-      const manager = new McpManager({
-        servers: file.mcpServers,
-        registry: new ToolRegistry(),
-        defaultTimeoutMs: ctx.config.agent.toolTimeoutMs,
-        overrides: ctx.config.approvals.overrides,
-        log: silentLogger,
-        startWaitMs: timeoutMs,
-        connection: { connectTimeoutMs: timeoutMs },
-      });
-      let servers: McpServerStatus[];
-      try {
-        await manager.start();
-        servers = manager.status();
-      } finally {
-        await manager.stop();
-      }
+      const servers = await connectMcpServers(ctx, file.mcpServers, parseTimeout(options.timeout));
       const unreachable = servers.filter((s) => s.state !== 'connected' && s.state !== 'disabled');
       if (options.json) {
         ctx.json({ config: file.path ?? null, servers });

@@ -2,7 +2,8 @@
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../core/env.ts';
 import { ParleyError } from '../core/errors.ts';
-import { CliContext, CliError, type CliIO } from './context.ts';
+import { parleyVersion } from './version.ts';
+import { CliContext, CliError, type CliIO, type CliOptions } from './context.ts';
 
 type Register = (program: Command, ctx: CliContext) => void;
 
@@ -15,11 +16,13 @@ const GROUPS: { names: string[]; load: () => Promise<Register> }[] = [
   { names: ['status'], load: async () => (await import('./status.ts')).registerStatusCommand },
   { names: ['web'], load: async () => (await import('./web.ts')).registerWebCommands },
   { names: ['usage'], load: async () => (await import('./usage.ts')).registerUsageCommand },
+  { names: ['doctor'], load: async () => (await import('./doctor.ts')).registerDoctorCommand },
 ];
 
 async function buildProgram(ctx: CliContext, argv: string[] = []): Promise<Command> {
   const program = new Command('parley')
     .description('Parley admin CLI: knowledge pages, sessions, approvals, database')
+    .version(parleyVersion(), '-V, --version', 'print the version of Parley')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
     .configureOutput({ writeOut: ctx.io.out, writeErr: ctx.io.err });
@@ -36,7 +39,7 @@ function notText(arg: string): string | undefined {
 }
 
 /** Runs the CLI; resolves with the exit code instead of exiting (so tests can call it). */
-export async function runCli(argv: string[], io: CliIO): Promise<number> {
+export async function runCli(argv: string[], io: CliIO, options: CliOptions = {}): Promise<number> {
   for (const [i, arg] of argv.entries()) {
     const why = notText(arg);
     if (why) {
@@ -44,7 +47,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
       return 2;
     }
   }
-  const ctx = new CliContext(io);
+  const ctx = new CliContext(io, options);
   try {
     const program = await buildProgram(ctx, argv);
     await program.parseAsync(argv, { from: 'user' });

@@ -12,6 +12,8 @@ const wakeupSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('gone'), owners: z.array(z.string()) }),
   /** A new approval: whoever expires approvals arms its timer to the earliest expiry. */
   z.object({ kind: z.literal('approval'), expiresAt: z.number() }),
+  /** An approval was decided where its turn cannot continue (`parley approvals approve`): sweep. */
+  z.object({ kind: z.literal('decided'), turnId: z.string() }),
 ]);
 
 export type Wakeup = z.infer<typeof wakeupSchema>;
@@ -68,8 +70,12 @@ export class WakeupHub {
   }
 }
 
-/** One process (SQLite): wake-ups never leave it. */
-export function localWakeups(): Wakeups {
+/**
+ * One process (SQLite): wake-ups never leave it. Another connection's writes (the `parley` CLI
+ * deciding an approval) are noticed on the heartbeat's check, when `changedElsewhere` says so
+ * (SQLite's data_version): a resync follows.
+ */
+export function localWakeups(options: { changedElsewhere?: () => Promise<boolean> } = {}): Wakeups {
   const hub = new WakeupHub();
   return {
     async publish(wakeup) {
@@ -79,6 +85,8 @@ export function localWakeups(): Wakeups {
     subscribe: (handler) => hub.subscribe(handler),
     async start() {},
     async stop() {},
-    async check() {},
+    async check() {
+      if (await options.changedElsewhere?.()) hub.emit({ kind: 'resync' });
+    },
   };
 }

@@ -41,6 +41,9 @@ export function parseDatabaseUrl(raw: string, cwd = process.cwd()): DatabaseTarg
   throw new ConfigError(`Invalid configuration: DATABASE_URL expects file:<path> (SQLite) or postgresql://... (got "${scheme}...")`);
 }
 
+/** The calibrated default of PARLEY_KNOWLEDGE_MIN_MATCH (bench/knowledge-threshold.ts). */
+export const DEFAULT_KNOWLEDGE_MIN_MATCH = 0.3;
+
 const CoreEnvSchema = z.object({
   DATABASE_URL: stringWithDefault(DEFAULT_DATABASE_URL),
   OPENAI_BASE_URL: httpUrl(),
@@ -65,7 +68,9 @@ const CoreEnvSchema = z.object({
   PARLEY_ADMINS: list(),
   PARLEY_APPROVAL_TTL: duration(30 * 60_000),
   PARLEY_KNOWLEDGE_AUTO_CONTEXT: boolean(true),
-  PARLEY_KNOWLEDGE_MIN_SCORE: decimal(12, 0, 1_000_000),
+  PARLEY_KNOWLEDGE_MIN_MATCH: decimal(DEFAULT_KNOWLEDGE_MIN_MATCH, 0, 1),
+  /** Deprecated: an absolute page score (see knowledgeThreshold). */
+  PARLEY_KNOWLEDGE_MIN_SCORE: optionalDecimal(0, 1_000_000),
   PARLEY_KNOWLEDGE_MAX_SECTIONS: integer(3, 0, 20),
   PARLEY_KNOWLEDGE_CONTEXT_TOKENS: integer(1_500, 100),
   PARLEY_ALLOW_PRIVATE_HTTP: boolean(false),
@@ -140,7 +145,12 @@ export interface Config {
   };
   knowledge: {
     autoContext: boolean;
-    minScore: number;
+    /** A page goes into the automatic context when its match (0-1: share of the question's best possible score) reaches this. */
+    minMatch?: number;
+    /** Deprecated (PARLEY_KNOWLEDGE_MIN_SCORE): an absolute page score, which grows with the question's length. */
+    minScore?: number;
+    /** Set when a deprecated knowledge variable is used: one line saying what to do instead. */
+    deprecation?: string;
     maxSections: number;
     contextTokens: number;
     /** Semantic search through the embeddings endpoint (off when unset). */
@@ -172,6 +182,25 @@ function pricesOf(input: number | undefined, cachedInput: number | undefined, ou
     throw new ConfigError('Invalid configuration: PARLEY_PRICE_INPUT and PARLEY_PRICE_OUTPUT go together (prices per million tokens)');
   }
   return { prices: { input, cachedInput: cachedInput ?? input, output } };
+}
+
+/**
+ * The automatic context's threshold. PARLEY_KNOWLEDGE_MIN_MATCH (a share, the same for every
+ * language and length of question) by default; PARLEY_KNOWLEDGE_MIN_SCORE, the absolute score of
+ * earlier versions, still works as it did (alone, or as a second condition beside MIN_MATCH) but
+ * is deprecated.
+ */
+function knowledgeThreshold(
+  minMatch: number,
+  matchGiven: boolean,
+  minScore: number | undefined,
+): Pick<Config['knowledge'], 'minMatch' | 'minScore' | 'deprecation'> {
+  if (minScore === undefined) return { minMatch };
+  return {
+    ...(matchGiven ? { minMatch } : {}),
+    minScore,
+    deprecation: `PARLEY_KNOWLEDGE_MIN_SCORE is deprecated: a raw score grows with the question's length and differs between languages. Remove it to use PARLEY_KNOWLEDGE_MIN_MATCH (default ${DEFAULT_KNOWLEDGE_MIN_MATCH}; \`parley knowledge search\` shows each page's match).`,
+  };
 }
 
 function readSystemPrompt(inline: string | undefined, file: string | undefined, cwd: string): string | undefined {
@@ -230,7 +259,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     knowledge: {
       autoContext: parsed.PARLEY_KNOWLEDGE_AUTO_CONTEXT,
-      minScore: parsed.PARLEY_KNOWLEDGE_MIN_SCORE,
+      ...knowledgeThreshold(
+        parsed.PARLEY_KNOWLEDGE_MIN_MATCH,
+        Boolean(env.PARLEY_KNOWLEDGE_MIN_MATCH?.trim()),
+        parsed.PARLEY_KNOWLEDGE_MIN_SCORE,
+      ),
       maxSections: parsed.PARLEY_KNOWLEDGE_MAX_SECTIONS,
       contextTokens: parsed.PARLEY_KNOWLEDGE_CONTEXT_TOKENS,
       embeddingModel: parsed.OPENAI_EMBEDDING_MODEL,

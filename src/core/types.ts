@@ -97,6 +97,11 @@ export interface OutboundMessage {
    * repeated after a crash returns the message the first one made, showing this text.
    */
   idempotencyKey?: string;
+  /**
+   * With idempotencyKey: a process that went away may have made this send already, and the message
+   * a repeat returns may show its earlier text (the adapter makes sure it shows this one).
+   */
+  mayRepeat?: boolean;
 }
 
 /** What is needed to edit a sent message later, from any process. */
@@ -192,6 +197,11 @@ export interface ChannelCapabilities {
    * this); otherwise only group answers are (a reply in a two-person chat is noise on Telegram).
    */
   repliesInDirect: boolean;
+  /**
+   * Sends with the same idempotencyKey make one message (Discord's nonce, Feishu's uuid). Without
+   * it (Telegram), the core records that a message is about to be sent before sending it.
+   */
+  idempotentSends?: boolean;
   /** Minimum pause between streaming edits of one message. */
   editIntervalMs: { direct: number; group: number };
 }
@@ -242,6 +252,8 @@ export interface ChannelAdapter {
   showActivity?(chat: ChatRef, activity: ToolActivity): Promise<void>;
   /** Optional: lines for the start-up block ("web console at http://..."). */
   describe?(): string[];
+  /** Optional: the name people type after @ to mention the bot in a group (its username), once known. */
+  mentionName?(): string | undefined;
   /** Optional: register HTTP endpoints (console, webhooks) on the process's one listener; called once, before start(). */
   routes?(http: HttpRoutes): void;
   /** Optional: user ids this channel itself vouches for as admins (added to PARLEY_ADMINS); known before start(). */

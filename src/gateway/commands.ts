@@ -12,6 +12,8 @@ export interface ChatCommandsOptions {
   store: Store;
   sessions: SessionRunner;
   botName: string;
+  /** The bot's @name on a channel (its platform username), when the channel tells. */
+  mentionName?: (channel: string) => string | undefined;
   approvals?: ApprovalHandler;
 }
 
@@ -33,7 +35,7 @@ export class ChatCommands {
     switch (command.name) {
       case 'start':
       case 'help':
-        return helpText(this.#o.botName, inbound.chatType);
+        return helpText(this.#o.botName, inbound.chatType, this.#o.mentionName?.(inbound.channel));
       case 'stop':
         return (await this.#o.sessions.stopSession(session.id, who)) ? undefined : 'Nothing to stop.';
       case 'reset': {
@@ -48,9 +50,12 @@ export class ChatCommands {
   }
 }
 
-function helpText(botName: string, chatType: 'direct' | 'group'): string {
+/** In a group: how to address the bot (by its platform @username where the channel tells it; else by name). */
+function helpText(botName: string, chatType: 'direct' | 'group', mention: string | undefined): string {
   const name = markdownText(botName);
   const how =
-    chatType === 'group' ? `In a group, mention me (@${name}), reply to one of my messages, or use a command.` : 'Just write to me.';
+    chatType === 'group'
+      ? `In a group I only see messages addressed to me: mention me (@${markdownText(mention ?? botName)}), reply to one of my messages, or use a command.`
+      : 'Just write to me.';
   return `I am ${name}. ${how}\n\n${commandList()}`;
 }

@@ -56,7 +56,13 @@ export class Gateway implements InboundSink {
     const approvals = options.approvals;
     const output = new Output({ store, adapters: this.#adapters, log, prompts: approvals?.prompts, owner: scheduler.owner });
     this.#sessions = new SessionRunner({ store, agent: options.agent, scheduler, output, log, approvals });
-    const commands = new ChatCommands({ store, sessions: this.#sessions, botName: options.botName, approvals });
+    const commands = new ChatCommands({
+      store,
+      sessions: this.#sessions,
+      botName: options.botName,
+      mentionName: (channel) => this.#adapters.get(channel)?.mentionName?.(),
+      approvals,
+    });
     const limits = options.limits ? new Limits({ store, output, log, ...options.limits }) : undefined;
     this.#limits = limits;
     this.#router = new Router({

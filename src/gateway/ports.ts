@@ -14,4 +14,6 @@ export interface ApprovalHandler {
   turnStopped(turnId: string, by: string): Promise<void>;
   /** Periodic work: expire due approvals. */
   sweep(): Promise<void>;
+  /** A turn decided elsewhere (the command line, a process that went away) is resumed: show its prompts' outcomes. */
+  showOutcomes?(turnId: string): Promise<void>;
 }

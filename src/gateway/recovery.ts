@@ -89,7 +89,7 @@ export class Recovery {
   }
 
   #onWakeup(event: WakeupEvent): void {
-    if (event.kind === 'gone' || event.kind === 'resync') void this.sweep();
+    if (event.kind === 'gone' || event.kind === 'resync' || event.kind === 'decided') void this.sweep();
     else if (event.kind === 'approval') this.#armExpiry(event.expiresAt);
   }
 
@@ -106,6 +106,12 @@ export class Recovery {
       found += await this.#owedAnswers();
       for (const turn of await store.turns.decidedButSuspended()) {
         found++;
+        // Decided where no prompt could be edited (or by a process that went away before it did).
+        void scheduler
+          .track(this.#o.approvals?.showOutcomes?.(turn.id) ?? Promise.resolve())
+          .catch((error: unknown) =>
+            log.warn({ err: error, turnId: turn.id }, `could not show a decision in its prompt: ${errorText(error)}`),
+          );
         void scheduler
           .track(sessions.resume(turn.id))
           .catch((error: unknown) => log.error({ err: error, turnId: turn.id }, 'resuming a decided turn failed'));

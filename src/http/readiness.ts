@@ -1,6 +1,7 @@
 // /readyz: ready only when the database answers a ping (within a bound) and every channel has
 // started (and the process is not stopping). The report says what is not ready, without details
-// that could leak (no URLs, no error texts).
+// that could leak (no URLs, no error texts). With a model configured, it also says whether the
+// model answers: a model that does not makes the report `degraded`, not unready.
 export type ChannelPhase = 'starting' | 'started' | 'stopping';
 
 export interface ReadinessProbe {
@@ -10,6 +11,14 @@ export interface ReadinessProbe {
   readonly channels: readonly string[];
   /** 'started' once every channel started; 'stopping' from the shutdown signal on. */
   phase(): ChannelPhase;
+  /** What is known of the model (see src/llm/model-health.ts), when one is configured. */
+  model?(): ModelReadiness;
+}
+
+export interface ModelReadiness {
+  answering: boolean;
+  /** "gpt-x at https://...: not reachable: ECONNREFUSED". */
+  detail: string;
 }
 
 export interface ReadinessReport {
@@ -18,6 +27,13 @@ export interface ReadinessReport {
   channels: Record<string, ChannelPhase>;
   /** One short line per thing that is not ready (empty when ready). */
   notReady: string[];
+  /**
+   * The model, when the probe knows it. A model that does not answer leaves the process ready
+   * (200: it still takes webhooks, button clicks and /stop, and answers once the model is back)
+   * but `degraded`.
+   */
+  model?: ModelReadiness;
+  degraded?: boolean;
 }
 
 const TIMED_OUT = Symbol('timed out');
@@ -48,5 +64,6 @@ export async function checkReadiness(probe: ReadinessProbe, timeoutMs = 2_000): 
   if (phase !== 'started') {
     notReady.push(...(probe.channels.length ? probe.channels.map((name) => `channel ${name}: ${phase}`) : [`parley: ${phase}`]));
   }
-  return { ready: notReady.length === 0, database, channels, notReady };
+  const model = probe.model?.();
+  return { ready: notReady.length === 0, database, channels, notReady, ...(model ? { model, degraded: !model.answering } : {}) };
 }

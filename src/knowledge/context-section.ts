@@ -1,9 +1,10 @@
-// Automatic knowledge context: when pages match the user's message well enough (score at or above
-// minScore), their best sections go with that message (a turn section of the agent), within a
+// Automatic knowledge context: when pages match the user's message well enough (contextOptions:
+// their match at or above PARLEY_KNOWLEDGE_MIN_MATCH), their best sections go with that message (a turn section of the agent), within a
 // token budget, with the instruction to cite page slugs.
 import type { ContextSection } from '../agent/agent.ts';
 import { estimateTokens, truncateToTokens } from '../agent/tokens.ts';
 import type { Config } from '../config/config.ts';
+import { contextOptions } from './context-options.ts';
 import type { KnowledgeBase, SectionHit } from './knowledge-base.ts';
 import { CITE_HINT } from './tools.ts';
 
@@ -32,13 +33,12 @@ export function knowledgeBlock(hits: SectionHit[], budgetTokens: number): string
 
 export function knowledgeContextSection(kb: KnowledgeBase, settings: Config['knowledge']): ContextSection {
   let cached: { key: string; block: Promise<string | undefined> } | undefined;
+  const options = contextOptions(settings);
   return async ({ turn, userText }) => {
-    if (!settings.autoContext || settings.maxSections <= 0 || !userText.trim()) return undefined;
+    if (!options || !userText.trim()) return undefined;
     const key = `${turn.id}\u0000${userText}`;
     if (cached?.key !== key) {
-      const block = kb
-        .relevantSections(userText, { limit: settings.maxSections, minScore: settings.minScore })
-        .then((hits) => knowledgeBlock(hits, settings.contextTokens));
+      const block = kb.relevantSections(userText, options).then((hits) => knowledgeBlock(hits, settings.contextTokens));
       cached = { key, block };
       // The agent logs the failure; the next round tries again.
       block.catch(() => {

@@ -11,14 +11,14 @@ import type {
   KnowledgeSaveResult,
 } from '../store/repos/knowledge.ts';
 import { KnowledgeSearcher } from './knowledge-searcher.ts';
-import type { ExplainedHit, SearchResult, SectionHit } from './knowledge-search.ts';
+import type { ContextThreshold, ExplainedHit, SearchResult, SectionHit } from './knowledge-search.ts';
 import type { PageInput } from './page.ts';
 import type { Embedder, EmbeddingSettings } from './search/embedder.ts';
 import type { SyncProgress, SyncReport } from './search/knowledge-index.ts';
 import type { EmbedProgress, EmbedReport } from './search/semantic.ts';
 import type { Tokenizer } from './tokenizer.ts';
 
-export type { ExplainedHit, PageHit, SearchResult, SectionHit } from './knowledge-search.ts';
+export type { ContextThreshold, ExplainedHit, PageHit, SearchResult, SectionHit } from './knowledge-search.ts';
 
 export interface KnowledgeBaseOptions {
   repo: KnowledgeRepo;
@@ -151,10 +151,10 @@ export class KnowledgeBase {
   }
 
   /**
-   * Sections for the automatic context: from the pages scoring at least `minScore`, in page order,
-   * each page's best section first, then second-best ones while `limit` allows.
+   * Sections for the automatic context: from the pages good enough for it (ContextThreshold), in
+   * page order, each page's best section first, then second-best ones while `limit` allows.
    */
-  relevantSections(query: string, options: { limit: number; minScore: number }): Promise<SectionHit[]> {
+  relevantSections(query: string, options: { limit: number } & ContextThreshold): Promise<SectionHit[]> {
     return this.#search.relevantSections(query, options);
   }
 

@@ -5,6 +5,7 @@ import type { KnowledgePageRecord, KnowledgeRepo } from '../store/repos/knowledg
 import type { PageField } from './search/bm25.ts';
 import { pageSections, sectionLabel } from './search/indexed-page.ts';
 import type { KnowledgeIndex } from './search/knowledge-index.ts';
+import { matchShare, queryCeiling } from './search/match.ts';
 import { planQuery, type QueryPlan } from './search/query.ts';
 import type { RankedPage } from './search/second-pass.ts';
 import { fuse, type SemanticSearch } from './search/semantic.ts';
@@ -19,6 +20,8 @@ export interface PageHit {
   snippet: string;
   /** Best section's score plus half the next one's (pages that match in several places rank higher); 0 when only meaning matched. */
   score: number;
+  /** The best section's score as a share of the query's best possible score (0-1, see match.ts); what the automatic context compares with its threshold. */
+  match: number;
   /** Cosine similarity to the question, when semantic search found the page. */
   semantic?: number;
 }
@@ -48,7 +51,18 @@ export interface SectionHit {
   title: string;
   section: string;
   score: number;
+  /** The page's match (see PageHit). */
+  match: number;
   markdown: string;
+}
+
+/**
+ * When a page is good enough for the automatic context: its match at least `minMatch` and its
+ * score at least `minScore` (each only when given; the configuration sets at least one).
+ */
+export interface ContextThreshold {
+  minMatch?: number;
+  minScore?: number;
 }
 
 export interface SearchContext {
@@ -64,18 +78,36 @@ const MIN_CANDIDATES = 16;
 /** Each ranking contributes this many pages per wanted hit to the fusion. */
 const FUSION_DEPTH = 4;
 
-interface Ranked {
+interface KeywordRanking {
   plan: QueryPlan;
   pages: RankedPage[];
+  /** The query's best possible section score (see match.ts). */
+  ceiling: number;
+}
+
+interface Ranked extends KeywordRanking {
   semantic: Map<string, number>;
   fused: boolean;
 }
 
-function keywordRanking(context: SearchContext, query: string, limit: number, explain: boolean): { plan: QueryPlan; pages: RankedPage[] } {
+function keywordRanking(context: SearchContext, query: string, limit: number, explain: boolean): KeywordRanking {
   const { index, tokenizer } = context;
-  if (!index) return { plan: planQuery(query, { tokenize: tokenizer }), pages: [] };
+  if (!index) return { plan: planQuery(query, { tokenize: tokenizer }), pages: [], ceiling: 1 };
   const plan = planQuery(query, { tokenize: tokenizer, vocabulary: index.vocabulary, synonyms: index.synonyms() });
-  return { plan, pages: index.rank(plan.weighted, limit, { candidates: Math.max(MIN_CANDIDATES, limit * 3), explain }) };
+  const pages = index.rank(plan.weighted, limit, { candidates: Math.max(MIN_CANDIDATES, limit * 3), explain });
+  const ceiling = queryCeiling(query, plan, {
+    pages: index.indexFile.totals().pages,
+    documentFrequency: (term) => index.documentFrequency(term),
+  });
+  return { plan, pages, ceiling };
+}
+
+/** Whether a ranked page is good enough for the automatic context. */
+function passes(page: RankedPage, ceiling: number, threshold: ContextThreshold): boolean {
+  return (
+    (threshold.minScore === undefined || page.score >= threshold.minScore) &&
+    (threshold.minMatch === undefined || matchShare(page.best.score, ceiling) >= threshold.minMatch)
+  );
 }
 
 async function rank(context: SearchContext, query: string, limit: number, explain: boolean): Promise<Ranked> {
@@ -83,7 +115,7 @@ async function rank(context: SearchContext, query: string, limit: number, explai
   if (!index || !semantic) return { ...keywordRanking(context, query, limit, explain), semantic: new Map(), fused: false };
   const depth = Math.max(limit * FUSION_DEPTH, 20);
   const [keyword, near] = await Promise.all([keywordRanking(context, query, depth, explain), semantic.search(index, query, depth)]);
-  if (near.length === 0) return { plan: keyword.plan, pages: keyword.pages.slice(0, limit), semantic: new Map(), fused: false };
+  if (near.length === 0) return { ...keyword, pages: keyword.pages.slice(0, limit), semantic: new Map(), fused: false };
   const byDoc = new Map(keyword.pages.map((page) => [page.doc, page]));
   const order = fuse(
     keyword.pages.map((page) => page.doc),
@@ -100,6 +132,7 @@ async function rank(context: SearchContext, query: string, limit: number, explai
   return {
     plan: keyword.plan,
     pages,
+    ceiling: keyword.ceiling,
     semantic: new Map(pages.filter((p) => similarity.has(p.doc)).map((p) => [p.pageId, similarity.get(p.doc)!])),
     fused: true,
   };
@@ -129,21 +162,23 @@ export async function explainPages(context: SearchContext, query: string, limit:
 
 /**
  * Sections for the automatic context (keyword ranking only: it runs on every message): from the
- * pages scoring at least `minScore`, in page order, each page's best section first, then
+ * pages good enough for it (`threshold`), in page order, each page's best section first, then
  * second-best ones while `limit` allows.
  */
 export async function relevantSections(
   context: SearchContext,
   query: string,
-  options: { limit: number; minScore: number },
+  options: { limit: number } & ContextThreshold,
 ): Promise<SectionHit[]> {
   // No pages (no index yet): nothing to plan the query for.
   if (options.limit <= 0 || !context.index) return [];
-  const { pages: ranked } = keywordRanking(context, query, options.limit, false);
-  const chosen = ranked.filter((page) => page.score >= options.minScore);
+  const { pages: ranked, ceiling } = keywordRanking(context, query, options.limit, false);
+  const chosen = ranked.filter((page) => passes(page, ceiling, options));
   const matches = [
-    ...chosen.map((page) => ({ pageId: page.pageId, section: page.best })),
-    ...chosen.flatMap((page) => (page.second ? [{ pageId: page.pageId, section: page.second }] : [])),
+    ...chosen.map((page) => ({ pageId: page.pageId, section: page.best, match: matchShare(page.best.score, ceiling) })),
+    ...chosen.flatMap((page) =>
+      page.second ? [{ pageId: page.pageId, section: page.second, match: matchShare(page.best.score, ceiling) }] : [],
+    ),
   ].slice(0, options.limit);
   const pages = await pagesById(
     context,
@@ -159,6 +194,7 @@ export async function relevantSections(
         title: page.title,
         section: sectionLabel(section.path),
         score: round(match.section.score),
+        match: match.match,
         markdown: section.markdown,
       },
     ];
@@ -187,6 +223,7 @@ async function withSnippets(context: SearchContext, ranked: Ranked, query: strin
         section: sectionLabel(section?.path ?? ''),
         snippet: snippet(section?.text || page.summary, query),
         score: round(entry.score),
+        match: matchShare(entry.best.score, ranked.ceiling),
         ...(similarity !== undefined ? { semantic: Math.round(similarity * 1000) / 1000 } : {}),
         ranked: entry,
       },

@@ -8,6 +8,7 @@ import {
   explainPages,
   relevantSections,
   searchPages,
+  type ContextThreshold,
   type ExplainedHit,
   type SearchContext,
   type SearchResult,
@@ -187,10 +188,10 @@ export class KnowledgeSearcher {
   }
 
   /**
-   * Sections for the automatic context: from the pages scoring at least `minScore`, in page order,
-   * each page's best section first, then second-best ones while `limit` allows.
+   * Sections for the automatic context: from the pages good enough for it (ContextThreshold), in
+   * page order, each page's best section first, then second-best ones while `limit` allows.
    */
-  async relevantSections(query: string, options: { limit: number; minScore: number }): Promise<SectionHit[]> {
+  async relevantSections(query: string, options: { limit: number } & ContextThreshold): Promise<SectionHit[]> {
     return relevantSections(await this.#context(true), query, options);
   }
 

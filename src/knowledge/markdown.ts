@@ -23,6 +23,8 @@ interface PageSection {
 export interface MarkdownOutline {
   /** First `#` heading, else the first heading of any level. */
   title?: string;
+  /** The first line of text that is not a heading or code, as plain text (for a page without a heading). */
+  firstLine?: string;
   /** First paragraph, as plain text. */
   summary?: string;
   sections: PageSection[];
@@ -41,7 +43,17 @@ function inlineText(token: Token): string {
   return text.replace(/\s+/g, ' ').trim();
 }
 
-function firstSentencesWithin(text: string, max: number): string {
+/** The first non-empty line of a block's text, as plain text. */
+function firstTextLine(token: Token): string | undefined {
+  for (const line of token.content.split('\n')) {
+    const inline = md.parseInline(line, {})[0];
+    const text = inline ? inlineText(inline) : '';
+    if (text) return text;
+  }
+  return undefined;
+}
+
+export function firstSentencesWithin(text: string, max: number): string {
   if (text.length <= max) return text;
   const cut = text.slice(0, max);
   const sentenceEnd = Math.max(cut.lastIndexOf('. '), cut.lastIndexOf('。'), cut.lastIndexOf('! '), cut.lastIndexOf('? '));
@@ -62,6 +74,7 @@ export function outline(markdown: string): MarkdownOutline {
   let title: string | undefined;
   let firstHeading: string | undefined;
   let summary: string | undefined;
+  let firstLine: string | undefined;
   const drafts: SectionDraft[] = [{ path: [], startLine: 0, text: [] }];
   const stack: { level: number; text: string }[] = [];
 
@@ -87,6 +100,7 @@ export function outline(markdown: string): MarkdownOutline {
     if (token.type === 'inline' && tokens[i - 1]?.type !== 'heading_open') {
       const text = inlineText(token);
       if (!text) continue;
+      firstLine ??= firstTextLine(token);
       drafts.at(-1)!.text.push(text);
       if (summary === undefined && tokens[i - 1]?.type === 'paragraph_open') summary = firstSentencesWithin(text, SUMMARY_MAX_CHARS);
     } else if (token.type === 'fence' || token.type === 'code_block') {
@@ -101,5 +115,5 @@ export function outline(markdown: string): MarkdownOutline {
     const end = drafts[n + 1]?.startLine ?? lines.length;
     sections.push({ index: sections.length, path: draft.path, markdown: lines.slice(draft.startLine, end).join('\n').trim(), text });
   }
-  return { title: title ?? firstHeading, summary, sections };
+  return { title: title ?? firstHeading, ...(firstLine ? { firstLine } : {}), summary, sections };
 }

@@ -1,12 +1,12 @@
 // Markdown files with optional front matter ↔ pages. Reading: front matter (title, summary,
-// tags, slug, references) wins; otherwise the title is the first heading, the summary the first
-// paragraph and the slug the file's path. Writing (export) puts every field in the front matter,
+// tags, slug, references) wins; otherwise the title is the first heading (else the first line of
+// text, else the file's name), the summary the first paragraph and the slug the file's path. Writing (export) puts every field in the front matter,
 // so reading the file back yields the same page. Front matter is data only (see front-matter.ts).
 import YAML from 'yaml';
 import { z } from 'zod';
 import type { KnowledgePageFields } from '../store/repos/knowledge.ts';
 import { splitFrontMatter } from './front-matter.ts';
-import { outline } from './markdown.ts';
+import { firstSentencesWithin, outline } from './markdown.ts';
 import { PageFileError } from './page-error.ts';
 import { describeIssues, PageInputSchema, slugFromPath, type PageInput } from './page.ts';
 
@@ -40,18 +40,34 @@ export function parseFrontMatter(text: string): { frontMatter: FrontMatter; body
 export function pageFromFile(text: string, relativePath: string, overrides: Partial<PageInput> = {}): PageInput {
   const { frontMatter, body } = parseFrontMatter(text);
   const derived = outline(body);
+  const slug = overrides.slug ?? frontMatter.slug ?? slugFromPath(relativePath);
   const candidate = {
-    slug: overrides.slug ?? frontMatter.slug ?? slugFromPath(relativePath),
-    title: overrides.title ?? frontMatter.title ?? derived.title,
+    slug,
+    title: overrides.title ?? frontMatter.title ?? derivedTitle(derived, relativePath, slug),
     summary: overrides.summary ?? frontMatter.summary ?? derived.summary ?? '',
     content: overrides.content ?? body,
     tags: overrides.tags ?? frontMatter.tags ?? [],
     references: overrides.references ?? frontMatter.references ?? [],
   };
-  if (candidate.title === undefined || candidate.title.trim() === '') {
-    throw new PageFileError('title is empty: add a title to the front matter or a # heading');
+  if (candidate.title.trim() === '') {
+    throw new PageFileError('title is empty: give the front matter a title, or remove the title line to take it from the first line');
   }
   return parsePageInput(candidate);
+}
+
+/** A derived title is cut to this many characters (at a sentence end or a space when there is one). */
+const DERIVED_TITLE_MAX_CHARS = 80;
+
+/**
+ * The title of a page without one in its front matter: the first heading, else the first line of
+ * text (its first sentence, at most DERIVED_TITLE_MAX_CHARS), else the file's name ("-" and "_"
+ * read as spaces), else the slug's last part (standard input has no file name).
+ */
+function derivedTitle(derived: ReturnType<typeof outline>, relativePath: string, slug: string): string {
+  if (derived.title?.trim()) return derived.title;
+  if (derived.firstLine) return firstSentencesWithin(derived.firstLine, DERIVED_TITLE_MAX_CHARS);
+  const name = (relativePath.split(/[\\/]/).at(-1) ?? '').replace(/\.(md|markdown)$/i, '') || slug.split('/').at(-1) || '';
+  return name.replace(/[-_]+/g, ' ').trim();
 }
 
 /** Validates page fields from any source; throws PageFileError with every problem on one line. */

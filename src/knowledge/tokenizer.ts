@@ -49,7 +49,8 @@ const OTHER = 1;
 const WORD = 2; // letters, digits, underscore
 const JOINER = 3; // . - / : @ # $ inside an identifier
 const CJK = 4;
-const CJK_CHAR = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}ー]/u;
+/** A Han, kana or Hangul character (or the long-vowel mark): text without spaces between words. */
+export const CJK_CHAR = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}ー]/u;
 const WORD_CHAR = /[\p{L}\p{N}_]/u;
 const classes = new Uint8Array(0x10000);
 for (let c = 0; c < 128; c++) {

@@ -36,7 +36,8 @@ export function createKnowledgeTools(kb: KnowledgeBase): AnyTool[] {
     async execute({ query, limit }) {
       const { hits } = await kb.search(query, { limit });
       if (hits.length === 0) return `No knowledge page matches "${query}". Try other words, or the language the pages are written in.`;
-      return JSON.stringify({ results: hits, note: CITE_HINT });
+      // The match share is for the automatic context's threshold; the model ranks by reading.
+      return JSON.stringify({ results: hits.map(({ match: _match, ...hit }) => hit), note: CITE_HINT });
     },
   });
 

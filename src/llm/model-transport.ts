@@ -24,7 +24,8 @@ export interface ModelTransport {
   post(url: string, headers: Record<string, string>, body: string | Uint8Array, signal: AbortSignal): Promise<ModelResponse>;
 }
 
-function dispatcher(): Dispatcher {
+/** The dispatcher model requests use (also the model check's GET /models). */
+export function dispatcher(): Dispatcher {
   // As Node.js's fetch does: HTTP(S)_PROXY / NO_PROXY only when NODE_USE_ENV_PROXY asks for them.
   const base = process.env.NODE_USE_ENV_PROXY === '1' ? new EnvHttpProxyAgent() : new Agent();
   return base.compose(interceptors.redirect({ maxRedirections: MAX_REDIRECTIONS }));

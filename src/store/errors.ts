@@ -39,15 +39,8 @@ export function redactUrl(url: string): string {
   }
 }
 
-const PRISMA_ERRORS = new Set([
-  'PrismaClientKnownRequestError',
-  'PrismaClientUnknownRequestError',
-  'PrismaClientInitializationError',
-  'PrismaClientRustPanicError',
-  'DriverAdapterError',
-]);
-
 /** True for failures raised by the database layer (as opposed to bugs or bad input elsewhere). */
 export function isDatabaseFailure(error: unknown): boolean {
-  return error instanceof StoreError || (error instanceof Error && PRISMA_ERRORS.has(error.name));
+  // The SQL driver and the migrator report every database failure as a StoreError.
+  return error instanceof StoreError;
 }

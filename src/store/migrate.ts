@@ -25,7 +25,7 @@ export interface MigrationReport {
   alreadyApplied: string[];
 }
 
-function readMigrations(provider: DatabaseTarget['provider'], dir = MIGRATIONS_DIR): Migration[] {
+export function readMigrations(provider: DatabaseTarget['provider'], dir = MIGRATIONS_DIR): Migration[] {
   return readdirSync(dir)
     .filter((name) => /^\d{4}_[a-z0-9_]+$/.test(name))
     .sort()
@@ -41,7 +41,7 @@ const LEDGER = `CREATE TABLE IF NOT EXISTS "_parley_migrations" (
   "appliedAt" TEXT NOT NULL
 )`;
 
-function checkLedger(migrations: Migration[], ledger: Map<string, string>): Migration[] {
+export function checkLedger(migrations: Migration[], ledger: Map<string, string>): Migration[] {
   for (const [name, checksum] of ledger) {
     const known = migrations.find((m) => m.name === name);
     if (!known) {

@@ -1,7 +1,7 @@
-// The store: small repository objects over one database connection. Everything outside src/store
-// talks to these functions, never to Prisma.
+// The store: small repository objects over the store's one SQL driver (src/store/sql). Everything
+// outside src/store talks to these functions, never to the database. Prisma is the schema and
+// migration tool (prisma/), not loaded at run time.
 import type { DatabaseTarget } from '../config/config.ts';
-import { type Db, lazyDatabase } from './database.ts';
 import { StoreError } from './errors.ts';
 import { migrate, type MigrationReport } from './migrate.ts';
 import { approvalsRepo } from './repos/approvals.ts';
@@ -24,7 +24,7 @@ import { usageRepo } from './repos/usage.ts';
 import type { SqlDriver } from './sql/driver.ts';
 import { openSql } from './sql/open.ts';
 
-function repositories(db: Db, sql: SqlDriver, target?: DatabaseTarget) {
+function repositories(sql: SqlDriver) {
   const histories = historyCache(sql);
   return {
     sessions: sessionsRepo(sql),
@@ -37,7 +37,7 @@ function repositories(db: Db, sql: SqlDriver, target?: DatabaseTarget) {
     approvals: approvalsRepo(sql),
     grants: grantsRepo(sql),
     audit: auditRepo(sql),
-    knowledge: knowledgeRepo(db, sql, target),
+    knowledge: knowledgeRepo(sql),
     processes: processesRepo(sql),
     receivers: receiversRepo(sql),
     turnReads: turnReadsRepo(sql),
@@ -49,7 +49,7 @@ function repositories(db: Db, sql: SqlDriver, target?: DatabaseTarget) {
 
 export type Store = ReturnType<typeof repositories> & {
   readonly target: DatabaseTarget;
-  /** The SQL driver the per-message repositories use, for writes that must commit together. */
+  /** The SQL driver the repositories use, for writes that must commit together. */
   readonly sql: SqlDriver;
   /** Migrations applied while opening (empty when the database was up to date). */
   readonly migrations: MigrationReport;
@@ -61,13 +61,10 @@ export type Store = ReturnType<typeof repositories> & {
 /** Applies pending migrations, then opens the database. */
 export async function openStore(target: DatabaseTarget): Promise<Store> {
   const migrations = await migrate(target);
-  // Prisma opens on first use by a repository that still needs it.
-  const prisma = lazyDatabase(target);
-  const db = prisma.db;
   const sql = await openSql(target);
   let closed = false;
   return {
-    ...repositories(db, sql, target),
+    ...repositories(sql),
     sql,
     target,
     migrations,
@@ -81,7 +78,7 @@ export async function openStore(target: DatabaseTarget): Promise<Store> {
     async close() {
       if (closed) return;
       closed = true;
-      await Promise.all([sql.close(), prisma.close()]);
+      await sql.close();
     },
   };
 }

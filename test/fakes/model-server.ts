@@ -110,6 +110,9 @@ export class FakeModelServer {
   /** POST /embeddings requests: the texts each one asked for. */
   readonly embeddingRequests: { model: string; input: string[]; receivedAt: number }[] = [];
   #embed: ((text: string) => number[]) | undefined;
+  #models: string[] | ErrorStep | undefined;
+  /** GET /models requests (see setModels). */
+  readonly modelListRequests: { authorization: string | undefined }[] = [];
   #embeddingStatus: number | undefined;
   readonly #queue: (Step | Responder)[] = [];
   #fallback: Responder | undefined;
@@ -162,6 +165,25 @@ export class FakeModelServer {
     return this;
   }
 
+  /**
+   * Serves GET /models: these model ids, or this error answer (unset: 404, a server without the
+   * list). Requests are recorded in `modelListRequests` (their authorization header).
+   */
+  setModels(models: string[] | ErrorStep | undefined): this {
+    this.#models = models;
+    return this;
+  }
+
+  #modelList(req: IncomingMessage, res: ServerResponse, models: string[] | ErrorStep): void {
+    this.modelListRequests.push({ authorization: req.headers.authorization });
+    if (!Array.isArray(models)) {
+      this.#error(res, models);
+      return;
+    }
+    const data = models.map((id) => ({ id, object: 'model', created: 0, owned_by: 'fake' }));
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data }));
+  }
+
   get pending(): number {
     return this.#queue.length;
   }
@@ -180,6 +202,7 @@ export class FakeModelServer {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     if (req.method === 'POST' && req.url?.endsWith('/embeddings') && this.#embed) return this.#embeddings(Buffer.concat(chunks), res);
+    if (req.method === 'GET' && req.url?.endsWith('/models') && this.#models) return this.#modelList(req, res, this.#models);
     if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) {
       res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'not found' } }));
       return;

@@ -16,7 +16,7 @@ describe('/help', () => {
     const [first] = new MarkdownIt('commonmark', { html: false }).parse(reply, {}).filter((token) => token.type === 'inline');
     expect(first!.children!.map((token) => token.type).filter((type) => type !== 'text' && type !== 'text_special')).toEqual([]);
     expect(first!.children!.map((token) => token.content).join('')).toBe(
-      `I am ${NAME}. In a group, mention me (@${NAME}), reply to one of my messages, or use a command.`,
+      `I am ${NAME}. In a group I only see messages addressed to me: mention me (@${NAME}), reply to one of my messages, or use a command.`,
     );
   });
 });

@@ -120,6 +120,19 @@ describe('knowledge in a chat turn', () => {
     expect(keyboard.content).toContain(body);
   });
 
+  it('gives a short English question its page as it gives a Chinese one (the default threshold does not depend on the length or the language)', async () => {
+    const h = await app();
+    h.model.enqueue({ text: 'See [en/advanced/proxy].' }, { text: '见 [zh/advanced/proxy]。' });
+    const fay = person('Fay');
+    await h.adapter.say('proxy', { from: fay });
+    await settled(h.store, dm(fay));
+    await h.adapter.say('代理', { from: fay });
+    await settled(h.store, dm(fay));
+    const [english, chinese] = h.model.requests.map(userMessage);
+    expect(english).toMatch(/^proxy\n\n<knowledge>[\s\S]*### \[en\/advanced\/proxy\]/);
+    expect(chinese).toMatch(/^代理\n\n<knowledge>[\s\S]*### \[zh\/advanced\/proxy\]/);
+  });
+
   it('keeps the automatic context out of off-topic messages', async () => {
     const h = await app();
     h.model.enqueue({ text: 'Sunny, probably.' });

@@ -66,6 +66,26 @@ describe('parley knowledge add', () => {
     ]);
   });
 
+  it('takes the title of a file or of standard input without a heading or front matter from its first line, else from its name', async () => {
+    writeFiles(dir, { 'untitled.md': 'no heading, just *notes*\nsecond line\n', 'deploy_checklist.md': '```sh\nnpm ci\n```\n' });
+    expect(await ok(['knowledge', 'add', 'untitled.md'])).toBe('Created untitled (revision 1).\n');
+    expect(await ok(['knowledge', 'add', 'deploy_checklist.md'])).toBe('Created deploy_checklist (revision 1).\n');
+    expect(await ok(['knowledge', 'add', '-', '--slug', 'notes/standup'], 'Standup moved to 10:00.\n\nFrom Monday on.\n')).toBe(
+      'Created notes/standup (revision 1).\n',
+    );
+    expect(await ok(['knowledge', 'add', '-', '--slug', 'notes/empty-one'], '\n')).toBe('Created notes/empty-one (revision 1).\n');
+    const titles = (JSON.parse(await ok(['knowledge', 'list', '--json'])) as { slug: string; title: string }[]).map((p) => [
+      p.slug,
+      p.title,
+    ]);
+    expect(titles).toEqual([
+      ['deploy_checklist', 'deploy checklist'],
+      ['notes/empty-one', 'empty one'],
+      ['notes/standup', 'Standup moved to 10:00.'],
+      ['untitled', 'no heading, just notes'],
+    ]);
+  });
+
   it('refuses a taken slug unless --replace, an empty title, a bad slug, an unreadable file and broken front matter', async () => {
     await addRefunds();
     expect(await fails(['knowledge', 'add', '--slug', 'billing/refunds', '--title', 'Again'])).toBe(
@@ -80,10 +100,10 @@ describe('parley knowledge add', () => {
       /^parley: slug must be lower-case letters, digits and/,
     );
     expect(await fails(['knowledge', 'add', 'missing.md'])).toBe('parley: cannot read missing.md: no such file');
-    writeFiles(dir, { 'broken.md': '---\ntitle: [oops\n---\nbody\n', 'untitled.md': 'no heading\n' });
+    writeFiles(dir, { 'broken.md': '---\ntitle: [oops\n---\nbody\n', 'blank-title.md': '---\ntitle: " "\n---\nbody\n' });
     expect(await fails(['knowledge', 'add', 'broken.md'])).toMatch(/^parley: broken.md: invalid front matter: /);
-    expect(await fails(['knowledge', 'add', 'untitled.md'])).toBe(
-      'parley: untitled.md: title is empty: add a title to the front matter or a # heading',
+    expect(await fails(['knowledge', 'add', 'blank-title.md'])).toBe(
+      'parley: blank-title.md: title is empty: give the front matter a title, or remove the title line to take it from the first line',
     );
     expect(await fails(['knowledge', 'add', '-'], 2, '# From stdin\n')).toBe(
       'parley: give --slug (standard input has no file name to take it from)',

@@ -66,6 +66,30 @@ describe('page files', () => {
     expect(page.slug).toBe('guides/getting-started');
   });
 
+  it('takes the title of a page without front matter or heading from its first line of text, else from the file name', () => {
+    const title = (text: string, path = 'notes/a.md') => pageFromFile(text, path).title;
+    expect(title('just text, no heading')).toBe('just text, no heading');
+    expect(title('\n\n  **Refunds** take [five](x.md) days.\nSecond line.\n')).toBe('Refunds take five days.');
+    expect(title('- first item\n- second item')).toBe('first item');
+    expect(title('> a quoted line')).toBe('a quoted line');
+    expect(title('中文的第一行，没有标题。\n第二行。')).toBe('中文的第一行，没有标题。');
+    // The first sentence, at most 80 characters, cut at a space.
+    const long = title(`${'word '.repeat(30)}end.`);
+    expect(long.length).toBeLessThanOrEqual(80);
+    expect(long).toMatch(/^word word .*word…$/);
+    expect(title('An intro sentence that is long enough to count. Then a second one that goes on past the limit.')).toBe(
+      'An intro sentence that is long enough to count.',
+    );
+    // No text outside code: the file's name.
+    expect(title('```sh\nnpm ci\n```\n', 'ops/deploy_checklist-v2.md')).toBe('deploy checklist v2');
+    expect(title('', 'Guides/Getting Started.md')).toBe('Getting Started');
+    // A heading anywhere still wins; front matter wins over both.
+    expect(title('intro line\n\n## Setup\n')).toBe('Setup');
+    expect(title('---\ntags: [a]\n---\nbody text')).toBe('body text');
+    expect(pageFromFile('text', '', { slug: 'notes/from-stdin' }).title).toBe('text');
+    expect(pageFromFile('', '', { slug: 'notes/from-stdin' }).title).toBe('from stdin');
+  });
+
   it('rejects broken front matter, a missing title and bad values with one clear line', () => {
     const error = (text: string) => {
       try {
@@ -80,8 +104,9 @@ describe('page files', () => {
     expect(error('---\n- a\n- b\n---\nbody')).toBe('invalid front matter: expected key: value lines (a YAML mapping)');
     expect(error('---\ntitle: x\ntags: {a: 1}\n---\n')).toBe('invalid front matter: tags must be a list or a comma-separated text');
     expect(error('---\ntitle: {a: 1}\n---\n')).toBe('invalid front matter: title must be text');
-    expect(error('just text, no heading')).toBe('title is empty: add a title to the front matter or a # heading');
-    expect(error('---\ntitle: "  "\n---\n# Heading')).toBe('title is empty: add a title to the front matter or a # heading');
+    expect(error('---\ntitle: "  "\n---\n# Heading')).toBe(
+      'title is empty: give the front matter a title, or remove the title line to take it from the first line',
+    );
     expect(error('---\nslug: ../etc/passwd\n---\n# T')).toMatch(/^slug must be lower-case letters/);
     expect(error('---\nslug: Upper/Case\n---\n# T')).toMatch(/^slug must be lower-case letters/);
   });
@@ -158,6 +183,7 @@ describe('importing a folder with bad files', () => {
       'plain/page.md': '# Plain page\n\nFirst paragraph.\n',
       'broken.md': '---\ntitle: [unclosed\n---\nbody\n',
       'untitled.md': 'no heading here\n',
+      'code-only.md': '```\nx = 1\n```\n',
       'empty-title.md': '---\ntitle: ""\n---\n# Heading\n',
       'zz-twin.md': '---\nslug: billing/refunds\ntitle: Twin\n---\nsame slug\n',
       '.hidden/skip.md': '# Hidden\n',
@@ -166,25 +192,26 @@ describe('importing a folder with bad files', () => {
     symlinkSync(join(dir, 'does-not-exist.md'), join(dir, 'dangling.md'));
 
     const dry = await importPages(knowledge.kb, dir, { dryRun: true });
-    expect(dry.counts).toEqual({ created: 2, updated: 0, unchanged: 0, failed: 5 });
+    expect(dry.counts).toEqual({ created: 4, updated: 0, unchanged: 0, failed: 4 });
     expect(await knowledge.kb.count()).toBe(0);
 
     const report = await importPages(knowledge.kb, dir);
-    expect(report.counts).toEqual({ created: 2, updated: 0, unchanged: 0, failed: 5 });
+    expect(report.counts).toEqual({ created: 4, updated: 0, unchanged: 0, failed: 4 });
     const reasons = Object.fromEntries(report.outcomes.filter((o) => o.status === 'failed').map((o) => [o.file, o.reason]));
     expect(reasons).toEqual({
       'broken.md': expect.stringMatching(/^invalid front matter: /),
       'dangling.md': 'unreadable file (missing, or a broken link)',
-      'empty-title.md': 'title is empty: add a title to the front matter or a # heading',
+      'empty-title.md': 'title is empty: give the front matter a title, or remove the title line to take it from the first line',
       'zz-twin.md': 'slug billing/refunds is already used by with-front-matter.md',
-      'untitled.md': 'title is empty: add a title to the front matter or a # heading',
     });
     expect((await knowledge.kb.get('plain/page'))!).toMatchObject({ title: 'Plain page', summary: 'First paragraph.' });
+    expect((await knowledge.kb.get('untitled'))!).toMatchObject({ title: 'no heading here', summary: 'no heading here' });
+    expect((await knowledge.kb.get('code-only'))!.title).toBe('code only');
     expect((await knowledge.kb.get('billing/refunds'))!.tags).toEqual(['billing']);
 
     writeFileSync(join(dir, 'plain/page.md'), '# Plain page\n\nFirst paragraph, edited.\n');
     const again = await importPages(knowledge.kb, dir);
-    expect(again.counts).toEqual({ created: 0, updated: 1, unchanged: 1, failed: 5 });
+    expect(again.counts).toEqual({ created: 0, updated: 1, unchanged: 3, failed: 4 });
     expect((await knowledge.kb.history('plain/page'))!.map((r) => [r.revision, r.note])).toEqual([
       [2, 'import plain/page.md'],
       [1, 'import plain/page.md'],
@@ -209,6 +236,7 @@ describe('the automatic context block', () => {
     title: slug.toUpperCase(),
     section: 'Part',
     score: 20,
+    match: 0.5,
     markdown: Array.from({ length: words }, (_, i) => `word${i}`).join(' '),
   });
 

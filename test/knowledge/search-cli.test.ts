@@ -54,6 +54,49 @@ describe('parley knowledge search -', () => {
   });
 });
 
+describe('parley knowledge search marks what would go into the prompt', () => {
+  type Hit = { slug: string; score: number; match: number; prompt: boolean };
+  const search = async (env: Record<string, string>, ...args: string[]) => {
+    const run = await cliFor(dbFile, dir, env)(['knowledge', 'search', ...args]);
+    expect(run.code).toBe(0);
+    return run;
+  };
+
+  it('as a field in JSON and a column in the table, by the configured threshold', async () => {
+    const { hits } = JSON.parse((await search({}, 'proxy', '--json')).out) as { hits: Hit[] };
+    expect(hits[0]).toMatchObject({ slug: 'en/advanced/proxy', prompt: true });
+    // The pages the automatic context would take: good enough, and no more than its sections.
+    for (const hit of hits) {
+      expect(hit.match).toBeGreaterThanOrEqual(0);
+      expect(hit.match).toBeLessThanOrEqual(1);
+      if (hit.prompt) expect(hit.match).toBeGreaterThanOrEqual(0.3);
+    }
+    expect(hits.filter((h) => h.prompt).length).toBeLessThanOrEqual(3);
+    expect(hits.some((h) => !h.prompt)).toBe(true);
+
+    const table = (await search({}, 'proxy')).out;
+    const row = /│ 1 │ \d+\.\d\d\s*│ 0\.\d\d\s*│ yes\s*│ en\/advanced\/proxy /;
+    expect(table).toMatch(/│ score │ match │ prompt │ slug/);
+    expect(table).toMatch(row);
+    expect(table).toContain('prompt: pages the automatic context would add to this message: match >= 0.3 (PARLEY_KNOWLEDGE_MIN_MATCH)');
+    expect((await search({}, 'proxy', '--explain')).out).toMatch(row);
+
+    const lines = await runParley(['knowledge', 'search', '-'], { cwd: dir, dbFile, stdin: Buffer.from('proxy\n') });
+    expect((JSON.parse(lines.out) as { results: Hit[] }).results[0]).toMatchObject({ slug: 'en/advanced/proxy', prompt: true });
+  });
+
+  it('marks nothing when the automatic context is off, and the old score threshold with a deprecation line', async () => {
+    const off = await search({ PARLEY_KNOWLEDGE_AUTO_CONTEXT: 'false' }, 'proxy', '--json');
+    expect((JSON.parse(off.out) as { hits: Hit[] }).hits.every((h) => !h.prompt)).toBe(true);
+    expect((await search({ PARLEY_KNOWLEDGE_AUTO_CONTEXT: 'false' }, 'proxy')).out).toContain('prompt: none, the automatic context is off');
+
+    const old = await search({ PARLEY_KNOWLEDGE_MIN_SCORE: '12' }, 'proxy', '--json');
+    expect(old.err).toMatch(/^parley: PARLEY_KNOWLEDGE_MIN_SCORE is deprecated: /);
+    // 'proxy' scores about 8: under the old threshold it never reached the prompt.
+    expect((JSON.parse(old.out) as { hits: Hit[] }).hits.every((h) => !h.prompt)).toBe(true);
+  });
+});
+
 describe('parley knowledge synonyms', () => {
   it('adds the admins’ groups, uses them in search, lists them, and removes words', async () => {
     const knowledge = await openKnowledge();

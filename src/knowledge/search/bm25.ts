@@ -20,8 +20,9 @@ const SECTION_B = 0.75;
 export const NEXT_SECTION_SHARE = 0.5;
 /**
  * Section scores are multiplied by this so that they stay on the scale of earlier versions (which
- * ranked sections alone, with a larger idf): configured PARLEY_KNOWLEDGE_MIN_SCORE values keep
- * their meaning. Measured on the grammY golden questions (median score of the right page).
+ * ranked sections alone, with a larger idf): configured PARLEY_KNOWLEDGE_MIN_SCORE values (now
+ * deprecated) keep their meaning. Measured on the grammY golden questions (median score of the
+ * right page).
  */
 const SCORE_SCALE = 1.4;
 
@@ -61,6 +62,11 @@ export function impactScale(idf: number): number {
 export function idf(documentFrequency: number, documents: number): number {
   const n = Math.min(documentFrequency, documents);
   return Math.log(1 + (documents - n + 0.5) / (n + 0.5));
+}
+
+/** The most one term with this (weighted) idf can add to a section's score: sectionTermScore as its frequency grows without end. */
+export function sectionTermCeiling(idfValue: number): number {
+  return SCORE_SCALE * idfValue * (K1 + 1);
 }
 
 /** BM25 of one term in one section (`weightedTf` counts title ×4, heading, summary, tags ×2, content ×1). */

@@ -1,4 +1,4 @@
-// The knowledge repository's records, shared by its Prisma functions and its bulk SQLite writer.
+// The knowledge repository's records, shared by its reads, its writes and the CLI.
 
 export interface KnowledgePageFields {
   slug: string;

@@ -52,6 +52,15 @@ export function processesRepo(sql: SqlDriver) {
       await sql.run(`DELETE FROM "ParleyProcess" WHERE "owner" = $1`, [owner]);
     },
 
+    /**
+     * SQLite only: a number that changes when another connection (the `parley` CLI) commits, and
+     * not for this connection's own writes (PRAGMA data_version).
+     */
+    async dataVersion(): Promise<number> {
+      const [row] = await sql.all('PRAGMA data_version');
+      return z.number().parse(row?.data_version);
+    },
+
     /** PostgreSQL only: one NOTIFY (wake-ups between processes). */
     async notify(channel: string, payload: string): Promise<void> {
       await sql.all('SELECT pg_notify($1, $2)', [channel, payload]);

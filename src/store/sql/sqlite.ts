@@ -10,7 +10,7 @@ import { WalCheckpointer } from './wal-checkpointer.ts';
 
 type SqliteTarget = Extract<DatabaseTarget, { provider: 'sqlite' }>;
 
-/** The text Prisma writes for a DateTime, so rows written by either compare and sort alike. */
+/** The text Prisma wrote for a DateTime (older databases hold it), so all rows compare and sort alike. */
 const toSqlite = (value: SqlValue): string | number | null =>
   value instanceof Date ? value.toISOString().replace('Z', '+00:00') : typeof value === 'boolean' ? (value ? 1 : 0) : value;
 

@@ -6,6 +6,7 @@
 // bot was removed from answer 403 Missing Access. Tests inject events and read every call.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { applicationRoute } from './application.ts';
 import { FakeGateway } from './gateway.ts';
 import {
   ChannelKind,
@@ -355,6 +356,8 @@ export class FakeDiscord {
       };
     }
     if (method === 'GET' && path === '/users/@me') return this.bot;
+    const application = applicationRoute(this, method, path);
+    if (application) return application.body;
     if (method === 'GET' && path === '/users/@me/guilds') return this.guilds.map((g) => ({ id: g.id, name: g.name }));
     m = on('GET', /^\/guilds\/(\d+)(\/channels)?$/);
     if (m) {

@@ -21,6 +21,7 @@ import {
   type TgUpdate,
   type TgUser,
 } from './types.ts';
+import { deliveryError, type WebhookLastError, webhookErrorInfo } from './webhook-info.ts';
 import { TelegramWorld, type Media, type SayOptions, type UserOptions } from './world.ts';
 
 /** What happens to a faulted request: an error answer, no answer at all, or a late one. */
@@ -71,6 +72,8 @@ export class FakeTelegram {
   readonly calls: RecordedCall[] = [];
   readonly webhookDeliveries: WebhookDelivery[] = [];
   webhook: WebhookState | undefined;
+  /** What getWebhookInfo reports as the last failed delivery (set by failed deliveries, or by a test). */
+  webhookLastError: WebhookLastError | undefined;
   readonly #methods: MessageMethods;
   readonly #server: Server;
   #port = 0;
@@ -305,7 +308,12 @@ export class FakeTelegram {
         this.webhook = undefined;
         return true;
       case 'getWebhookInfo':
-        return { url: this.webhook?.url ?? '', has_custom_certificate: false, pending_update_count: this.world.queue.length };
+        return {
+          url: this.webhook?.url ?? '',
+          has_custom_certificate: false,
+          pending_update_count: this.world.queue.length,
+          ...webhookErrorInfo(this.webhookLastError),
+        };
       case 'sendMessage':
         return this.#methods.sendMessage(p);
       case 'editMessageText':
@@ -434,6 +442,7 @@ export class FakeTelegram {
           status = 0;
         }
         this.webhookDeliveries.push({ update_id: update.update_id, status });
+        if (status < 200 || status >= 300) this.webhookLastError = deliveryError(status);
         attempts++;
         if ((status >= 200 && status < 300) || attempts >= 3) {
           if (again) this.world.redeliveries.shift();

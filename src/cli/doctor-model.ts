@@ -1,0 +1,98 @@
+// `parley doctor`'s model checks: the server is reachable and takes the key, it serves the model
+// (GET /models where the server has it), a streamed answer arrives, and a tool call goes round
+// (the model calls a tool, gets its result, answers).
+import type { ModelConfig } from '../config/config.ts';
+import type { DoctorCheck } from '../core/doctor.ts';
+import { createLlmClient } from '../llm/client.ts';
+import { askForAnswer, listModels, listsModel } from '../llm/model-check.ts';
+import { describeModelState, type ModelState, modelStateFix, modelStateOfError } from '../llm/model-state.ts';
+import type { ChatMessage, ToolSpec } from '../llm/types.ts';
+
+const AREA = 'model';
+const PROBE_TOOL: ToolSpec = {
+  name: 'get_secret_number',
+  description: 'Returns the secret number. Call it whenever the user asks for the secret number.',
+  parameters: { type: 'object', properties: {}, additionalProperties: false },
+};
+const SECRET = '4711';
+
+function failed(check: string, state: ModelState): DoctorCheck {
+  const fix = modelStateFix(state);
+  return { area: AREA, check, status: 'problem', detail: describeModelState(state), ...(fix ? { fix } : {}) };
+}
+
+async function toolRoundTrip(config: ModelConfig, timeoutMs: number): Promise<DoctorCheck> {
+  const check = 'tool call round-trip';
+  const llm = createLlmClient({
+    baseUrl: config.baseUrl,
+    apiKey: config.apiKey,
+    model: config.model ?? '',
+    timeoutMs,
+    maxRetries: 0,
+    retryBudgetMs: 0,
+    streamUsage: config.streamUsage,
+  });
+  const messages: ChatMessage[] = [{ role: 'user', content: 'What is the secret number? Use the tool to find out.' }];
+  try {
+    const first = await llm.complete({ messages, tools: [PROBE_TOOL] }, { signal: AbortSignal.timeout(timeoutMs) });
+    const call = first.toolCalls[0];
+    if (!call) {
+      return {
+        area: AREA,
+        check,
+        status: 'warning',
+        detail: 'this model does not call tools (it answered in text)',
+        fix: 'Knowledge search, memory and MCP tools need a model that calls tools: choose one that supports function calling.',
+      };
+    }
+    messages.push({ role: 'assistant', content: first.text, toolCalls: [call] }, { role: 'tool', toolCallId: call.id, content: SECRET });
+    const second = await llm.complete({ messages, tools: [PROBE_TOOL] }, { signal: AbortSignal.timeout(timeoutMs) });
+    if (second.toolCalls.length > 0 && second.text.trim() === '') {
+      return { area: AREA, check, status: 'warning', detail: 'the model called the tool again instead of answering with its result' };
+    }
+    return { area: AREA, check, status: 'ok', detail: `called ${call.name}, then answered with its result` };
+  } catch (error) {
+    return failed(check, modelStateOfError(error) ?? { kind: 'failing', reason: 'stopped' });
+  }
+}
+
+export async function modelChecks(config: ModelConfig, timeoutMs: number): Promise<DoctorCheck[]> {
+  if (!config.configured || !config.model) return [failed('configuration', { kind: 'not_configured' })];
+  const where = `${config.model} at ${config.baseUrl ?? 'https://api.openai.com/v1'}`;
+  const checks: DoctorCheck[] = [];
+  const list = await listModels(config, timeoutMs);
+  if (list.kind === 'failed') return [failed(`server (${where})`, list.state)];
+  checks.push({ area: AREA, check: 'server', status: 'ok', detail: `${where}: reachable` });
+  if (list.kind === 'listed') {
+    const known = listsModel(list.ids, config.model);
+    const others = list.ids.slice(0, 8).join(', ') + (list.ids.length > 8 ? ', …' : '');
+    checks.push(
+      known
+        ? { area: AREA, check: 'model name', status: 'ok', detail: `${config.model} is served (GET /models), the key is accepted` }
+        : {
+            area: AREA,
+            check: 'model name',
+            status: 'problem',
+            detail: `unknown model: ${config.model} is not among the server's models (${others || 'none listed'})`,
+            fix: 'Set OPENAI_MODEL to one of the models the server lists.',
+          },
+    );
+    if (!known) return checks;
+  } else {
+    checks.push({
+      area: AREA,
+      check: 'model name',
+      status: 'skipped',
+      detail: `the server has no model list (GET /models answered ${list.status}); the answer below tells`,
+    });
+  }
+  const answer = await askForAnswer(config, timeoutMs);
+  if (answer.state.kind !== 'answering') {
+    checks.push(failed('streamed answer', answer.state));
+    return checks;
+  }
+  const said = (answer.text ?? '').trim().replace(/\s+/g, ' ').slice(0, 40);
+  checks.push({ area: AREA, check: 'streamed answer', status: 'ok', detail: said ? `answered "${said}"` : 'answered (empty text)' });
+  checks.push(await toolRoundTrip(config, timeoutMs));
+  return checks;
+}
