@@ -3,8 +3,7 @@
 // (the model calls a tool, gets its result, answers).
 import type { ModelConfig } from '../config/config.ts';
 import type { DoctorCheck } from '../core/doctor.ts';
-import { createLlmClient } from '../llm/client.ts';
-import { askForAnswer, listModels, listsModel } from '../llm/model-check.ts';
+import { askForAnswer, listModels, listsModel, probeClient } from '../llm/model-check.ts';
 import { describeModelState, type ModelState, modelStateFix, modelStateOfError } from '../llm/model-state.ts';
 import type { ChatMessage, ToolSpec } from '../llm/types.ts';
 
@@ -23,15 +22,7 @@ function failed(check: string, state: ModelState): DoctorCheck {
 
 async function toolRoundTrip(config: ModelConfig, timeoutMs: number): Promise<DoctorCheck> {
   const check = 'tool call round-trip';
-  const llm = createLlmClient({
-    baseUrl: config.baseUrl,
-    apiKey: config.apiKey,
-    model: config.model ?? '',
-    timeoutMs,
-    maxRetries: 0,
-    retryBudgetMs: 0,
-    streamUsage: config.streamUsage,
-  });
+  const llm = probeClient(config, timeoutMs);
   const messages: ChatMessage[] = [{ role: 'user', content: 'What is the secret number? Use the tool to find out.' }];
   try {
     const first = await llm.complete({ messages, tools: [PROBE_TOOL] }, { signal: AbortSignal.timeout(timeoutMs) });

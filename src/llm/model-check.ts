@@ -6,6 +6,7 @@ import type { ModelConfig } from '../config/config.ts';
 import { failureReason } from '../core/doctor.ts';
 import { chatEndpoint } from './chat-stream.ts';
 import { createLlmClient } from './client.ts';
+import type { LlmClient } from './types.ts';
 import { type ModelState, modelStateOfError } from './model-state.ts';
 
 const ModelListSchema = z.object({ data: z.array(z.looseObject({ id: z.string() })) });
@@ -57,9 +58,9 @@ export async function listModels(config: ModelConfig, timeoutMs: number): Promis
   return parsed.success ? { kind: 'listed', ids: parsed.data.data.map((m) => m.id) } : { kind: 'absent', status };
 }
 
-/** One short streamed answer; resolves with its state (answering or why not). */
-export async function askForAnswer(config: ModelConfig, timeoutMs: number): Promise<{ state: ModelState; text?: string }> {
-  const llm = createLlmClient({
+/** A client for one check: the configured model, no retries, within `timeoutMs`. */
+export function probeClient(config: ModelConfig, timeoutMs: number): LlmClient {
+  return createLlmClient({
     baseUrl: config.baseUrl,
     apiKey: config.apiKey,
     model: config.model ?? '',
@@ -68,6 +69,11 @@ export async function askForAnswer(config: ModelConfig, timeoutMs: number): Prom
     retryBudgetMs: 0,
     streamUsage: config.streamUsage,
   });
+}
+
+/** One short streamed answer; resolves with its state (answering or why not). */
+export async function askForAnswer(config: ModelConfig, timeoutMs: number): Promise<{ state: ModelState; text?: string }> {
+  const llm = probeClient(config, timeoutMs);
   try {
     const answer = await llm.complete(
       { messages: [{ role: 'user', content: 'Reply with the single word OK.' }] },

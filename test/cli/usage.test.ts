@@ -1,24 +1,13 @@
 // `parley usage` shows the tokens of a conversation exactly as the model server reported them
 // (prompt, completion, cached), per chat, person and day, with a cost from configured prices.
 import { afterEach, describe, expect, it } from 'vitest';
-import { runCli } from '../../src/cli/program.ts';
 import { FakeModelServer } from '../fakes/model-server.ts';
 import { closeAll, createHarness, settled } from '../helpers/harness.ts';
+import { cliFor } from '../knowledge/helpers.ts';
 
 afterEach(closeAll);
 
-async function parley(dbFile: string, argv: string[], env: Record<string, string> = {}) {
-  let out = '';
-  let err = '';
-  const code = await runCli(argv, {
-    out: (text) => (out += text),
-    err: (text) => (err += text),
-    isTTY: false,
-    env: { DATABASE_URL: `file:${dbFile}`, PARLEY_LOG_LEVEL: 'silent', ...env },
-    cwd: process.cwd(),
-  });
-  return { code, out, err };
-}
+const parley = (dbFile: string, argv: string[], env: Record<string, string> = {}) => cliFor(dbFile, process.cwd(), env)(argv);
 
 describe('parley usage', () => {
   it('adds up what the server reported, cached tokens included, per chat, person and day', async () => {
