@@ -8,6 +8,7 @@ const SECTIONS: Section[] = [
   { name: 'knowledge', load: () => import('./knowledge.ts') },
   { name: 'hotpath', load: () => import('./hotpath.ts') },
   { name: 'startup', load: () => import('./startup.ts') },
+  { name: 'chaos', load: () => import('./chaos.ts') },
 ];
 
 const wanted = process.argv.slice(2);

@@ -49,7 +49,14 @@ export function storeJournal(store: Store, lease?: JournalLease): TurnJournal {
         usage,
         message: storableMessage(assistant),
         // Otherwise the session's worker releases the lease once the turn's work is over.
-        ...(finish ? { finish, ...(lease && store.turns.releaseRidesOnTurnEnd ? { releaseLeaseOf: lease.owner } : {}) } : {}),
+        // The answer is owed (recorded in the same write) until this process has delivered it.
+        ...(finish
+          ? {
+              finish,
+              ...(lease ? { owedBy: lease.owner } : {}),
+              ...(lease && store.turns.releaseRidesOnTurnEnd ? { releaseLeaseOf: lease.owner } : {}),
+            }
+          : {}),
       });
       if (released) lease?.released(record.sessionId, released);
       return { assistant: record, ended: { usage: totals.usage, rounds: totals.rounds } };
@@ -62,11 +69,11 @@ export function storeJournal(store: Store, lease?: JournalLease): TurnJournal {
         calls.map((call) => ({ id: call.id, name: storable(call.name) })),
       ),
     toolStarts: (turnId) => store.toolStarts.started(turnId),
-    suspend: (turnId) => store.turns.suspend(turnId),
+    suspend: (turnId) => store.turns.suspend(turnId, lease?.owner),
     reopen: (turnId) => store.turns.transition(turnId, 'awaiting_approval', 'running'),
     countRecovery: (turnId) => store.turns.countRecovery(turnId),
     async finish(turnId, status, error) {
-      const { usage, rounds } = await store.turns.finish(turnId, status, error === undefined ? undefined : storable(error));
+      const { usage, rounds } = await store.turns.finish(turnId, status, error === undefined ? undefined : storable(error), lease?.owner);
       return { usage, rounds };
     },
     isOutage: isDatabaseFailure,

@@ -18,6 +18,7 @@ import type {
 import { errorText } from '../../src/core/errors.ts';
 import { holdUntilTaken } from '../../src/core/hold.ts';
 import { FeishuApi } from './api.ts';
+import { uuidOf } from './idempotency.ts';
 import { CardClicks, type Clicker } from './clicks.ts';
 import type { FeishuConfig } from './config.ts';
 import { EventNotTaken, FeishuApiError, toFeishuError } from './errors.ts';
@@ -80,6 +81,7 @@ export class FeishuAdapter implements ChannelAdapter {
       hasThreads: true,
       hasTyping: false,
       repliesInDirect: true,
+      idempotentSends: true,
       editIntervalMs: { ...options.config.editIntervalMs },
     };
     this.api = new FeishuApi(options.config, options.log);
@@ -163,7 +165,10 @@ export class FeishuAdapter implements ChannelAdapter {
     const inThread = chat.threadId !== undefined;
     // A topic's id is its root message: a reply to it lands in the topic.
     const replyTo = message.replyToMessageId ?? chat.threadId;
-    const messageId = replyTo ? await this.api.reply(replyTo, card, inThread) : await this.api.send(chat.chatId, card);
+    const uuid = message.idempotencyKey ? uuidOf(message.idempotencyKey) : undefined;
+    const messageId = replyTo ? await this.api.reply(replyTo, card, inThread, uuid) : await this.api.send(chat.chatId, card, uuid);
+    // A repeated send answers with the first message, which may show an earlier text.
+    if (uuid && message.mayRepeat) await this.api.patch(messageId, card);
     this.#ownMessages.add(messageId);
     // Card callbacks name the chat but not its type.
     this.#chatTypes.set(chat.chatId, chat.chatType);
@@ -242,7 +247,15 @@ export class FeishuAdapter implements ChannelAdapter {
       this.#log.error({}, `a Feishu message could not be taken: ${errorText(error)}`);
     });
     // Feishu pushes again after 3 s without an answer; the core's work goes on after that.
-    const taken = await Promise.race([work.then(() => true), sleep(this.#eventDeadlineMs).then(() => false)]);
+    const taken = await Promise.race([
+      work.then(
+        () => true,
+        () => 'failed' as const,
+      ),
+      sleep(this.#eventDeadlineMs).then(() => false),
+    ]);
+    // Failed (logged once, above): not acknowledged, so Feishu pushes it again later.
+    if (taken === 'failed') throw new EventNotTaken('the message could not be taken');
     // Still held (the database is out of reach): not acknowledged, so Feishu pushes it again later
     // (to this process, which takes it once, or to another if this one has died meanwhile).
     if (!taken && hold.refused) throw new EventNotTaken('the message is not stored yet; it is being tried again');

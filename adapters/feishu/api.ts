@@ -68,21 +68,27 @@ export class FeishuApi {
     return { openId: bot.open_id, name: bot.app_name ?? 'bot' };
   }
 
-  async send(chatId: string, card: FeishuCard): Promise<string> {
+  /** `uuid`: Feishu makes at most one message per uuid within an hour; a repeat answers with that message. */
+  async send(chatId: string, card: FeishuCard, uuid?: string): Promise<string> {
     const data = await this.#call<unknown>('sending a message', () =>
       this.client.im.v1.message.create({
         params: { receive_id_type: 'chat_id' },
-        data: { receive_id: chatId, msg_type: 'interactive', content: JSON.stringify(card) },
+        data: { receive_id: chatId, msg_type: 'interactive', content: JSON.stringify(card), ...(uuid ? { uuid } : {}) },
       }),
     );
     return SentSchema.parse(data).message_id;
   }
 
-  async reply(messageId: string, card: FeishuCard, inThread: boolean): Promise<string> {
+  async reply(messageId: string, card: FeishuCard, inThread: boolean, uuid?: string): Promise<string> {
     const data = await this.#call<unknown>('replying to a message', () =>
       this.client.im.v1.message.reply({
         path: { message_id: messageId },
-        data: { msg_type: 'interactive', content: JSON.stringify(card), ...(inThread ? { reply_in_thread: true } : {}) },
+        data: {
+          msg_type: 'interactive',
+          content: JSON.stringify(card),
+          ...(inThread ? { reply_in_thread: true } : {}),
+          ...(uuid ? { uuid } : {}),
+        },
       }),
     );
     return SentSchema.parse(data).message_id;

@@ -1,16 +1,7 @@
 // A platform client that waits out a refusal by itself (grammY's auto-retry sleeping through a 429's
-// retry-after, say) tells whoever asked for the send, through the async context of the call: the
-// renderer records the answer as owed at that moment instead of after its slow-delivery timeout.
-import { AsyncLocalStorage } from 'node:async_hooks';
+// retry-after, say) reports each refused attempt here. Nothing listens any more: an answer is
+// recorded as owed by the write that finishes its turn (see src/gateway/owed.ts), not when its
+// delivery is first refused. Kept until the Telegram adapter drops its calls; then remove this file.
 
-const listeners = new AsyncLocalStorage<() => void>();
-
-/** Runs `work`; `onDelay` hears of every refused or failed attempt made on its behalf. */
-export function whileDelayed<T>(onDelay: () => void, work: () => Promise<T>): Promise<T> {
-  return listeners.run(onDelay, work);
-}
-
-/** An attempt was refused or failed and will be retried (or given up on): the sender is told. */
-export function reportDelay(): void {
-  listeners.getStore()?.();
-}
+/** An attempt was refused or failed and will be retried (or given up on). */
+export function reportDelay(): void {}

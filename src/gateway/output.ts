@@ -10,9 +10,13 @@ import { owedRecord } from '../store/repos/owed-answers.ts';
 import type { Store } from '../store/store.ts';
 import type { ReplyState, TurnRecord } from '../store/types.ts';
 import { OwedDelivery } from './owed.ts';
+import { persist } from './persist.ts';
+import { promptKey, replyKey } from './send-keys.ts';
 import { ReplyRenderer, type ApprovalPromptSink } from './renderer.ts';
 
 const PAUSED_KEPT_MS = 60 * 60_000;
+/** How long a prompt nobody saw is retried while the chat service refuses it. */
+const PROMPT_BUDGET_MS = 120_000;
 
 export interface OutputOptions {
   store: Store;
@@ -62,7 +66,7 @@ export class Output {
       ...(after ? { after } : {}),
       ...(handoff ? { handoff } : {}),
       turnId,
-      saveReplyState: async (state) => void (await this.#o.store.turns.saveReplyState(turnId, state)),
+      saveReplyState: (state) => this.#o.store.turns.saveReplyState(turnId, state),
       owed: new OwedDelivery(this.#o.store.owedAnswers, turnId, this.#o.owner, claimed),
     });
     const tail = renderer.closed;
@@ -78,9 +82,9 @@ export class Output {
   }
 
   /**
-   * Delivers an answer owed by a process that is gone: claims its record (false when another process
-   * was first, or the record changed), then sends the turn's answer, editing the messages that
-   * already show it, and clears the record once delivered.
+   * Delivers what a process that is gone owed: claims its record (false when another process was
+   * first, or the record changed), then sends the turn's answer, editing the messages that already
+   * show it, or the approval prompts nobody saw, and clears the record once delivered.
    */
   async redeliver(owed: OwedAnswer): Promise<boolean> {
     const { store } = this.#o;
@@ -88,7 +92,11 @@ export class Output {
     // Left to a process that serves the chat's channel.
     if (!turn || !this.#o.adapters.has(turn.origin.chat.channel)) return false;
     const claimed: OwedAnswer = { ...owed, by: this.#o.owner, raw: owedRecord(this.#o.owner, owed.reply) };
-    if (!(await store.owedAnswers.swap(owed.turnId, owed.raw, claimed.raw))) return false;
+    if (!(await store.owedAnswers.claim(owed, claimed.raw))) return false;
+    if (owed.kind === 'prompts') {
+      await this.promptsShown(turn);
+      return true;
+    }
     const renderer = await this.renderer(turn, claimed);
     if (!renderer) return false;
     const rounds = (await store.messages.forTurn(turn.id)).filter((m) => m.role === 'assistant').map((m) => m.content);
@@ -96,11 +104,39 @@ export class Output {
       .slice(owed.reply.fromRound - 1)
       .filter((t) => t.trim())
       .join('\n\n');
-    const { fromRound, refs } = owed.reply;
-    renderer.handle({ type: 'turn_start', turnId: turn.id, sessionId: turn.sessionId, resumed: true, reply: { fromRound, refs, rounds } });
+    renderer.handle({ type: 'turn_start', turnId: turn.id, sessionId: turn.sessionId, resumed: true, reply: { ...owed.reply, rounds } });
     renderer.handle({ type: 'turn_end', turnId: turn.id, status: 'done', text, usage: turn.usage, rounds: turn.rounds });
     await renderer.close();
     return true;
+  }
+
+  /**
+   * A suspended turn's prompts are out (its renderer has closed): any pending approval of the turn
+   * that has no prompt message (a continued turn suspends without emitting its prompts; a process
+   * died before sending them) gets one now, then the turn owes no prompts any more.
+   */
+  async promptsShown(turn: TurnRecord): Promise<void> {
+    const { store, prompts, log } = this.#o;
+    const adapter = this.#o.adapters.get(turn.origin.chat.channel);
+    const unseen = (await store.approvals.forTurn(turn.id)).filter((a) => a.status === 'pending' && !a.promptRef);
+    if (prompts && adapter) {
+      for (const approval of unseen) {
+        const message = {
+          ...prompts.render(approval, `run the tool ${approval.toolName}`, turn.origin.chat),
+          idempotencyKey: promptKey(approval.id),
+        };
+        const sent = await persist(async () => void (await prompts.sent(approval, await adapter.send(turn.origin.chat, message))), {
+          budgetMs: PROMPT_BUDGET_MS,
+        });
+        if (!sent.ok) log.error({ err: sent.error, turnId: turn.id }, `could not send an approval prompt: ${errorText(sent.error)}`);
+      }
+    }
+    await store.owedAnswers.settle(turn.id, 'prompts', this.#o.owner);
+  }
+
+  /** A turn that ended with nothing to show here (no adapter for its chat): it owes nothing. */
+  async nothingOwed(turnId: string): Promise<void> {
+    await this.#o.store.owedAnswers.settle(turnId, 'answer', this.#o.owner);
   }
 
   #forget(turnId: string, renderer: ReplyRenderer): void {
@@ -112,7 +148,11 @@ export class Output {
     if (!adapter) return;
     try {
       const replyTo = inReplyTo && (chat.chatType === 'group' || adapter.capabilities.repliesInDirect) ? inReplyTo.messageId : undefined;
-      await adapter.send(chat, { text, ...(replyTo ? { replyToMessageId: replyTo } : {}) });
+      await adapter.send(chat, {
+        text,
+        ...(replyTo ? { replyToMessageId: replyTo } : {}),
+        ...(inReplyTo ? { idempotencyKey: replyKey(inReplyTo, text) } : {}),
+      });
     } catch (error) {
       this.#o.log.warn({ err: error, chat }, `could not send a reply: ${errorText(error)}`);
     }

@@ -1,44 +1,39 @@
-// One turn's answer while this process delivers it: recorded as owed (see owed-answers.ts) only when
-// the delivery is slow, updated as it sends more messages, and cleared once it is over.
-import type { OwedAnswer, OwedAnswersRepo } from '../store/repos/owed-answers.ts';
+// One turn's answer (or approval prompts) while this process delivers it. The write that finished
+// (or suspended) the turn recorded it as owed by this process (see owed-answers.ts); this updates
+// the record as the answer takes more messages and clears it once the chat has it.
+import type { OwedAnswer, OwedAnswersRepo, OwedKind } from '../store/repos/owed-answers.ts';
 import { owedRecord } from '../store/repos/owed-answers.ts';
 
 export class OwedDelivery {
   readonly #repo: OwedAnswersRepo;
   readonly #turnId: string;
   readonly #owner: string;
-  /** The record this process last wrote (or claimed); null while nothing is recorded. */
-  #record: string | null;
-  /** Writes run one after another, each expecting the record the previous one left. */
+  /** The record this process last wrote; undefined while it is the one the finishing write made. */
+  #record: string | undefined;
+  /** Writes run one after another. */
   #writes: Promise<void> = Promise.resolve();
 
   constructor(repo: OwedAnswersRepo, turnId: string, owner: string, claimed?: OwedAnswer) {
     this.#repo = repo;
     this.#turnId = turnId;
     this.#owner = owner;
-    this.#record = claimed?.raw ?? null;
+    this.#record = claimed?.raw;
   }
 
-  get recorded(): boolean {
-    return this.#record !== null;
-  }
-
-  /** Records (or updates) the answer as owed, shown so far in `reply`'s messages. */
+  /** Records the answer as shown so far in `reply`'s messages (only while the record is this process's). */
   record(reply: OwedAnswer['reply']): Promise<void> {
     return this.#then(async () => {
       const next = owedRecord(this.#owner, reply);
       if (next === this.#record) return;
-      // Not swapped: the turn is not done, or another process has claimed the answer (it delivers it).
-      if (await this.#repo.swap(this.#turnId, this.#record, next)) this.#record = next;
+      if (await this.#repo.update(this.#turnId, this.#owner, next)) this.#record = next;
     });
   }
 
   /** The delivery is over (delivered, or the chat was told it failed): nothing is owed. */
-  settle(): Promise<void> {
+  settle(kind: OwedKind = 'answer'): Promise<void> {
     return this.#then(async () => {
-      if (this.#record === null) return;
-      await this.#repo.swap(this.#turnId, this.#record, null);
-      this.#record = null;
+      await this.#repo.settle(this.#turnId, kind, this.#owner);
+      this.#record = undefined;
     });
   }
 

@@ -5,15 +5,17 @@
 // and approval prompts are retried until they land, and a chat whose answer cannot be delivered is
 // told so. While the model is busy, the chat is told once (a placeholder the answer replaces).
 import { deliveryFailureOf } from '../core/delivery.ts';
-import { reportDelay, whileDelayed } from '../core/delivery-delays.ts';
 import { errorText } from '../core/errors.ts';
+import { failpoint } from '../core/failpoint.ts';
 import { splitMessage } from '../core/text-split.ts';
 import type { ChannelAdapter, ChatRef, OutboundMessage, SentRef } from '../core/types.ts';
 import type { AgentEvent } from '../agent/events.ts';
 import type { Logger } from '../log.ts';
-import type { ApprovalRecord, ReplyState } from '../store/types.ts';
+import type { ApprovalRecord, ReplyState, UnsentPiece } from '../store/types.ts';
+import { continuationOf } from './continuation.ts';
 import type { OwedDelivery } from './owed.ts';
 import { persist } from './persist.ts';
+import { noticeKey, promptKey } from './send-keys.ts';
 
 export interface ApprovalPromptSink {
   /** Builds the prompt for a gated call. */
@@ -37,9 +39,10 @@ export interface RendererOptions {
   typingDelayMs?: number;
   /**
    * Records the answer's messages each time a new one is sent while it streams (not per edit), so
-   * that after a crash the continued turn edits them in place (see `turn_start.reply`).
+   * that after a crash the continued turn edits them in place (see `turn_start.reply`). False when
+   * the turn was no longer running (its end was written first).
    */
-  saveReplyState?: (state: ReplyState) => Promise<void>;
+  saveReplyState?: (state: ReplyState) => Promise<unknown>;
   /** How long a final answer or approval prompt is retried before the chat is told it failed. */
   deliveryBudgetMs?: number;
   /** Keys the answer's messages (turn, round, piece), so that a send repeated by a continuation makes no copy. */
@@ -52,13 +55,11 @@ export interface RendererOptions {
    */
   handoff?: ReplyState;
   /**
-   * Records the final answer as owed once its delivery is refused or fails (it is retried), or takes
-   * longer than OWED_AFTER_MS, so that it is delivered by another process (or the next start)
-   * should this one die first.
+   * The answer's (or the approval prompts') record as owed, which the turn's finishing (suspending)
+   * write made: updated with the messages sent, cleared once delivered. Should this process die
+   * first, another one (or the next start) delivers it.
    */
   owed?: OwedDelivery;
-  /** See OWED_AFTER_MS (tests shorten it). */
-  owedAfterMs?: number;
 }
 
 interface SentPiece {
@@ -66,6 +67,8 @@ interface SentPiece {
   text: string;
   /** Sent by a process that went away mid-answer; its text is unknown here. */
   inherited?: boolean;
+  /** Shown as the marked continuation of a message that was never recorded (see continuation.ts). */
+  continued?: boolean;
 }
 
 type RenderPhase = 'streaming' | 'final' | 'paused';
@@ -80,11 +83,6 @@ const FIRST_RENDER_DELAY_MS = 40;
 
 /** How long a complete answer waits for its write (turn_end) before a pending render shows it anyway. */
 const COMPLETE_ANSWER_WAIT_MS = 1_000;
-/**
- * A final answer not delivered this soon is recorded as owed even if nothing was refused (a hung
- * connection). A delivery that goes through at its first try writes nothing.
- */
-const OWED_AFTER_MS = 2_000;
 const NOTICE_BUDGET_MS = 30_000;
 
 export class ReplyRenderer {
@@ -106,10 +104,18 @@ export class ReplyRenderer {
   #typing: NodeJS.Timeout | undefined;
   #queue: Promise<void> = Promise.resolve();
   #closed = false;
-  /** Since the last work that went through, an attempt was refused (see #delayed). */
-  #refused = false;
-  /** Records the final answer as owed, while it is waiting to be delivered. */
-  #recordPending: (() => void) | undefined;
+  /** A piece the process that went away was sending, its message never recorded (ReplyState.unsent). */
+  #unsent: UnsentPiece | undefined;
+  /** The model's answer is complete (answer_complete): only its write is awaited. */
+  #complete = false;
+  /** Continues an answer a process that went away began (a continued turn, an owed answer). */
+  #continuing = false;
+  /** How many of #sent the stored reply state names (a message sent since is named in the owed record). */
+  #savedRefs = 0;
+  /** Approval prompts of the turn's suspension: sent once the suspension is written (at close). */
+  readonly #prompts: { approval: ApprovalRecord; description: string }[] = [];
+  /** The text and notices shown above the prompts. */
+  #promptsText = '';
   /** The turn was left running (paused): a continuation takes over these messages. */
   #pausing = false;
   #markClosed: () => void = noop;
@@ -130,8 +136,9 @@ export class ReplyRenderer {
     switch (event.type) {
       case 'turn_start':
         if (event.reply) {
-          const { fromRound, refs } = newerReplyState(event.reply, this.#o.handoff);
-          this.#inherit(fromRound, refs, event.reply.rounds.slice(Math.max(0, fromRound - 1)));
+          this.#continuing = true;
+          const { fromRound, refs, unsent } = newerReplyState(event.reply, this.#o.handoff);
+          this.#inherit(fromRound, refs, event.reply.rounds.slice(Math.max(0, fromRound - 1)), unsent);
         }
         this.#startTyping();
         break;
@@ -146,6 +153,7 @@ export class ReplyRenderer {
       case 'answer_complete':
         // turn_end, with the whole answer, follows as soon as it is written: a pending render waits
         // for it (one send, or one edit, fewer; no reply state to record) unless the write is slow.
+        this.#complete = true;
         this.#postponeRender();
         break;
       case 'model_busy':
@@ -168,16 +176,12 @@ export class ReplyRenderer {
         break;
       }
       case 'approval_requested': {
-        const prompts = this.#o.prompts;
-        if (!prompts) break;
+        if (!this.#o.prompts) break;
         this.#cancelTimer();
         // The turn suspends after this (no turn_end here): notices go with the text, above the prompt.
         const notices = this.#notices.splice(0).map((notice) => `_${notice}_`);
-        this.#enqueue(async () => {
-          await this.#deliver([this.#text.trim(), ...notices].filter(Boolean).join('\n\n'));
-          const ref = await this.#sendPersistently(prompts.render(event.approval, event.description, this.#o.chat), 'an approval prompt');
-          if (ref) await prompts.sent(event.approval, ref);
-        });
+        this.#promptsText = [this.#text.trim(), ...notices].filter(Boolean).join('\n\n');
+        this.#prompts.push({ approval: event.approval, description: event.description });
         break;
       }
       case 'notice':
@@ -215,9 +219,13 @@ export class ReplyRenderer {
     } while (queue !== this.#queue);
   }
 
-  /** Stop typing and pending edits (the turn suspended, or the process is stopping). */
+  /**
+   * Stop typing and pending edits (the turn suspended, or the process is stopping). Prompts of a
+   * suspension go out now: the suspension (which records them as owed) is written by then.
+   */
   async close(): Promise<void> {
     this.#stopTyping();
+    this.#sendPrompts();
     try {
       await this.flush();
     } finally {
@@ -227,24 +235,25 @@ export class ReplyRenderer {
   }
 
   #enqueue(work: () => Promise<void>): void {
-    this.#queue = this.#queue
-      .then(() => whileDelayed(this.#delayed, work))
-      .then(() => {
-        this.#refused = false;
-      })
-      .catch((error: unknown) => {
-        this.#o.log.warn({ err: error, chat: this.#o.chat }, `sending to ${this.#o.adapter.id} failed: ${errorText(error)}`);
-      });
+    this.#queue = this.#queue.then(work).catch((error: unknown) => {
+      this.#o.log.warn({ err: error, chat: this.#o.chat }, `sending to ${this.#o.adapter.id} failed: ${errorText(error)}`);
+    });
   }
 
-  /**
-   * A send or edit of this renderer was refused or failed and is retried (delivery-delays.ts): the
-   * final answer, if it is waiting (behind it, or for it), is recorded as owed at once.
-   */
-  readonly #delayed = (): void => {
-    this.#refused = true;
-    this.#recordPending?.();
-  };
+  #sendPrompts(): void {
+    const prompts = this.#o.prompts;
+    const held = this.#prompts.splice(0);
+    if (!prompts || held.length === 0) return;
+    this.#enqueue(async () => {
+      failpoint('approval-suspended');
+      await this.#deliver(this.#promptsText);
+      for (const { approval, description } of held) {
+        const prompt = { ...prompts.render(approval, description, this.#o.chat), idempotencyKey: promptKey(approval.id) };
+        const ref = await this.#sendPersistently(prompt, 'an approval prompt');
+        if (ref) await prompts.sent(approval, ref);
+      }
+    });
+  }
 
   #schedule(): void {
     if (this.#timer || this.#streamQueued || !this.#o.adapter.capabilities.canEdit) return;
@@ -293,7 +302,10 @@ export class ReplyRenderer {
       this.#status = MODEL_BUSY;
       this.#schedule();
     } else {
-      this.#enqueue(async () => void (await this.#o.adapter.send(this.#o.chat, { text: MODEL_BUSY, ...this.#replyTo(0) })));
+      this.#enqueue(
+        async () =>
+          void (await this.#o.adapter.send(this.#o.chat, { text: MODEL_BUSY, ...this.#replyTo(0), ...noticeKey(this.#o.turnId, 'busy') })),
+      );
     }
   }
 
@@ -303,7 +315,6 @@ export class ReplyRenderer {
     const result = await persist(() => this.#render(text, 'final'), {
       budgetMs: this.#o.deliveryBudgetMs ?? DELIVERY_BUDGET_MS,
       onRetry: (error, waitMs, attempt) => {
-        reportDelay();
         log.warn(
           { err: error, chat, attempt, waitMs },
           `delivering an answer to ${adapter.id} failed; retrying in ${waitMs} ms: ${errorText(error)}`,
@@ -317,42 +328,34 @@ export class ReplyRenderer {
     );
     // Forbidden: the bot may not write there (blocked, removed); nothing else would arrive either.
     if (deliveryFailureOf(result.error).kind !== 'forbidden')
-      await this.#sendPersistently({ text: UNDELIVERED, ...this.#replyTo(0) }, 'the delivery error', NOTICE_BUDGET_MS);
+      await this.#sendPersistently(
+        { text: UNDELIVERED, ...this.#replyTo(0), ...noticeKey(this.#o.turnId, 'undelivered') },
+        'the delivery error',
+        NOTICE_BUDGET_MS,
+      );
   }
 
   /**
-   * The answer, recorded as owed while its delivery is in trouble (see RendererOptions.owed); the
-   * timeout counts from now, as the answer may first wait behind this chat's earlier deliveries.
+   * The answer, owed until delivered (see RendererOptions.owed): a message the stored reply state
+   * does not name yet (the turn's end was written first) is named in the owed record before more is
+   * sent, and the record is cleared once the answer is delivered.
    */
   #deliverOwed(text: string): void {
     const owed = this.#o.owed;
-    if (!owed) {
-      this.#enqueue(() => this.#deliver(text));
-      return;
-    }
-    let recording = owed.recorded;
-    const record = () => {
-      if (recording) return;
-      recording = true;
-      this.#recordOwed(owed);
-    };
-    const timer = recording ? undefined : setTimeout(record, this.#o.owedAfterMs ?? OWED_AFTER_MS);
-    this.#recordPending = record;
-    // Waiting behind a send that is being refused (a streamed part waiting out a 429).
-    if (this.#refused) record();
     this.#enqueue(async () => {
       try {
+        if (owed && this.#sent.length > this.#savedRefs) await this.#recordOwed(owed);
+        failpoint('answer-finished');
         await this.#deliver(text);
+        failpoint('answer-sent');
       } finally {
-        this.#recordPending = undefined;
-        clearTimeout(timer);
-        await owed.settle().catch((error: unknown) => this.#warnOwed(error));
+        await owed?.settle().catch((error: unknown) => this.#warnOwed(error));
       }
     });
   }
 
-  #recordOwed(owed: OwedDelivery): void {
-    owed.record({ fromRound: this.#fromRound, refs: this.#sent.map((p) => p.ref) }).catch((error: unknown) => this.#warnOwed(error));
+  #recordOwed(owed: OwedDelivery): Promise<void> {
+    return owed.record({ fromRound: this.#fromRound, refs: this.#sent.map((p) => p.ref) }).catch((error: unknown) => this.#warnOwed(error));
   }
 
   #warnOwed(error: unknown): void {
@@ -382,12 +385,16 @@ export class ReplyRenderer {
   }
 
   /** The same for this piece in every process that renders this answer from the same round on. */
-  #keyOf(index: number): { idempotencyKey?: string } {
+  #keyOf(index: number): { idempotencyKey?: string; mayRepeat?: true } {
     const turnId = this.#o.turnId;
     if (!turnId) return {};
     const sends = (this.#sends[index] ?? 0) + 1;
     this.#sends[index] = sends;
-    return { idempotencyKey: `${turnId}:${this.#fromRound}:${index}${sends > 1 ? `:${sends}` : ''}` };
+    return {
+      idempotencyKey: `${turnId}:${this.#fromRound}:${index}${sends > 1 ? `:${sends}` : ''}`,
+      // A continued answer: the process that went away may have sent this piece already.
+      ...(this.#continuing && sends === 1 ? { mayRepeat: true } : {}),
+    };
   }
 
   #replyTo(index: number): { replyToMessageId?: string } {
@@ -406,7 +413,6 @@ export class ReplyRenderer {
     if (!text.trim()) return;
     const { adapter, chat } = this.#o;
     const pieces = splitMessage(text, adapter.capabilities.maxTextLength);
-    let added = false;
     for (const [index, piece] of pieces.entries()) {
       const sent = this.#sent[index];
       const editable = sent !== undefined && (!sent.inherited || (await this.#editInherited(sent, piece)));
@@ -414,21 +420,38 @@ export class ReplyRenderer {
         if (sent.text === piece || !adapter.capabilities.canEdit) continue;
         if (await this.#edit(sent, piece)) continue;
       }
-      const ref = await adapter.send(chat, { text: piece, ...this.#replyTo(index), ...this.#keyOf(index) });
-      this.#sent[index] = { ref, text: piece };
-      added = true;
+      // The piece a process that went away was sending when it died (its message unrecorded).
+      const continued = !sent && this.#unsent?.index === index;
+      const streaming = phase !== 'final';
+      const fresh = index === this.#sent.length;
+      // Where a repeated send would make a second message, the send's intent is recorded first
+      // (not for an answer already complete, shown while its write is slow: a crash then shows it
+      // once more either way, and a slow store is not to be given more writes).
+      if (streaming && fresh && !this.#complete && !adapter.capabilities.idempotentSends) {
+        await this.#saveReplyState({ index, chars: piece.length });
+      }
+      if (streaming) failpoint('stream-intent-recorded');
+      const shown = continued ? continuationOf(piece) : piece;
+      const sendAt = performance.now();
+      const ref = await adapter.send(chat, { text: shown, ...this.#replyTo(index), ...this.#keyOf(index) });
+      if (streaming) failpoint('stream-message-sent');
+      this.#sent[index] = { ref, text: piece, ...(continued ? { continued } : {}) };
+      // The very next write records the message: while streaming in the reply state; an owed
+      // answer's record names each message but the last (the write after the last clears it).
+      if (streaming) {
+        await this.#saveReplyState();
+        // The window in which a crash leaves a message nobody can edit (idempotent sends aside).
+        this.#o.log.debug({ chat, unrecordedMs: performance.now() - sendAt }, 'a new message of the answer recorded');
+      } else if (this.#o.owed && index < pieces.length - 1) await this.#recordOwed(this.#o.owed);
     }
     if (phase === 'final') await this.#retireInherited(pieces.length);
-    if (added && phase !== 'final') await this.#saveReplyState();
-    // An owed answer's record names the messages sent so far: whoever delivers it next edits them.
-    if (added && phase === 'final' && this.#o.owed?.recorded) this.#recordOwed(this.#o.owed);
     this.#lastRenderAt = Date.now();
   }
 
   /** False when the message is gone (deleted by someone): that part is then sent anew. */
   async #edit(sent: SentPiece, piece: string): Promise<boolean> {
     try {
-      await this.#o.adapter.edit(sent.ref, { text: piece });
+      await this.#o.adapter.edit(sent.ref, { text: sent.continued ? continuationOf(piece) : piece });
     } catch (error) {
       if (deliveryFailureOf(error).kind !== 'gone') throw error;
       this.#o.log.warn({ err: error, chat: this.#o.chat }, `a message of the answer is gone; sending that part anew: ${errorText(error)}`);
@@ -439,10 +462,12 @@ export class ReplyRenderer {
   }
 
   /** Continue an interrupted answer in the messages that show it (only where they can be edited). */
-  #inherit(fromRound: number, refs: SentRef[], texts: string[]): void {
+  #inherit(fromRound: number, refs: SentRef[], texts: string[], unsent: UnsentPiece | undefined): void {
     this.#fromRound = fromRound;
+    if (unsent?.index === refs.length) this.#unsent = unsent;
     if (refs.length === 0 || !this.#o.adapter.capabilities.canEdit) return;
     for (const ref of refs) this.#sent.push({ ref, text: '', inherited: true });
+    this.#savedRefs = refs.length;
     this.#text = texts.filter((t) => t.trim()).join('\n\n');
   }
 
@@ -473,11 +498,14 @@ export class ReplyRenderer {
     }
   }
 
-  async #saveReplyState(): Promise<void> {
+  /** `unsent`: the intent of a send about to be made (see ReplyState.unsent). */
+  async #saveReplyState(unsent?: UnsentPiece): Promise<void> {
     const save = this.#o.saveReplyState;
     if (!save) return;
     try {
-      await save({ fromRound: this.#fromRound, refs: this.#sent.map((p) => p.ref) });
+      const count = this.#sent.length;
+      const state = { fromRound: this.#fromRound, refs: this.#sent.map((p) => p.ref), ...(unsent ? { unsent } : {}) };
+      if ((await save(state)) !== false && !unsent) this.#savedRefs = count;
     } catch (error) {
       this.#o.log.warn({ err: error, chat: this.#o.chat }, `could not record the answer's messages: ${errorText(error)}`);
     }

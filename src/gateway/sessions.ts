@@ -134,8 +134,9 @@ export class SessionRunner {
   ): Promise<TurnOutcome | undefined> {
     const signal = setTurn(turn.id);
     const renderer = await this.#o.output.renderer(turn);
+    let outcome: TurnOutcome | undefined;
     try {
-      return await body({
+      outcome = await body({
         turn,
         session,
         signal,
@@ -143,16 +144,22 @@ export class SessionRunner {
         emit: renderer?.handle ?? (() => {}),
         takeSteering: () => this.#o.store.inbound.claimAsMessages(session.id, turn.id, turn.epoch),
       });
+      return outcome;
     } finally {
       // The answer is delivered without holding up the session's next turn (its output waits for this one).
-      if (renderer) void this.#deliver(renderer);
+      void this.#deliver(turn, renderer, outcome);
     }
   }
 
-  #deliver(renderer: ReplyRenderer): Promise<void> {
-    return this.#o.scheduler
-      .track(renderer.close())
-      .catch((error: unknown) => this.#o.log.warn({ err: error }, 'delivering an answer failed'));
+  /** Delivers the turn's output, and clears what its end recorded as owed when nothing here can show it. */
+  #deliver(turn: TurnRecord, renderer: ReplyRenderer | undefined, outcome: TurnOutcome | undefined): Promise<void> {
+    const { output } = this.#o;
+    const delivered = async () => {
+      await renderer?.close();
+      if (outcome?.status === 'awaiting_approval') await output.promptsShown(turn);
+      else if (!renderer && outcome?.status === 'done') await output.nothingOwed(turn.id);
+    };
+    return this.#o.scheduler.track(delivered()).catch((error: unknown) => this.#o.log.warn({ err: error }, 'delivering an answer failed'));
   }
 
   /** Continues a suspended turn once its approvals are decided. Safe from any process, any number of times. */
@@ -174,7 +181,7 @@ export class SessionRunner {
             takeSteering: () => this.#o.store.inbound.claimAsMessages(turn.sessionId, turnId, turn.epoch),
           });
         } finally {
-          if (renderer) delivered = this.#deliver(renderer);
+          delivered = this.#deliver(turn, renderer, outcome);
         }
       },
       10_000,

@@ -96,6 +96,17 @@ export interface ReplyState {
   /** 1-based: the turn's first round (= assistant message) whose text these messages show. */
   fromRound: number;
   refs: SentRef[];
+  /**
+   * Written just before a new message of the answer is sent (on platforms without idempotent
+   * sends, a crash before its id is recorded leaves a message nobody can edit): piece `index`,
+   * `chars` long. A continuation shows that piece in a new message marked as the continuation.
+   */
+  unsent?: UnsentPiece;
+}
+
+export interface UnsentPiece {
+  index: number;
+  chars: number;
 }
 
 export type ApprovalStatus = 'pending' | 'approved' | 'denied' | 'expired';

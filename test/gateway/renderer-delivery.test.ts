@@ -7,7 +7,6 @@ import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { AgentEvent } from '../../src/agent/events.ts';
 import { DeliveryError } from '../../src/core/delivery.ts';
-import { reportDelay } from '../../src/core/delivery-delays.ts';
 import type { ChannelCapabilities, ChannelAdapter, ChatRef, OutboundMessage, SentRef } from '../../src/core/types.ts';
 import { OwedDelivery } from '../../src/gateway/owed.ts';
 import { ReplyRenderer, UNDELIVERED } from '../../src/gateway/renderer.ts';
@@ -240,15 +239,16 @@ describe('reply renderer: the final answer lands', () => {
   });
 
   /** A renderer on a scripted channel that counts its reply-state saves. */
-  function countingSaves() {
-    const channel = new ScriptedChannel();
-    const saved = { count: 0 };
+  function countingSaves(capabilities: Partial<ChannelCapabilities> = {}) {
+    const channel = new ScriptedChannel(capabilities);
+    const saved = { count: 0, states: [] as string[] };
     const renderer = new ReplyRenderer({
       adapter: channel,
       chat,
       log: recordingLog().log,
-      saveReplyState: async () => {
+      saveReplyState: async (state) => {
         saved.count++;
+        saved.states.push(state.unsent ? `sending ${state.unsent.chars} characters` : `${state.refs.length} message(s)`);
       },
     });
     return { channel, renderer, saved };
@@ -285,16 +285,30 @@ describe('reply renderer: the final answer lands', () => {
     renderer.handle({ ...base, type: 'answer_complete', round: 1 });
     await waitFor(() => channel.calls.length === 1, 'the answer shown while its write hangs', 3_000);
     expect(channel.calls.map((c) => [c.op, c.text])).toEqual([['send', 'Complete answer.']]);
-    expect(saved.count).toBe(1);
+    // Recorded once it is sent; a complete answer is not recorded as about to be sent first.
+    await waitFor(() => saved.count === 1, 'the message recorded');
+    expect(saved.states).toEqual(['1 message(s)']);
     end(renderer, 'Complete answer.');
     await renderer.close();
+  });
+
+  it('where sends are idempotent, a streamed message is recorded once, after its send', async () => {
+    const { channel, renderer, saved } = countingSaves({ idempotentSends: true });
+    stream(renderer, 'Slow');
+    await waitFor(() => saved.count === 1, 'the message recorded', 1_000);
+    end(renderer, 'Slow');
+    await renderer.close();
+    expect(channel.shown()).toEqual(['Slow']);
+    expect(saved.states).toEqual(['1 message(s)']);
   });
 
   it('a longer stream shows its first part within moments, then edits it', async () => {
     const { channel, renderer, saved } = countingSaves();
     stream(renderer, 'Slow');
     await waitFor(() => channel.calls.length === 1, 'the first part', 1_000);
-    expect(saved.count).toBe(1);
+    // Recorded as about to be sent, then as sent (the channel has no idempotent sends).
+    await waitFor(() => saved.count === 2, 'the message recorded');
+    expect(saved.states).toEqual(['sending 4 characters', '1 message(s)']);
     renderer.handle({ ...base, type: 'message_delta', round: 1, kind: 'text', text: ' answer.' });
     end(renderer, 'Slow answer.');
     await renderer.close();
@@ -304,85 +318,76 @@ describe('reply renderer: the final answer lands', () => {
     ]);
   });
 
-  describe('the answer recorded as owed while its delivery is in trouble', () => {
-    /** The owed-answer records a turn went through (null: cleared). */
+  describe('the answer owed until delivered (recorded by the write that finished the turn)', () => {
+    /** The owed-answer writes a turn went through: the refs each update named, null for the clearing one. */
     function records() {
-      const written: (string | null)[] = [];
-      let current: string | null = null;
+      const written: (number | null)[] = [];
       const repo: OwedAnswersRepo = {
         list: async () => [],
-        async swap(_turnId, expected, next) {
-          if (expected !== current) return false;
-          current = next;
-          written.push(next);
+        claim: async () => false,
+        async update(_turnId, by, next) {
+          expect(by).toBe('me');
+          written.push(JSON.parse(next).reply.refs.length);
+          return true;
+        },
+        async settle(_turnId, kind, by) {
+          expect([kind, by]).toEqual(['answer', 'me']);
+          written.push(null);
           return true;
         },
       };
-      return {
-        owed: new OwedDelivery(repo, 't1', 'me'),
-        written,
-        refs: () => written.map((r) => (r ? JSON.parse(r).owed.refs.length : null)),
-      };
+      return { owed: new OwedDelivery(repo, 't1', 'me'), written };
     }
 
-    it('a delivery that lands at its first try writes nothing', async () => {
+    it('a delivery that lands at its first try writes once: the record is cleared', async () => {
       const channel = new ScriptedChannel();
-      channel.latencyMs = 30;
       const { owed, written } = records();
-      const renderer = new ReplyRenderer({ adapter: channel, chat, log: recordingLog().log, owed, owedAfterMs: 1_000 });
+      const renderer = new ReplyRenderer({ adapter: channel, chat, log: recordingLog().log, owed });
       end(renderer, 'At once.');
       await renderer.close();
       expect(channel.shown()).toEqual(['At once.']);
-      expect(written).toEqual([]);
+      expect(written).toEqual([null]);
     });
 
-    it('a refused send records it at once, with the messages sent so far; landing clears the record', async () => {
+    it('a refused send is retried; the record is cleared only once the answer landed', async () => {
       const channel = new ScriptedChannel();
-      const { owed, refs } = records();
-      const renderer = new ReplyRenderer({ adapter: channel, chat, log: recordingLog().log, owed, owedAfterMs: 60_000 });
+      const { owed, written } = records();
+      const renderer = new ReplyRenderer({ adapter: channel, chat, log: recordingLog().log, owed });
       let refusals = 0;
       channel.fail = (op) => (op === 'send' && ++refusals <= 2 ? rateLimited() : undefined);
+      let shownWhenCleared: string[] = [];
+      const settle = owed.settle.bind(owed);
+      owed.settle = (kind) => {
+        shownWhenCleared = channel.shown();
+        return settle(kind);
+      };
       end(renderer, 'Later.');
       await renderer.close();
-      expect(channel.shown()).toEqual(['Later.']);
-      // Recorded with no message yet, then with the one that landed, then cleared.
-      expect(refs()).toEqual([0, 1, null]);
+      expect(shownWhenCleared).toEqual(['Later.']);
+      expect(written).toEqual([null]);
     });
 
-    it('an answer waiting behind a streamed part that the platform client is retrying is recorded at once', async () => {
-      const channel = new ScriptedChannel();
-      const { owed, refs } = records();
-      const renderer = new ReplyRenderer({ adapter: channel, chat, log: recordingLog().log, owed, owedAfterMs: 60_000 });
-      let release = () => {};
-      channel.gate = new Promise<void>((resolve) => {
-        release = resolve;
-      });
-      // The first streamed send is refused and waited out inside the client (as grammY's auto-retry does).
-      const send = channel.send.bind(channel);
-      channel.send = (target, message) => {
-        reportDelay();
-        return send(target, message);
-      };
-      stream(renderer, 'Waiting');
-      await waitFor(() => channel.started === 1, 'the streamed send');
-      renderer.handle({ ...base, type: 'message_delta', round: 1, kind: 'text', text: ' out the limit.' });
-      end(renderer, 'Waiting out the limit.');
-      await waitFor(() => refs().length === 1, 'the record, while the streamed send still waits');
-      expect(refs()).toEqual([0]);
-      release();
+    it('an answer in several messages names each one in the write after its send, but the last', async () => {
+      const channel = new ScriptedChannel({ maxTextLength: 20 });
+      const { owed, written } = records();
+      const renderer = new ReplyRenderer({ adapter: channel, chat, log: recordingLog().log, owed });
+      end(renderer, 'First part here.\n\nSecond part here.\n\nThird part.');
       await renderer.close();
-      expect(channel.shown()).toEqual(['Waiting out the limit.']);
-      expect(refs()).toEqual([0, null]);
+      expect(channel.shown()).toHaveLength(3);
+      expect(written).toEqual([1, 2, null]);
     });
 
-    it('a delivery slower than the timeout is recorded even though nothing was refused', async () => {
+    it('a streamed message the reply state could not name (the turn ended first) is named before the final delivery', async () => {
       const channel = new ScriptedChannel();
-      channel.latencyMs = 300;
-      const { owed, refs } = records();
-      const renderer = new ReplyRenderer({ adapter: channel, chat, log: recordingLog().log, owed, owedAfterMs: 50 });
-      end(renderer, 'Slowly.');
+      const { owed, written } = records();
+      const renderer = new ReplyRenderer({ adapter: channel, chat, log: recordingLog().log, owed, saveReplyState: async () => false });
+      stream(renderer, 'Streaming');
+      await waitFor(() => channel.calls.length === 1, 'the streamed part', 1_000);
+      renderer.handle({ ...base, type: 'message_delta', round: 1, kind: 'text', text: ', then done.' });
+      end(renderer, 'Streaming, then done.');
       await renderer.close();
-      expect(refs()).toEqual([0, 1, null]);
+      expect(channel.shown()).toEqual(['Streaming, then done.']);
+      expect(written).toEqual([1, null]);
     });
   });
 });

@@ -13,11 +13,13 @@ import { tempDir, testConfig, waitFor } from '../helpers/harness.ts';
 
 // The hot-path issue ("within 2× of a bot that stores nothing") aims at ≤ 10 statements for a
 // 1-round turn (≤ 20 for a 3-round one). Lower these numbers as the store gets there; never raise them.
-const ONE_ROUND_TURN_STATEMENTS = 10;
+// (Raised once, by one, by the crash-windows issue: an answer is owed from the write that finishes
+// its turn until it is delivered, and clearing that record is one statement per answer.)
+const ONE_ROUND_TURN_STATEMENTS = 11;
 /** The same in a chat whose conversation this process has in its history cache. */
-const WARM_ONE_ROUND_TURN_STATEMENTS = 9;
+const WARM_ONE_ROUND_TURN_STATEMENTS = 10;
 /** A turn of two search_knowledge rounds and an answer (the hot-path benchmark's 3-round turn). */
-const THREE_ROUND_TURN_STATEMENTS = 16;
+const THREE_ROUND_TURN_STATEMENTS = 17;
 /**
  * The counts above are without the per-person message rate (PARLEY_RATE_PER_MINUTE=0); on by
  * default it costs one upsert per message (RateCount, in the database so that it holds across

@@ -1,22 +1,21 @@
 import { z } from 'zod';
 import { timeOrderedId } from '../time-ordered-id.ts';
-import { type Inbound, SentRefSchema } from '../../core/types.ts';
+import type { Inbound } from '../../core/types.ts';
 import { boolColumn, dateColumn, intColumn, optionalText, unprefixed } from '../sql/columns.ts';
 import type { SqlDriver, SqlRunner, SqlValue } from '../sql/driver.ts';
 import { claimQueued } from './inbound.ts';
 import type { HistoryCache } from './history-cache.ts';
 import { insertEachWhileTurn, insertManyFrom, insertOneFrom, queuedLook, writtenRecords } from './messages.ts';
+import { owedRecordSql, ReplyStateSchema } from './owed-answers.ts';
 import { releasedState, releaseWithTurnEnd, releaseWithTurnEndValues, type SessionState } from './turn-reads.ts';
 import type { MessageRecord, NewMessage, ReplyState, TurnOrigin, TurnRecord, TurnStatus, Usage } from '../types.ts';
-
-const ReplyStateSchema = z.object({ fromRound: z.number().int().min(1), refs: z.array(SentRefSchema).min(1) });
 
 /** A damaged or foreign value is ignored: the continued answer is then sent as a new message. */
 function parseReplyState(raw: string | null): ReplyState | undefined {
   if (!raw) return undefined;
   try {
     const parsed = ReplyStateSchema.safeParse(JSON.parse(raw));
-    return parsed.success ? parsed.data : undefined;
+    return parsed.success && (parsed.data.refs.length > 0 || parsed.data.unsent) ? parsed.data : undefined;
   } catch {
     return undefined;
   }
@@ -156,6 +155,8 @@ export interface RoundEnd {
   finish?: 'done';
   /** With `finish`: also release the session's lease this owner holds, in the same write. */
   releaseLeaseOf?: string;
+  /** With `finish`: the answer is recorded as owed by this lease owner until it is delivered (owed-answers.ts). */
+  owedBy?: string;
 }
 
 export interface RoundEnded {
@@ -167,21 +168,27 @@ export interface RoundEnded {
 
 const RELEASE_WITH_TURN_END = releaseWithTurnEnd(1);
 
-/** The round's usage, and with `finish` the turn's end: $1..$5 (and $6, $7), the turn id last. */
+/**
+ * The round's usage, and with `finish` the turn's end (its answer recorded as owed when `owedBy`):
+ * $1..$5 (and $6, $7, and $8 for the owner), the turn id last.
+ */
 function roundUpdate(input: RoundEnd, now: Date, returning: string): { text: string; values: SqlValue[] } {
-  const end = input.finish ? `, "status" = $6, "error" = NULL, "endedAt" = $7, "replyState" = NULL` : '';
+  const owed = input.finish && input.owedBy !== undefined;
+  const end = input.finish ? `, "status" = $6, "error" = NULL, "endedAt" = $7, "replyState" = ${owed ? owedRecordSql(8) : 'NULL'}` : '';
+  const values: SqlValue[] = [
+    input.usage?.promptTokens ?? 0,
+    input.usage?.completionTokens ?? 0,
+    input.usage?.totalTokens ?? 0,
+    input.usage?.cachedTokens ?? 0,
+    now,
+    ...(input.finish ? [input.finish, now] : []),
+    ...(owed ? [JSON.stringify(input.owedBy)] : []),
+    input.turnId,
+  ];
   return {
     text: `UPDATE "Turn" SET "rounds" = "rounds" + 1, "promptTokens" = "promptTokens" + $1, "completionTokens" = "completionTokens" + $2,
-      "totalTokens" = "totalTokens" + $3, "cachedTokens" = "cachedTokens" + $4, "updatedAt" = $5${end} WHERE "id" = $${input.finish ? 8 : 6} RETURNING ${returning}`,
-    values: [
-      input.usage?.promptTokens ?? 0,
-      input.usage?.completionTokens ?? 0,
-      input.usage?.totalTokens ?? 0,
-      input.usage?.cachedTokens ?? 0,
-      now,
-      ...(input.finish ? [input.finish, now] : []),
-      input.turnId,
-    ],
+      "totalTokens" = "totalTokens" + $3, "cachedTokens" = "cachedTokens" + $4, "updatedAt" = $5${end} WHERE "id" = $${values.length} RETURNING ${returning}`,
+    values,
   };
 }
 
@@ -345,35 +352,53 @@ export function turnsRepo(sql: SqlDriver, histories: HistoryCache) {
 
     get: (id: string): Promise<TurnRecord | undefined> => one(`SELECT ${COLUMNS} FROM "Turn" WHERE "id" = $1`, [id]),
 
-    /** Conditional status change; true when this caller made it (exactly-once across processes). */
+    /**
+     * Conditional status change; true when this caller made it (exactly-once across processes). A
+     * final status clears the reply state; a suspended turn taken up again (→ running) starts it
+     * afresh at its next round (the text before the prompts is shown above them already).
+     */
     async transition(id: string, from: TurnStatus | TurnStatus[], to: TurnStatus): Promise<boolean> {
       const froms = Array.isArray(from) ? from : [from];
       const final = FINAL.includes(to);
       const now = new Date();
       const list = froms.map((_, i) => `$${i + 5}`).join(', ');
+      const reopened = to === 'running' ? `'{"fromRound":' || ("rounds" + 1) || ',"refs":[]}'` : `"replyState"`;
       const changed = await sql.run(
-        `UPDATE "Turn" SET "status" = $1, "endedAt" = $2, "replyState" = CASE WHEN $3 THEN NULL ELSE "replyState" END, "updatedAt" = $4
+        `UPDATE "Turn" SET "status" = $1, "endedAt" = $2, "replyState" = CASE WHEN $3 THEN NULL ELSE ${reopened} END, "updatedAt" = $4
           WHERE "status" IN (${list}) AND "id" = $${froms.length + 5}`,
         [to, final ? now : null, final, now, ...froms, id],
       );
       return changed === 1;
     },
 
-    async finish(id: string, status: Extract<TurnStatus, 'done' | 'failed' | 'cancelled'>, error?: string): Promise<TurnRecord> {
+    /** `owedBy` (with 'done'): the answer is recorded as owed by this lease owner until it is delivered. */
+    async finish(
+      id: string,
+      status: Extract<TurnStatus, 'done' | 'failed' | 'cancelled'>,
+      error?: string,
+      owedBy?: string,
+    ): Promise<TurnRecord> {
       const now = new Date();
+      const owed = status === 'done' && owedBy !== undefined;
       const record = await one(
-        `UPDATE "Turn" SET "status" = $1, "error" = $2, "endedAt" = $3, "replyState" = NULL, "updatedAt" = $4 WHERE "id" = $5 RETURNING ${COLUMNS}`,
-        [status, error ?? null, now, now, id],
+        `UPDATE "Turn" SET "status" = $1, "error" = $2, "endedAt" = $3, "updatedAt" = $4, "replyState" = ${owed ? owedRecordSql(5) : 'NULL'}
+          WHERE "id" = $${owed ? 6 : 5} RETURNING ${COLUMNS}`,
+        [status, error ?? null, now, now, ...(owed ? [JSON.stringify(owedBy)] : []), id],
       );
       if (!record) throw new Error(`Turn ${id} not found`);
       return record;
     },
 
-    /** What was streamed so far is final (it precedes the approval prompt), so its refs go too. */
-    async suspend(id: string): Promise<void> {
+    /**
+     * What was streamed so far is final (it precedes the approval prompt). `owedBy`: the prompts are
+     * recorded as owed by this lease owner until they are sent (owed-answers.ts).
+     */
+    async suspend(id: string, owedBy?: string): Promise<void> {
+      const owed = owedBy !== undefined;
       const changed = await sql.run(
-        `UPDATE "Turn" SET "status" = 'awaiting_approval', "replyState" = NULL, "updatedAt" = $1 WHERE "id" = $2`,
-        [new Date(), id],
+        `UPDATE "Turn" SET "status" = 'awaiting_approval', "updatedAt" = $1, "replyState" = ${owed ? owedRecordSql(2) : 'NULL'}
+          WHERE "id" = $${owed ? 3 : 2}`,
+        [new Date(), ...(owed ? [JSON.stringify(owedBy)] : []), id],
       );
       if (changed !== 1) throw new Error(`Turn ${id} not found`);
     },

@@ -69,6 +69,9 @@ export interface Delivery {
 const CARD_LIMIT = 30 * 1024;
 const TEXT_LIMIT = 150 * 1024;
 const PUSH_TIMEOUT_MS = 3_000;
+/** Message create and reply: `uuid` (≤ 50 characters) de-duplicates requests for an hour. */
+const UUID_MAX_LENGTH = 50;
+const UUID_WINDOW_MS = 3_600_000;
 
 let counter = 0;
 const id = (prefix: string) => `${prefix}_${(++counter).toString(16).padStart(6, '0')}${randomUUID().replace(/-/g, '').slice(0, 18)}`;
@@ -121,6 +124,8 @@ export class FakeFeishu {
   readonly #tokens = new Set<string>();
   #socket: WebSocket | undefined;
   readonly #acks = new Map<string, (payload: unknown) => void>();
+  /** Sends by `uuid`: Feishu makes at most one message per uuid within an hour, and answers a repeat with it. */
+  readonly #byUuid = new Map<string, { messageId: string; at: number }>();
   readonly #waitingForSocket: (() => void)[] = [];
   #port = 0;
 
@@ -510,6 +515,21 @@ export class FakeFeishu {
     parentId: string | undefined,
     threadId?: string,
   ): void {
+    const uuid = body.uuid;
+    if (uuid !== undefined && (typeof uuid !== 'string' || uuid.length === 0 || uuid.length > UUID_MAX_LENGTH)) {
+      this.#answer(req, res, url, 400, { code: 230001, msg: 'invalid uuid: at most 50 characters' });
+      return;
+    }
+    const earlier = typeof uuid === 'string' ? this.#byUuid.get(uuid) : undefined;
+    const first = earlier && Date.now() - earlier.at < UUID_WINDOW_MS ? this.messages.get(earlier.messageId) : undefined;
+    if (first) {
+      this.#answer(req, res, url, 200, {
+        code: 0,
+        msg: 'ok',
+        data: { message_id: first.id, chat_id: first.chatId, msg_type: first.msgType },
+      });
+      return;
+    }
     const made = chatId ? this.#botContent(body) : { code: 230001, msg: 'invalid receive_id' };
     if ('code' in made) {
       this.#answer(req, res, url, 400, made);
@@ -517,6 +537,7 @@ export class FakeFeishu {
     }
     const { msgType, content } = made;
     const messageId = id('om');
+    if (typeof uuid === 'string') this.#byUuid.set(uuid, { messageId, at: Date.now() });
     this.messages.set(messageId, {
       id: messageId,
       chatId,

@@ -1,0 +1,10 @@
+// A message of an answer that a process sent but died before recording (Telegram has no idempotent
+// send, so it cannot be found again, edited or replaced) shows the start of that answer, cut. The
+// continued turn asks the model again for the interrupted round, whose text may differ, and the
+// message may not even have landed: the answer is shown whole in a new message, marked as the
+// continuation after a restart, so the cut one above it reads as what it is.
+const CONTINUED = '_… (continued after a restart)_';
+
+export function continuationOf(piece: string): string {
+  return `${CONTINUED}\n\n${piece}`;
+}
