@@ -10,10 +10,17 @@ const MALLORY = { id: 'u-mallory', name: 'Mallory' };
 const GROUP = 'memory:group-1';
 const inGroup = { chatType: 'group' as const, mention: true, from: MALLORY };
 
+/** Counts are per clock minute: a burst is started well inside one, so that it meets one window. */
+async function insideOneMinute(): Promise<void> {
+  const left = 60_000 - (Date.now() % 60_000);
+  if (left < 10_000) await new Promise((resolve) => setTimeout(resolve, left + 100));
+}
+
 describe('limits', () => {
   it('200 mentions in a burst: at most the per-minute number of messages reach the model, and one "slow down" reply', async () => {
     const h = await createHarness({ env: { PARLEY_RATE_PER_MINUTE: '10', PARLEY_QUEUE_MAX: '0' } });
     h.model.setFallback(() => ({ text: 'ok', delayMs: 5 }));
+    await insideOneMinute();
     await Promise.all(Array.from({ length: 200 }, (_, i) => h.adapter.say(`spam ${i}`, inGroup)));
     await settled(h.store, GROUP, 20_000);
     const asked = h.model.requests.flatMap((r) => r.body.messages.filter((m) => m.role === 'user').map((m) => m.content));
@@ -29,6 +36,7 @@ describe('limits', () => {
     const h = await createHarness({ env: { PARLEY_RATE_PER_MINUTE: '2', PARLEY_ADMINS: 'memory:u-boss' } });
     h.model.setFallback(() => ({ text: 'ok' }));
     const boss = { id: 'u-boss', name: 'Boss' };
+    await insideOneMinute();
     for (let i = 0; i < 4; i++) {
       await h.adapter.say(`question ${i}`, { from: boss });
       await settled(h.store, 'memory:dm-u-boss');
