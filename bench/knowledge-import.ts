@@ -6,30 +6,19 @@
 // load on the machine). Medians of 3 fresh databases (PARLEY_BENCH_ROUNDS), on SQLite, and on
 // PostgreSQL when PARLEY_TEST_POSTGRES_URL names a server (PARLEY_BENCH_PROVIDER=sqlite|postgresql:
 // one of them). No search index: that part does not touch the database.
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { type DatabaseTarget, parseDatabaseUrl } from '../src/config/config.ts';
 import type { KnowledgePageFields } from '../src/store/repos/knowledge.ts';
 import { openStore } from '../src/store/store.ts';
 import { loadCorpus } from './knowledge-corpus.ts';
 import { generatedPage, generatorBase } from './knowledge-generator.ts';
+import { tempPostgres } from './hotpath/postgres.ts';
 
 const BATCH = 200;
 const ROUNDS = Number(process.env.PARLEY_BENCH_ROUNDS ?? 3);
 const PASSES = ['created', 'unchanged', 'updated'] as const;
-
-async function admin(url: string, sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
 
 /** A fresh empty database of the provider, and its removal. */
 async function freshTarget(provider: 'sqlite' | 'postgresql'): Promise<{ target: DatabaseTarget; remove(): Promise<void> }> {
@@ -40,12 +29,9 @@ async function freshTarget(provider: 'sqlite' | 'postgresql'): Promise<{ target:
       remove: async () => rmSync(dir, { recursive: true, force: true }),
     };
   }
-  const adminUrl = process.env.PARLEY_TEST_POSTGRES_URL!;
-  const name = `parley_bench_${randomBytes(4).toString('hex')}`;
-  await admin(adminUrl, `CREATE DATABASE ${name}`);
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  return { target: parseDatabaseUrl(url.toString()), remove: () => admin(adminUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+  const database = await tempPostgres();
+  if (!database) throw new Error('PostgreSQL does not answer at PARLEY_TEST_POSTGRES_URL');
+  return { target: parseDatabaseUrl(database.url), remove: () => database.drop() };
 }
 
 type Times = Record<(typeof PASSES)[number], { wall: number; cpu: number }>;
