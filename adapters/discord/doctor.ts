@@ -5,8 +5,7 @@
 import { ApplicationFlags, DiscordAPIError, REST, Routes } from 'discord.js';
 import { z } from 'zod';
 import { COMMANDS } from '../../src/core/commands.ts';
-import { type ChannelDoctor, type DoctorCheck, failureReason, maskSecret, withoutSecrets } from '../../src/core/doctor.ts';
-import { ConfigError } from '../../src/core/env.ts';
+import { type ChannelDoctor, channelConfig, type DoctorCheck, failureReason, maskSecret, withoutSecrets } from '../../src/core/doctor.ts';
 import { slashCommandsOf } from './commands.ts';
 import { type DiscordConfig, loadDiscordConfig } from './config.ts';
 
@@ -66,13 +65,9 @@ async function commandsCheck(rest: REST, appId: string, config: DiscordConfig): 
 export const discordDoctor: ChannelDoctor = {
   kind: AREA,
   async check({ env, timeoutMs }) {
-    let config: DiscordConfig | undefined;
-    try {
-      config = loadDiscordConfig(env);
-    } catch (error) {
-      if (error instanceof ConfigError) return [{ area: AREA, check: 'configuration', status: 'problem', detail: error.message }];
-      throw error;
-    }
+    const loaded = channelConfig(AREA, () => loadDiscordConfig(env));
+    if ('problem' in loaded) return [loaded.problem];
+    const { config } = loaded;
     if (!config) return [];
     const rest = new REST({ api: config.apiRoot, timeout: timeoutMs, retries: 0 }).setToken(config.token);
     const tokenCheck = `token ${maskSecret(config.token)}`;

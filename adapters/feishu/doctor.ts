@@ -4,8 +4,7 @@
 // an app without the right to read them gets "not told", not a problem). Nothing secret is reported.
 import { Client, LoggerLevel } from '@larksuiteoapi/node-sdk';
 import { z } from 'zod';
-import { type ChannelDoctor, type DoctorCheck, failureReason, withoutSecrets } from '../../src/core/doctor.ts';
-import { ConfigError } from '../../src/core/env.ts';
+import { type ChannelDoctor, channelConfig, type DoctorCheck, failureReason, withoutSecrets } from '../../src/core/doctor.ts';
 import { type FeishuConfig, loadFeishuConfig } from './config.ts';
 import { memoryCache } from './sdk-support.ts';
 
@@ -132,13 +131,9 @@ async function bounded(check: Promise<DoctorCheck>, timeoutMs: number, name: str
 export const feishuDoctor: ChannelDoctor = {
   kind: AREA,
   async check({ env, timeoutMs }) {
-    let config: FeishuConfig | undefined;
-    try {
-      config = loadFeishuConfig(env);
-    } catch (error) {
-      if (error instanceof ConfigError) return [{ area: AREA, check: 'configuration', status: 'problem', detail: error.message }];
-      throw error;
-    }
+    const loaded = channelConfig(AREA, () => loadFeishuConfig(env));
+    if ('problem' in loaded) return [loaded.problem];
+    const { config } = loaded;
     if (!config) return [];
     const client = new Client({
       appId: config.appId,

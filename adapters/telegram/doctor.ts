@@ -2,8 +2,7 @@
 // (getMe), and the webhook as Telegram sees it (getWebhookInfo: its URL and its last delivery
 // error). The token never appears in what is reported.
 import { Api, GrammyError } from 'grammy';
-import { type ChannelDoctor, type DoctorCheck, failureReason, maskSecret, withoutSecrets } from '../../src/core/doctor.ts';
-import { ConfigError } from '../../src/core/env.ts';
+import { type ChannelDoctor, channelConfig, type DoctorCheck, failureReason, maskSecret, withoutSecrets } from '../../src/core/doctor.ts';
 import { loadTelegramConfig, type TelegramConfig } from './config.ts';
 
 const AREA = 'telegram';
@@ -67,13 +66,9 @@ async function webhookCheck(api: Api, config: TelegramConfig): Promise<DoctorChe
 export const telegramDoctor: ChannelDoctor = {
   kind: AREA,
   async check({ env, timeoutMs }) {
-    let config: TelegramConfig | undefined;
-    try {
-      config = loadTelegramConfig(env);
-    } catch (error) {
-      if (error instanceof ConfigError) return [{ area: AREA, check: 'configuration', status: 'problem', detail: error.message }];
-      throw error;
-    }
+    const loaded = channelConfig(AREA, () => loadTelegramConfig(env));
+    if ('problem' in loaded) return [loaded.problem];
+    const { config } = loaded;
     if (!config) return [];
     const api = new Api(config.token, { apiRoot: config.apiRoot, timeoutSeconds: Math.max(1, Math.ceil(timeoutMs / 1000)) });
     const tokenCheck = `token ${maskSecret(config.token)} (getMe)`;

@@ -1,6 +1,7 @@
 // What `parley doctor` reports, in neutral terms: each check is one line with a verdict, what was
 // found and, for a problem, how to fix it. Channels contribute their own checks (adapters/<kind>/
 // doctor.ts) through a ChannelDoctor; the CLI never learns what Telegram is.
+import { ConfigError } from './env.ts';
 
 /** `problem` makes `parley doctor` exit non-zero; `warning` does not; `skipped` says why nothing was checked. */
 export type CheckStatus = 'ok' | 'warning' | 'problem' | 'skipped';
@@ -27,6 +28,19 @@ interface ChannelDoctorContext {
 export interface ChannelDoctor {
   readonly kind: string;
   check(context: ChannelDoctorContext): Promise<DoctorCheck[]>;
+}
+
+/**
+ * A channel's configuration read by `load` (undefined: the channel is not configured), or the
+ * problem a ConfigError in it names, as the check that reports it.
+ */
+export function channelConfig<T>(area: string, load: () => T | undefined): { config: T | undefined } | { problem: DoctorCheck } {
+  try {
+    return { config: load() };
+  } catch (error) {
+    if (error instanceof ConfigError) return { problem: { area, check: 'configuration', status: 'problem', detail: error.message } };
+    throw error;
+  }
 }
 
 /** A secret as it may be printed: its first characters and its length, never the rest. */
