@@ -266,6 +266,42 @@ export interface ChannelAdapter {
    * every process receives.
    */
   exclusiveReceiver?(): ExclusiveReceiver | undefined;
+  /**
+   * Optional: opens the download of an attachment this adapter reported (by its `ref`), for the
+   * core's media intake (src/media). The adapter resolves the platform's download path (Telegram
+   * getFile, a Discord CDN URL, a Feishu message resource, a web upload) and returns the response
+   * body unread: the core streams it with its own size cap, timeout and content check. Throws
+   * AttachmentFetchError for what the platform refuses (gone, expired, too big to serve).
+   */
+  fetchAttachment?(attachment: Attachment, options: AttachmentFetchOptions): Promise<AttachmentDownload>;
+}
+
+export interface AttachmentFetchOptions {
+  /** Aborts the download (the core's timeout, the turn's stop). */
+  signal: AbortSignal;
+  /** The core's cap in bytes; an adapter that knows the size in advance may refuse early. */
+  maxBytes: number;
+}
+
+/** An attachment's bytes, not yet read. */
+export interface AttachmentDownload {
+  body: ReadableStream<Uint8Array>;
+  /** What the platform says it is; the core checks the bytes, not this. */
+  contentType?: string;
+  /** Bytes, when the platform tells (Content-Length). */
+  size?: number;
+}
+
+/** Why an attachment could not be downloaded, in words the chat can be shown. */
+export class AttachmentFetchError extends Error {
+  constructor(
+    readonly reason: 'not-found' | 'expired' | 'too-large' | 'refused' | 'unavailable',
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'AttachmentFetchError';
+  }
 }
 
 /** A channel's exclusive receiver, started and stopped by whichever process holds its lease. */
