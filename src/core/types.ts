@@ -294,13 +294,11 @@ export interface AttachmentDownload {
 
 /** Why an attachment could not be downloaded, in words the chat can be shown. */
 export class AttachmentFetchError extends Error {
-  constructor(
-    readonly reason: 'not-found' | 'expired' | 'too-large' | 'refused' | 'unavailable',
-    message: string,
-    options?: { cause?: unknown },
-  ) {
+  readonly reason: 'not-found' | 'expired' | 'too-large' | 'refused' | 'unavailable';
+  constructor(reason: AttachmentFetchError['reason'], message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'AttachmentFetchError';
+    this.reason = reason;
   }
 }
 
