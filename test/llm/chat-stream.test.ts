@@ -64,14 +64,24 @@ describe('chat stream on the wire', () => {
   });
 
   it('keeps one connection across answers whose body ends a moment after [DONE]', async () => {
+    let tailSent: Promise<void> = Promise.resolve();
     handler = async (_req, res) => {
+      let sent = () => {};
+      tailSent = new Promise((resolve) => {
+        sent = resolve;
+      });
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       res.write(`data: ${chunk({ content: 'ok' }, 'stop')}\n\ndata: [DONE]\n\n`);
       await new Promise((resolve) => setTimeout(resolve, 30));
-      res.end(': bye\n\n');
+      res.end(': bye\n\n', sent);
     };
     const llm = client();
-    const settle = () => new Promise((resolve) => setTimeout(resolve, 60)); // the tail has arrived and been read
+    // Waits for the server to have sent the tail (not for a fixed time: a loaded machine runs the
+    // server's 30 ms timer late), then lets the client read it and put the socket back in the pool.
+    const settle = async () => {
+      await tailSent;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    };
     await llm.complete(ask); // the first one connects
     await settle();
     const before = connections;
