@@ -72,7 +72,9 @@ describe('docs/configuration.md', () => {
 
   it('documents every variable the code reads, once', () => {
     const read = namesIn(codeIn('src', 'adapters', 'bin', 'scripts'));
-    const missing = [...read].filter(([name]) => !NOT_CONFIGURATION[name] && !documentedAs(documented, name)).map(([n, f]) => `${n} (${f})`);
+    const missing = [...read]
+      .filter(([name]) => !NOT_CONFIGURATION[name] && !documentedAs(documented, name))
+      .map(([n, f]) => `${n} (${f})`);
     expect(missing, 'variables the code reads that docs/configuration.md does not document').toEqual([]);
     const twice = documented.filter((name, i) => documented.indexOf(name) !== i);
     expect(twice, 'variables documented in more than one row').toEqual([]);
@@ -81,7 +83,9 @@ describe('docs/configuration.md', () => {
 
   it('documents nothing the code does not read', () => {
     const everywhere = namesIn(codeIn('src', 'adapters', 'bin', 'scripts', 'test', 'bench'));
-    const unknown = documented.filter((name) => !everywhere.has(name) && ![...everywhere.keys()].some((n) => n.endsWith('_') && name === n));
+    const unknown = documented.filter(
+      (name) => !everywhere.has(name) && ![...everywhere.keys()].some((n) => n.endsWith('_') && name === n),
+    );
     expect(unknown, 'documented variables no code reads').toEqual([]);
   });
 

@@ -7,7 +7,12 @@ import { describe, expect, it } from 'vitest';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const DOCS = join(ROOT, 'docs');
-const PAGES = [join(ROOT, 'README.md'), ...readdirSync(DOCS).filter((f) => f.endsWith('.md')).map((f) => join(DOCS, f))];
+const PAGES = [
+  join(ROOT, 'README.md'),
+  ...readdirSync(DOCS)
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => join(DOCS, f)),
+];
 /** Pages written on other branches of the same release; a link to one of them may wait for the merge. */
 const WRITTEN_ELSEWHERE = new Set(
   ['multimodal.md', 'multimodal-platforms.md', 'build-your-own-bot.md', 'models.md', 'web-admin.md', 'configuration-locale.md'].map((f) =>
@@ -52,7 +57,8 @@ describe('the documentation', () => {
           if (!WRITTEN_ELSEWHERE.has(target)) broken.push(`${relative(ROOT, page)}: ${href}`);
           continue;
         }
-        if (anchor && target.endsWith('.md') && !anchorsOf(target).has(anchor)) broken.push(`${relative(ROOT, page)}: ${href} (no such heading)`);
+        if (anchor && target.endsWith('.md') && !anchorsOf(target).has(anchor))
+          broken.push(`${relative(ROOT, page)}: ${href} (no such heading)`);
       }
     }
     expect(broken).toEqual([]);
