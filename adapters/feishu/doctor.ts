@@ -1,11 +1,13 @@
 // `parley doctor`'s Feishu / Lark checks, through the SDK's Client against the configured domain:
 // the app credentials (a tenant access token), the bot (GET /open-apis/bot/v3/info: is the Bot
-// capability on?) and the scopes the tenant granted, where the API tells (application.v6.scope.list;
-// an app without the right to read them gets "not told", not a problem). Nothing secret is reported.
+// capability on?), the scopes the tenant granted, where the API tells (application.v6.scope.list;
+// an app without the right to read them gets "not told", not a problem), and the event and callback
+// subscriptions (doctor-subscriptions.ts). Nothing secret is reported.
 import { Client, LoggerLevel } from '@larksuiteoapi/node-sdk';
 import { z } from 'zod';
 import { type ChannelDoctor, channelConfig, type DoctorCheck, failureReason, withoutSecrets } from '../../src/core/doctor.ts';
 import { type FeishuConfig, loadFeishuConfig } from './config.ts';
+import { subscriptionChecks } from './doctor-subscriptions.ts';
 import { memoryCache } from './sdk-support.ts';
 
 const AREA = 'feishu';
@@ -113,7 +115,12 @@ async function scopesCheck(client: Client, config: FeishuConfig): Promise<Doctor
 }
 
 /** The SDK's requests have no timeout of their own (its HTTP client is shared by the process): a check that takes too long is a problem. */
-async function bounded(check: Promise<DoctorCheck>, timeoutMs: number, name: string, config: FeishuConfig): Promise<DoctorCheck> {
+async function bounded<T extends DoctorCheck | DoctorCheck[]>(
+  check: Promise<T>,
+  timeoutMs: number,
+  name: string,
+  config: FeishuConfig,
+): Promise<T | DoctorCheck> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<DoctorCheck>((resolve) => {
     timer = setTimeout(
@@ -149,6 +156,8 @@ export const feishuDoctor: ChannelDoctor = {
       credentials,
       await bounded(botCheck(client, config), timeoutMs, 'bot', config),
       await bounded(scopesCheck(client, config), timeoutMs, 'scopes', config),
-    ];
+      // The app's information and, in webhook mode, the URL check: two requests in a row.
+      await bounded(subscriptionChecks(client, config, timeoutMs), 2 * timeoutMs, 'events and callbacks', config),
+    ].flat();
   },
 };
