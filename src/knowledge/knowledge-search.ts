@@ -5,7 +5,7 @@ import type { KnowledgePageRecord, KnowledgeRepo } from '../store/repos/knowledg
 import type { PageField } from './search/bm25.ts';
 import { pageSections, sectionLabel } from './search/indexed-page.ts';
 import type { KnowledgeIndex } from './search/knowledge-index.ts';
-import { matchShare, queryCeiling } from './search/match.ts';
+import { matchMeasure, matchShare } from './search/match.ts';
 import { planQuery, type QueryPlan } from './search/query.ts';
 import type { RankedPage } from './search/second-pass.ts';
 import { fuse, type SemanticSearch } from './search/semantic.ts';
@@ -81,8 +81,8 @@ const FUSION_DEPTH = 4;
 interface KeywordRanking {
   plan: QueryPlan;
   pages: RankedPage[];
-  /** The query's best possible section score (see match.ts). */
-  ceiling: number;
+  /** A page's match: its best section's evidence as a share of the query's best possible score (see match.ts). */
+  matchOf(page: RankedPage): number;
 }
 
 interface Ranked extends KeywordRanking {
@@ -92,21 +92,29 @@ interface Ranked extends KeywordRanking {
 
 function keywordRanking(context: SearchContext, query: string, limit: number, explain: boolean): KeywordRanking {
   const { index, tokenizer } = context;
-  if (!index) return { plan: planQuery(query, { tokenize: tokenizer }), pages: [], ceiling: 1 };
+  if (!index) return { plan: planQuery(query, { tokenize: tokenizer }), pages: [], matchOf: () => 0 };
   const plan = planQuery(query, { tokenize: tokenizer, vocabulary: index.vocabulary, synonyms: index.synonyms() });
-  const pages = index.rank(plan.weighted, limit, { candidates: Math.max(MIN_CANDIDATES, limit * 3), explain });
-  const ceiling = queryCeiling(query, plan, {
+  const pages = index.rank(plan.weighted, limit, { candidates: Math.max(MIN_CANDIDATES, limit * 3), explain, termScores: true });
+  const measure = matchMeasure(query, plan, {
     pages: index.indexFile.totals().pages,
     documentFrequency: (term) => index.documentFrequency(term),
   });
-  return { plan, pages, ceiling };
+  // A page found by meaning alone has no term scores: it matched no word.
+  const matchOf = (page: RankedPage) =>
+    page.bestTerms
+      ? matchShare(
+          measure.evidence((term) => page.bestTerms?.get(term) ?? 0),
+          measure.ceiling,
+        )
+      : 0;
+  return { plan, pages, matchOf };
 }
 
 /** Whether a ranked page is good enough for the automatic context. */
-function passes(page: RankedPage, ceiling: number, threshold: ContextThreshold): boolean {
+function passes(page: RankedPage, match: number, threshold: ContextThreshold): boolean {
   return (
     (threshold.minScore === undefined || page.score >= threshold.minScore) &&
-    (threshold.minMatch === undefined || matchShare(page.best.score, ceiling) >= threshold.minMatch)
+    (threshold.minMatch === undefined || match >= threshold.minMatch)
   );
 }
 
@@ -132,7 +140,7 @@ async function rank(context: SearchContext, query: string, limit: number, explai
   return {
     plan: keyword.plan,
     pages,
-    ceiling: keyword.ceiling,
+    matchOf: keyword.matchOf,
     semantic: new Map(pages.filter((p) => similarity.has(p.doc)).map((p) => [p.pageId, similarity.get(p.doc)!])),
     fused: true,
   };
@@ -172,17 +180,15 @@ export async function relevantSections(
 ): Promise<SectionHit[]> {
   // No pages (no index yet): nothing to plan the query for.
   if (options.limit <= 0 || !context.index) return [];
-  const { pages: ranked, ceiling } = keywordRanking(context, query, options.limit, false);
-  const chosen = ranked.filter((page) => passes(page, ceiling, options));
+  const { pages: ranked, matchOf } = keywordRanking(context, query, options.limit, false);
+  const chosen = ranked.map((page) => ({ page, match: matchOf(page) })).filter(({ page, match }) => passes(page, match, options));
   const matches = [
-    ...chosen.map((page) => ({ pageId: page.pageId, section: page.best, match: matchShare(page.best.score, ceiling) })),
-    ...chosen.flatMap((page) =>
-      page.second ? [{ pageId: page.pageId, section: page.second, match: matchShare(page.best.score, ceiling) }] : [],
-    ),
+    ...chosen.map(({ page, match }) => ({ pageId: page.pageId, section: page.best, match })),
+    ...chosen.flatMap(({ page, match }) => (page.second ? [{ pageId: page.pageId, section: page.second, match }] : [])),
   ].slice(0, options.limit);
   const pages = await pagesById(
     context,
-    chosen.map((page) => page.pageId),
+    chosen.map(({ page }) => page.pageId),
   );
   return matches.flatMap((match) => {
     const page = pages.get(match.pageId);
@@ -223,7 +229,7 @@ async function withSnippets(context: SearchContext, ranked: Ranked, query: strin
         section: sectionLabel(section?.path ?? ''),
         snippet: snippet(section?.text || page.summary, query),
         score: round(entry.score),
-        match: matchShare(entry.best.score, ranked.ceiling),
+        match: ranked.matchOf(entry),
         ...(similarity !== undefined ? { semantic: Math.round(similarity * 1000) / 1000 } : {}),
         ranked: entry,
       },

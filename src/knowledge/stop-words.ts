@@ -81,3 +81,41 @@ export const ENGLISH_STOP_WORDS: ReadonlySet<string> = new Set([
   'all',
   'also',
 ]);
+
+/**
+ * Chinese words of the same kinds (question words, pronouns, particles), for the match share
+ * (search/match.ts): CJK text is searched as character bigrams, so these cannot be dropped from
+ * the query the way English stop words are, but a page is not expected to hold them either.
+ */
+export const CHINESE_STOP_WORDS: readonly string[] = [
+  '怎么样',
+  '怎么',
+  '怎样',
+  '如何',
+  '什么',
+  '为什么',
+  '为何',
+  '哪些',
+  '哪个',
+  '哪里',
+  '请问',
+  '可以',
+  '能否',
+  '是否',
+  '一个',
+  '一下',
+  '一些',
+  '我们',
+  '你们',
+  '他们',
+  '这个',
+  '那个',
+  '这些',
+  '那些',
+  '应该',
+];
+
+/** Single Chinese characters that are stop words on their own (particles, pronouns, prepositions). */
+export const CHINESE_STOP_CHARACTERS: ReadonlySet<string> = new Set([
+  ...'的了吗呢吧啊嘛和与或及是在把被将对给从向也都就还我你他她它这那很太',
+]);

@@ -48,6 +48,8 @@ export interface RankOptions {
   /** How many pages the first pass hands to the second. */
   candidates: number;
   explain?: boolean;
+  /** Also what each term scores in each page's best section (RankedPage.bestTerms). */
+  termScores?: boolean;
 }
 
 const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -235,7 +237,7 @@ export class KnowledgeIndex {
     if (resolved.length === 0) return [];
     const { pages, stats } = firstPass(resolved, Math.max(limit, options.candidates), this.#file.deletedDocs());
     this.lastFirstPass = stats;
-    return rankSections(this.#file, resolved, pages, { explain: options.explain }).slice(0, limit);
+    return rankSections(this.#file, resolved, pages, { explain: options.explain, termScores: options.termScores }).slice(0, limit);
   }
 
   /** In how many pages `term` occurs (0 when the index does not know it). */

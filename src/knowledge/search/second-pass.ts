@@ -25,6 +25,8 @@ export interface RankedPage {
   second?: SectionScore;
   /** What each field alone scores for the best section (only when asked for). */
   fields?: Record<PageField, number>;
+  /** What each query term scores in the best section (only when asked for; terms it lacks are absent). */
+  bestTerms?: Map<string, number>;
 }
 
 // Scratch space for the counts of the page being scored.
@@ -35,7 +37,7 @@ export function rankSections(
   file: SearchIndexFile,
   terms: ResolvedTerm[],
   pages: { doc: number; score: number }[],
-  options: { explain?: boolean } = {},
+  options: { explain?: boolean; termScores?: boolean } = {},
 ): RankedPage[] {
   const totals = file.totals();
   const averageSection = totals.sections > 0 ? totals.sectionTokens / totals.sections : 1;
@@ -62,7 +64,7 @@ export function rankSections(
         content[m * sectionCount + match.sections[i]!] = match.sections[i + 2]!;
       }
     });
-    const scoreOf = (s: number, weights: Record<PageField, number>) => {
+    const scoreOf = (s: number, weights: Record<PageField, number>, perTerm?: Map<string, number>) => {
       const length = pageFields + sectionLengths[s]!;
       let score = 0;
       for (let m = 0; m < matches.length; m++) {
@@ -73,7 +75,11 @@ export function rankSections(
           weights.tags * match.tags +
           weights.heading * heading[m * sectionCount + s]! +
           weights.content * content[m * sectionCount + s]!;
-        if (tf > 0) score += sectionTermScore(terms[match.term]!.idf * terms[match.term]!.weight, tf, length, averageSection);
+        if (tf <= 0) continue;
+        const term = terms[match.term]!;
+        const termScore = sectionTermScore(term.idf * term.weight, tf, length, averageSection);
+        score += termScore;
+        perTerm?.set(term.term, termScore);
       }
       return score;
     };
@@ -97,6 +103,10 @@ export function rankSections(
       best,
       ...(second && second.score > 0 ? { second } : {}),
     };
+    if (options.termScores) {
+      page.bestTerms = new Map();
+      scoreOf(best.position, FIELD_WEIGHTS, page.bestTerms);
+    }
     if (options.explain) {
       const only = (field: PageField) => ({ title: 0, heading: 0, summary: 0, tags: 0, content: 0, [field]: FIELD_WEIGHTS[field] });
       const position = best.position;
