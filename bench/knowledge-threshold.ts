@@ -2,7 +2,9 @@
 // (golden, short and hard sets, by the question's language), how many get that page into the
 // prompt with the score threshold of earlier versions (PARLEY_KNOWLEDGE_MIN_SCORE=12) and with
 // the match share (PARLEY_KNOWLEDGE_MIN_MATCH); how many off-topic messages and wrong first
-// pages get in too; and the share at other values of the match threshold.
+// pages get in too; and the share at other values of the match threshold. The default is
+// calibrated as the largest threshold (in steps of 0.01) that lets in at least CALIBRATION_SHARE
+// of the right first pages of each language (printed as "calibrated").
 import { DEFAULT_KNOWLEDGE_MIN_MATCH } from '../src/config/config.ts';
 import type { KnowledgeBase } from '../src/knowledge/knowledge-base.ts';
 import { GOLDEN_QUESTIONS, OFF_TOPIC_MESSAGES, SHORT_QUESTIONS } from './knowledge-golden.ts';
@@ -11,6 +13,8 @@ import { HARD_QUESTIONS } from './knowledge-hard.ts';
 /** The default of PARLEY_KNOWLEDGE_MIN_SCORE before the match share replaced it. */
 const OLD_MIN_SCORE = 12;
 const SWEEP = [0.2, 0.25, 0.3, 0.35, 0.4];
+/** The share of right first pages, in each language, that the calibrated threshold lets in. */
+const CALIBRATION_SHARE = 0.95;
 
 type Lang = 'en' | 'zh';
 
@@ -76,6 +80,19 @@ export async function thresholdSection(kb: KnowledgeBase): Promise<void> {
     }
   }
   const off = all.filter((t) => !t.probe.wanted);
+  const right = (lang: Lang) => all.filter((t) => t.right && t.probe.lang === lang);
+  let calibrated = 0;
+  for (let m = 0.01; m <= 1; m = Math.round((m + 0.01) * 100) / 100) {
+    const keeps = (['en', 'zh'] as const).every((lang) => {
+      const rows = right(lang);
+      return rows.filter((t) => t.match >= m).length >= CALIBRATION_SHARE * rows.length;
+    });
+    if (keeps) calibrated = m;
+  }
+  const at = (t: Top) => t.match >= calibrated;
+  console.log(
+    `calibrated: ${calibrated} (the largest match threshold that lets in ${CALIBRATION_SHARE * 100}% of the right first pages in each language): en ${rate(right('en'), at)} zh ${rate(right('zh'), at)} off-topic ${rate(off, at)}`,
+  );
   const wrong = all.filter((t) => t.probe.wanted && !t.right && t.score > 0);
   console.log(`off-topic messages in the prompt: before ${rate(off, before)} after ${rate(off, after)}`);
   console.log(`  ${off.map((t) => `${t.probe.query} (score ${t.score.toFixed(1)}, match ${t.match.toFixed(2)})`).join('; ')}`);
