@@ -36,6 +36,14 @@ async function adminLink(web: WebConsole): Promise<{ code: number; out: string }
   return { code, out };
 }
 
+/** How a browser marks a request from another page than the console's own (Fetch Metadata, Origin). */
+const CROSS_SITE: Record<string, string>[] = [
+  { 'sec-fetch-site': 'cross-site', origin: 'https://evil.example' },
+  { 'sec-fetch-site': 'same-site', origin: 'http://localhost:9' },
+  { origin: 'https://evil.example' },
+  { origin: 'null' },
+];
+
 /** A request to an admin route as a form would send it (POST with a urlencoded body). */
 function knock(client: ConsoleClient, method: string, path: string, headers: Record<string, string> = {}): Promise<Response> {
   return method === 'GET'
@@ -93,12 +101,7 @@ describe('web admin: access', () => {
     const admin = await adminOf(web);
     const audit = await web.harness.store.audit.list();
     for (const [method, path] of ADMIN_ROUTES.filter(([m]) => m === 'POST')) {
-      for (const headers of <Record<string, string>[]>[
-        { 'sec-fetch-site': 'cross-site', origin: 'https://evil.example' },
-        { 'sec-fetch-site': 'same-site', origin: 'http://localhost:9' },
-        { origin: 'https://evil.example' },
-        { origin: 'null' },
-      ]) {
+      for (const headers of CROSS_SITE) {
         const response = await knock(admin, method, path, headers);
         expect({ path, headers, status: response.status }).toEqual({ path, headers, status: 403 });
         expect(await response.text()).toContain('another site');
