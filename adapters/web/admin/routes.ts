@@ -71,13 +71,17 @@ function refuse(c: Context, status: number, message: string): Response {
   return htmlPage(c, page({ locale, title: String(status), section: '', error: message }, retry), status);
 }
 
-/** The request comes from the console's own pages (or from no page at all: a script with the cookie). */
+/**
+ * The request comes from the console's own pages (or from no page at all: a script with the
+ * cookie). Fetch Metadata decides where the browser sends it (every current browser does); the
+ * Origin header only without it: under the console's no-referrer policy a browser sends
+ * `Origin: null` even for the console's own forms.
+ */
 function sameOrigin(c: Context, publicOrigin: string | undefined): boolean {
   const site = c.req.header('sec-fetch-site');
-  if (site !== undefined && site !== 'same-origin') return false;
+  if (site !== undefined) return site === 'same-origin';
   const origin = c.req.header('origin');
-  if (origin === undefined) return site === 'same-origin' || site === undefined;
-  return origin === new URL(c.req.url).origin || origin === publicOrigin;
+  return origin === undefined || origin === new URL(c.req.url).origin || origin === publicOrigin;
 }
 
 export function registerAdminRoutes(app: Hono<ConsoleEnv>, options: AdminRoutesOptions): void {
