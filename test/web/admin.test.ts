@@ -120,8 +120,10 @@ describe('web admin in Chromium, against npm start', () => {
     await page.click('form[action="/admin/knowledge/import"] button[type="submit"]');
     await page.locator('.report', { hasText: '2 created, 0 updated, 0 unchanged, 0 failed.' }).waitFor();
     expect(await page.locator('.report').textContent()).not.toContain('Dry run');
+    await shot(page, 'knowledge-import');
 
     await page.click('nav.sections >> text=Knowledge');
+    await shot(page, 'knowledge-list');
     await page.fill('input[name="q"]', '如何回滚服务');
     await page.click('form.search button');
     const zhHit = page.locator('table.hits tbody tr').first();
@@ -251,7 +253,10 @@ describe('web admin in Chromium, against npm start', () => {
             );
       expect({ method, path, status }).toEqual({ method, path, status: 403 });
     }
-    await shot(otherPage, 'refused');
+    if (SHOTS) {
+      await otherPage.goto(`${base}/admin/knowledge`);
+      await shot(otherPage, 'refused');
+    }
     await other.close();
 
     // ---- Another site: its forms and links reach nothing, and do not sign the admin out

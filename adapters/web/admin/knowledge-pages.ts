@@ -168,7 +168,7 @@ export async function knowledgeHistory(a: AdminContext): Promise<Response> {
     : diff
       ? html`<pre class="diff" aria-label="changes from r${previous.revision} to r${shown.revision}">${diff.map(
           (line) =>
-            html`<span class="${line.kind}">${line.kind === 'added' ? '+ ' : line.kind === 'removed' ? '- ' : '  '}${line.text}</span>\n`,
+            html`<span class="${line.kind}">${line.kind === 'added' ? '+ ' : line.kind === 'removed' ? '- ' : '  '}${line.text}</span>`,
         )}</pre>`
       : html`<p class="muted">These revisions are too large to compare here.</p>`;
   const notice = reverted !== undefined ? `Reverted ${slug} to revision ${reverted} (now revision ${current.revision}).` : undefined;

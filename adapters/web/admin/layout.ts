@@ -34,6 +34,8 @@ export interface PageOptions {
   section: string;
   notice?: string;
   error?: string;
+  /** Show the sections (false on a refusal: a non-admin sees none of them). */
+  nav?: boolean;
 }
 
 export function page(options: PageOptions, body: Html): string {
@@ -50,9 +52,13 @@ export function page(options: PageOptions, body: Html): string {
 <body class="admin">
 <header class="top">
 <a class="brand" href="/">Parley</a>
-<nav class="sections" aria-label="${t(locale, 'webAdmin.nav.label')}">
+${
+  options.nav === false
+    ? ''
+    : html`<nav class="sections" aria-label="${t(locale, 'webAdmin.nav.label')}">
 ${SECTIONS.map((s) => html`<a href="${s.path}"${s.path === options.section ? html` aria-current="page"` : ''}>${t(locale, s.key)}</a>`)}
-</nav>
+</nav>`
+}
 </header>
 <main>
 <h1>${options.title}</h1>
@@ -79,7 +85,8 @@ export function table(
   className = '',
 ): Html {
   if (rows.length === 0) return html`<p class="muted">${empty}</p>`;
+  // data-label: on a narrow screen each row becomes a card and every cell says what it is.
   return html`<div class="scroll"><table class="${className}"><thead><tr>${head.map((h) => html`<th>${h}</th>`)}</tr></thead><tbody>${rows.map(
-    (row) => html`<tr>${row.map((cell) => html`<td>${cell}</td>`)}</tr>`,
+    (row) => html`<tr>${row.map((cell, i) => html`<td data-label="${head[i] ?? ''}">${cell}</td>`)}</tr>`,
   )}</tbody></table></div>`;
 }

@@ -63,12 +63,16 @@ function isApi(c: Context): boolean {
   return c.req.path.startsWith('/api/');
 }
 
-function refuse(c: Context, status: number, message: string): Response {
+const TITLES: Record<number, string> = { 400: 'Bad request', 403: 'Not allowed', 404: 'Not found', 409: 'Conflict', 413: 'Too large' };
+
+/** An error page (JSON under /api); `admin`: the asker is an admin (the sections are shown). */
+function refuse(c: Context, status: number, message: string, admin = false): Response {
   if (isApi(c)) return jsonError(c, status, message);
   const locale = localeOfRequest(c);
   // A link to the same address: followed from this page (same site), the browser sends its cookie.
-  const retry = c.req.method === 'GET' ? html`<p><a href="${c.req.path}">${c.req.path}</a></p>` : html``;
-  return htmlPage(c, page({ locale, title: String(status), section: '', error: message }, retry), status);
+  const retry = c.req.method === 'GET' && !admin ? html`<p><a href="${c.req.path}">${c.req.path}</a></p>` : html``;
+  const title = TITLES[status] ?? `Error ${status}`;
+  return htmlPage(c, page({ locale, title, section: '', error: message, nav: admin }, retry), status);
 }
 
 /**
@@ -114,7 +118,7 @@ export function registerAdminRoutes(app: Hono<ConsoleEnv>, options: AdminRoutesO
     try {
       return await work(a);
     } catch (error) {
-      if (error instanceof AdminInputError) return refuse(c, error.status, error.message);
+      if (error instanceof AdminInputError) return refuse(c, error.status, error.message, true);
       throw error;
     }
   };
@@ -157,5 +161,5 @@ export function registerAdminRoutes(app: Hono<ConsoleEnv>, options: AdminRoutesO
     handle(async (a) => a.c.json(await a.port.health(), 200, { 'cache-control': 'no-store' })),
   );
   // Any other method or path under /admin: after the guard, so a non-admin learns nothing more.
-  app.all('/admin/*', (c) => refuse(c, c.req.method === 'GET' ? 404 : 405, 'no such admin page (or not with this method)'));
+  app.all('/admin/*', (c) => refuse(c, c.req.method === 'GET' ? 404 : 405, 'no such admin page (or not with this method)', true));
 }
