@@ -15,7 +15,7 @@ import type { KnowledgeSaveResult } from '../store/repos/knowledge.ts';
 import type { Store } from '../store/store.ts';
 
 /** Uploads bigger than these are refused before anything is written. */
-export const MAX_IMPORT_FILES = 2_000;
+const MAX_IMPORT_FILES = 2_000;
 const MARKDOWN = /\.(md|markdown)$/i;
 
 export interface AdminKnowledgeOptions {

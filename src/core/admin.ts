@@ -23,7 +23,7 @@ export class AdminInputError extends Error {
 
 // ---- knowledge ----------------------------------------------------------------------------
 
-export interface AdminPageListing {
+interface AdminPageListing {
   slug: string;
   title: string;
   summary: string;
@@ -32,7 +32,7 @@ export interface AdminPageListing {
   updatedAt: Date;
 }
 
-export interface AdminPage extends AdminPageListing {
+interface AdminPage extends AdminPageListing {
   content: string;
   references: string[];
   source: string;
@@ -40,7 +40,7 @@ export interface AdminPage extends AdminPageListing {
   file: string;
 }
 
-export interface AdminSearchHit {
+interface AdminSearchHit {
   slug: string;
   title: string;
   section: string;
@@ -51,14 +51,14 @@ export interface AdminSearchHit {
   prompt: boolean;
 }
 
-export interface AdminSearch {
+interface AdminSearch {
   hits: AdminSearchHit[];
   terms: string[];
   /** What "prompt" means with this configuration. */
   legend: string;
 }
 
-export interface AdminRevision {
+interface AdminRevision {
   revision: number;
   title: string;
   source: string;
@@ -117,7 +117,7 @@ export interface AdminApproval {
   createdAt: Date;
 }
 
-export interface AdminAuditEntry {
+interface AdminAuditEntry {
   at: Date;
   who: string;
   action: string;
@@ -126,7 +126,7 @@ export interface AdminAuditEntry {
   detail?: string;
 }
 
-export interface AdminGrant {
+interface AdminGrant {
   session: string;
   toolName: string;
   grantedBy: string;

@@ -4,7 +4,7 @@ import type { Context } from 'hono';
 import { DEFAULT_LOCALE, type Locale, localeOf, t, type TextKey } from '../../../src/core/i18n/index.ts';
 import { type Html, html } from './html.ts';
 
-export const SECTIONS = [
+const SECTIONS = [
   { path: '/admin/knowledge', key: 'webAdmin.nav.knowledge' },
   { path: '/admin/approvals', key: 'webAdmin.nav.approvals' },
   { path: '/admin/conversations', key: 'webAdmin.nav.conversations' },

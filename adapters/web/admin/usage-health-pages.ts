@@ -12,7 +12,7 @@ import { usageChart } from './usage-chart.ts';
 const GROUPINGS = ['day', 'chat', 'person', 'model'] as const satisfies readonly AdminUsageGrouping[];
 const WINDOWS = ['24h', '7d', '30d', '90d'];
 
-export const UsageQuery = z.object({
+const UsageQuery = z.object({
   since: z
     .string()
     .max(10)
