@@ -9,7 +9,7 @@ import type { Config } from '../config/config.ts';
 import { type AdminActor, AdminInputError, type AdminKnowledge, type AdminSaveOutcome } from '../core/admin.ts';
 import { importPages } from '../knowledge/importer.ts';
 import type { KnowledgeBase } from '../knowledge/knowledge-base.ts';
-import { PageFileError, pageFromFile, renderPageFile } from '../knowledge/page-file.ts';
+import { PageFileError, pageFromFile, parseFrontMatter, renderPageFile } from '../knowledge/page-file.ts';
 import { openRoot, UnsafePathError, writeInside } from '../knowledge/safe-write.ts';
 import type { KnowledgeSaveResult } from '../store/repos/knowledge.ts';
 import type { Store } from '../store/store.ts';
@@ -103,7 +103,8 @@ export function adminKnowledge({ kb, store, settings }: AdminKnowledgeOptions): 
     async save(slug, file, expectedRevision, actor) {
       let page: ReturnType<typeof pageFromFile>;
       try {
-        page = pageFromFile(file, '');
+        // The editor shows the slug in the front matter; without it the page keeps its own.
+        page = pageFromFile(file, '', parseFrontMatter(file).frontMatter.slug === undefined ? { slug } : {});
       } catch (error) {
         if (error instanceof PageFileError) throw new AdminInputError(error.message);
         throw error;
