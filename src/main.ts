@@ -5,7 +5,6 @@ import { discordChannel } from '../adapters/discord/index.ts';
 import { feishuChannel } from '../adapters/feishu/index.ts';
 import { telegramChannel } from '../adapters/telegram/index.ts';
 import { webChannel } from '../adapters/web/index.ts';
-import { createAdminPort } from './admin/port.ts';
 import { createApp } from './app.ts';
 import { loadConfig, type Config } from './config/config.ts';
 import { loadFileConfig } from './config-file/load.ts';
@@ -215,9 +214,12 @@ async function main(): Promise<void> {
           overrides: config.approvals.overrides,
           log: log.child({ component: 'mcp' }),
         });
-  // The admin pages (the web console's) reach the bot through this port.
-  const adminPort = createAdminPort({ config, store, app, mcp: () => mcp.status() });
-  for (const adapter of adapters) adapter.useAdmin?.(adminPort);
+  // The admin pages (the web console's) reach the bot through this port (loaded only for them).
+  if (adapters.some((adapter) => adapter.useAdmin)) {
+    const { createAdminPort } = await import('./admin/port.ts');
+    const adminPort = createAdminPort({ config, store, app, mcp: () => mcp.status() });
+    for (const adapter of adapters) adapter.useAdmin?.(adminPort);
+  }
   const reportStep = (error: unknown, step: ShutdownStep) =>
     log.warn({ err: error }, `${step.what}: ${error instanceof Error ? error.message : String(error)}`);
   try {
