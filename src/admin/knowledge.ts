@@ -38,10 +38,15 @@ function outcomeOf(slug: string, result: KnowledgeSaveResult): AdminSaveOutcome 
   return { status: result.status, slug: result.page.slug, revision: result.page.revision };
 }
 
-/** A relative path from an upload, or undefined when it is not a plain one (absolute, .., empty parts, hidden). */
-function plainPath(path: string): string | undefined {
+/**
+ * An upload's relative path: 'skip' for hidden files and folders (as the CLI's import skips them;
+ * a zip made on a Mac holds __MACOSX/._name.md copies), undefined when it is not a plain relative
+ * path (absolute, or with ..).
+ */
+function plainPath(path: string): string | 'skip' | undefined {
   const parts = path.replace(/\\/g, '/').split('/');
-  if (parts.some((part) => part === '' || part === '.' || part === '..' || part.startsWith('.') || part.includes('\0'))) return undefined;
+  if (parts.some((part) => part === '' || part === '.' || part === '..' || part.includes('\0'))) return undefined;
+  if (parts.some((part) => part.startsWith('.') || part === '__MACOSX' || part === 'node_modules')) return 'skip';
   return parts.join('/');
 }
 
@@ -137,7 +142,13 @@ export function adminKnowledge({ kb, store, settings }: AdminKnowledgeOptions): 
     },
 
     async import(files, dryRun, actor) {
-      const markdown = files.filter((f) => MARKDOWN.test(f.path));
+      const markdown: { path: string; bytes: Uint8Array }[] = [];
+      for (const file of files) {
+        if (!MARKDOWN.test(file.path)) continue;
+        const path = plainPath(file.path);
+        if (!path) throw new AdminInputError(`${file.path}: not a plain relative path; nothing was imported`);
+        if (path !== 'skip') markdown.push({ path, bytes: file.bytes });
+      }
       if (markdown.length === 0) throw new AdminInputError('the upload holds no Markdown file (.md or .markdown)');
       if (markdown.length > MAX_IMPORT_FILES)
         throw new AdminInputError(`the upload holds ${markdown.length} Markdown files; at most ${MAX_IMPORT_FILES} at once`);
@@ -145,11 +156,9 @@ export function adminKnowledge({ kb, store, settings }: AdminKnowledgeOptions): 
       try {
         const root = await openRoot(dir);
         for (const file of markdown) {
-          const path = plainPath(file.path);
-          if (!path) throw new AdminInputError(`${file.path}: not a plain relative path; nothing was imported`);
           try {
             // The bytes as uploaded: the importer decides what is text and reports what is not.
-            await writeInside(root, path, file.bytes);
+            await writeInside(root, file.path, file.bytes);
           } catch (error) {
             if (error instanceof UnsafePathError) throw new AdminInputError(`${file.path}: ${error.why}; nothing was imported`);
             throw error;

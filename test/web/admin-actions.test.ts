@@ -2,6 +2,7 @@
 // knowledge edit is refused with the text kept, a folder upload keeps its relative paths, a reset
 // and a revoke do what /reset and `parley approvals revoke` do and are audited as the admin, and
 // the navigation speaks Chinese to a browser that asks for it.
+import { strToU8, zipSync } from 'fflate';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConsoleClient } from './client.ts';
 import { closeConsoles, startConsole, type WebConsole } from './console.ts';
@@ -25,6 +26,13 @@ function postForm(client: ConsoleClient, path: string, fields: Record<string, st
   });
 }
 
+function importZip(client: ConsoleClient, entries: Record<string, string>): Promise<Response> {
+  const form = new FormData();
+  const zip = zipSync(Object.fromEntries(Object.entries(entries).map(([path, text]) => [path, strToU8(text)])));
+  form.append('zip', new Blob([zip], { type: 'application/zip' }), 'pages.zip');
+  return client.request('/admin/knowledge/import', { method: 'POST', headers: SAME_ORIGIN, body: form });
+}
+
 function importFolder(client: ConsoleClient, files: Record<string, string>, dryRun: boolean): Promise<Response> {
   const form = new FormData();
   // What Chromium sends for a folder chosen with <input webkitdirectory>: each file's relative path as its name.
@@ -34,7 +42,7 @@ function importFolder(client: ConsoleClient, files: Record<string, string>, dryR
 }
 
 describe('web admin: changes', () => {
-  it('imports a folder upload with its paths; refuses a bad, a slug-changing and a conflicting edit, keeping the text', async () => {
+  it('imports a folder upload with slugs relative to the folder, as the CLI; refuses a bad, a slug-changing and a conflicting edit, keeping the text', async () => {
     const web = await startConsole();
     const admin = await adminOf(web);
     const files = {
@@ -49,19 +57,20 @@ describe('web admin: changes', () => {
     expect(await web.harness.store.knowledge.count()).toBe(0);
     const real = await importFolder(admin, files, false);
     expect(await real.text()).toContain('2 created, 0 updated, 0 unchanged, 0 failed.');
-    const page = (await web.harness.store.knowledge.get('handbook/setup'))!;
+    // Slugs as `parley knowledge import handbook` gives them: relative to the chosen folder.
+    const page = (await web.harness.store.knowledge.get('setup'))!;
     expect(page.title).toBe('Setup');
-    expect((await web.harness.store.knowledge.get('handbook/zh/入门'))?.title).toBe('入门');
+    expect((await web.harness.store.knowledge.get('zh/入门'))?.title).toBe('入门');
 
     const bad = '---\ntitle: [unclosed\n---\n\nMy careful rewrite.\n';
-    const refused = await postForm(admin, '/admin/knowledge/save', { slug: 'handbook/setup', revision: '1', file: bad });
+    const refused = await postForm(admin, '/admin/knowledge/save', { slug: 'setup', revision: '1', file: bad });
     expect(refused.status).toBe(400);
     const refusedText = await refused.text();
     expect(refusedText).toContain('My careful rewrite.');
     expect(refusedText).toContain('class="error"');
 
     const renamed = await postForm(admin, '/admin/knowledge/save', {
-      slug: 'handbook/setup',
+      slug: 'setup',
       revision: '1',
       file: '---\nslug: elsewhere\ntitle: Setup\n---\n\nMoved.\n',
     });
@@ -69,14 +78,14 @@ describe('web admin: changes', () => {
     expect(await renamed.text()).toContain('the slug cannot be changed');
 
     const saved = await postForm(admin, '/admin/knowledge/save', {
-      slug: 'handbook/setup',
+      slug: 'setup',
       revision: '1',
       file: '---\ntitle: Setup\n---\n\nInstall the tools, then run the check.\n',
     });
     expect(saved.status).toBe(303);
     // Someone else saved revision 2 meanwhile: an edit of revision 1 is refused, the text kept.
     const stale = await postForm(admin, '/admin/knowledge/save', {
-      slug: 'handbook/setup',
+      slug: 'setup',
       revision: '1',
       file: '---\ntitle: Setup\n---\n\nMy stale version.\n',
     });
@@ -84,11 +93,41 @@ describe('web admin: changes', () => {
     const staleText = await stale.text();
     expect(staleText).toContain('changed meanwhile');
     expect(staleText).toContain('My stale version.');
-    const current = (await web.harness.store.knowledge.get('handbook/setup'))!;
+    const current = (await web.harness.store.knowledge.get('setup'))!;
     expect(current.revision).toBe(2);
     expect(current.content).toContain('run the check');
-    const [latest] = (await web.harness.store.knowledge.history('handbook/setup'))!;
+    const [latest] = (await web.harness.store.knowledge.history('setup'))!;
     expect(latest).toMatchObject({ revision: 2, source: 'web', author: `web:${web.web.admins[0]}` });
+  });
+
+  it("imports a zipped folder (a Mac's __MACOSX copies skipped); refuses a zip that climbs out of its folder, writing nothing", async () => {
+    const web = await startConsole();
+    const admin = await adminOf(web);
+    const climbing = await importZip(admin, { 'ok.md': '# Fine\n', '../escape.md': '# Out\n' });
+    expect(climbing.status).toBe(400);
+    expect(await climbing.text()).toContain('../escape.md: not a plain relative path; nothing was imported');
+    expect(await web.harness.store.knowledge.count()).toBe(0);
+    const notZip = await admin.request('/admin/knowledge/import', {
+      method: 'POST',
+      headers: SAME_ORIGIN,
+      body: (() => {
+        const form = new FormData();
+        form.append('zip', new Blob(['not a zip at all']), 'pages.zip');
+        return form;
+      })(),
+    });
+    expect(notZip.status).toBe(400);
+    expect(await notZip.text()).toContain('pages.zip is not a readable zip file');
+    const mac = await importZip(admin, {
+      'wiki/guide.md': '# Guide\n\nRead me.\n',
+      '__MACOSX/wiki/._guide.md': '\u0000\u0005binary resource fork',
+      'wiki/broken.md': '---\ntitle: [unclosed\n---\n',
+    });
+    expect(mac.status).toBe(200);
+    const report = await mac.text();
+    expect(report).toContain('1 created, 0 updated, 0 unchanged, 1 failed.');
+    expect((await web.harness.store.knowledge.get('guide'))?.title).toBe('Guide');
+    expect(await web.harness.store.knowledge.count()).toBe(1);
   });
 
   it('resets a conversation and revokes a grant as /reset and parley approvals revoke do, audited as the admin', async () => {

@@ -32,7 +32,7 @@ export async function approvalsPage(a: AdminContext, outcome?: { ok: boolean; me
 <pre class="args">${argumentsOf(p.arguments)}</pre>
 <form method="post" action="/admin/approvals/decide" class="buttons">
 <input type="hidden" name="code" value="${p.code}">
-<input type="text" name="reason" maxlength="500" placeholder="reason (optional; the model is told on Deny)" aria-label="reason">
+<input type="text" name="reason" maxlength="500" placeholder="Reason (optional)" title="Recorded in the audit log; on Deny the model is told" aria-label="reason">
 <button type="submit" name="choice" value="approve" class="primary">${t(a.locale, 'webAdmin.approvals.approve')}</button>
 <button type="submit" name="choice" value="deny" class="danger">${t(a.locale, 'webAdmin.approvals.deny')}</button>
 </form>

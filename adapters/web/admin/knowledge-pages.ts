@@ -198,6 +198,20 @@ export async function knowledgeRevert(a: AdminContext): Promise<Response> {
   return a.c.redirect(`${historyHref(form.slug)}&reverted=${form.revision}`, 303);
 }
 
+/**
+ * Paths relative to the folder that was chosen (a browser names each file of a folder upload
+ * `<folder>/…`) or zipped (a zip of a folder holds one top folder), so that pages get the slugs
+ * `parley knowledge import <folder>` gives them.
+ */
+function insideRoot<F extends { path: string }>(files: F[]): F[] {
+  // A Mac's zip adds __MACOSX/ beside the folder (its entries are skipped by the import anyway).
+  const shown = files.filter((f) => !f.path.startsWith('__MACOSX/') && !f.path.startsWith('.'));
+  const tops = new Set(shown.map((f) => (f.path.includes('/') ? f.path.split('/')[0] : undefined)));
+  const [top] = tops;
+  if (tops.size !== 1 || top === undefined || top === '' || top === '..') return files;
+  return files.map((f) => (f.path.startsWith(`${top}/`) ? { ...f, path: f.path.slice(top.length + 1) } : f));
+}
+
 /** The upload's Markdown files: a folder's files (their relative paths) and a zip's entries. */
 async function uploadedFiles(a: AdminContext): Promise<{ files: AdminImportFile[]; dryRun: boolean }> {
   const body = await a.c.req.parseBody({ all: true });
@@ -210,9 +224,11 @@ async function uploadedFiles(a: AdminContext): Promise<{ files: AdminImportFile[
     if (unpacked > MAX_UNPACKED_BYTES) throw new AdminInputError(`the upload unpacks to more than ${MAX_UNPACKED_BYTES / 1024 / 1024} MB`);
     files.push({ path, bytes });
   };
+  const folder: { path: string; bytes: Uint8Array }[] = [];
   for (const file of list(body.files)) {
-    if (file instanceof File && file.size > 0) take(file.name, new Uint8Array(await file.arrayBuffer()));
+    if (file instanceof File && file.size > 0) folder.push({ path: file.name, bytes: new Uint8Array(await file.arrayBuffer()) });
   }
+  for (const file of insideRoot(folder)) take(file.path, file.bytes);
   for (const zip of list(body.zip)) {
     if (!(zip instanceof File) || zip.size === 0) continue;
     let entries: Record<string, Uint8Array>;
@@ -229,7 +245,7 @@ async function uploadedFiles(a: AdminContext): Promise<{ files: AdminImportFile[
       if (error instanceof AdminInputError) throw error;
       throw new AdminInputError(`${zip.name} is not a readable zip file (${error instanceof Error ? error.message : String(error)})`);
     }
-    for (const [name, bytes] of Object.entries(entries)) take(name, bytes);
+    for (const file of insideRoot(Object.entries(entries).map(([path, bytes]) => ({ path, bytes })))) take(file.path, file.bytes);
   }
   if (files.length === 0) throw new AdminInputError('choose a folder of Markdown files or a .zip to import');
   return { files, dryRun: body.dryRun === '1' };
