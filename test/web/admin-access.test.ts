@@ -134,6 +134,20 @@ describe('web admin: access', () => {
     }
   });
 
+  it('with PARLEY_WEB_TOKEN, the admin pages want the token too, even from the admin browser', async () => {
+    const token = 'a-long-enough-access-token';
+    const web = await startConsole({ webEnv: { PARLEY_WEB_TOKEN: token } });
+    const admin = new ConsoleClient(web.url);
+    const link = new URL(web.web.adminLoginUrl!);
+    expect((await admin.get(`${link.pathname}${link.search}&token=${token}`)).status).toBe(303);
+    expect((await admin.get(`${link.pathname}${link.search}`)).status).toBe(303);
+    expect((await admin.get('/admin/health')).status).toBe(200);
+    const withoutToken = new ConsoleClient(web.url, { parley_web_id: admin.cookie('parley_web_id')! });
+    for (const path of ['/admin/health', '/api/admin/health']) {
+      expect({ path, status: (await withoutToken.get(path)).status }).toEqual({ path, status: 401 });
+    }
+  });
+
   it('parley web admin-link prints a link the running console takes once, without signing out the admins', async () => {
     const web = await startConsole();
     const first = await adminOf(web);
