@@ -214,6 +214,12 @@ async function main(): Promise<void> {
           overrides: config.approvals.overrides,
           log: log.child({ component: 'mcp' }),
         });
+  // The admin pages (the web console's) reach the bot through this port (loaded only for them).
+  if (adapters.some((adapter) => adapter.useAdmin)) {
+    const { createAdminPort } = await import('./admin/port.ts');
+    const adminPort = createAdminPort({ config, store, app, mcp: () => mcp.status() });
+    for (const adapter of adapters) adapter.useAdmin?.(adminPort);
+  }
   const reportStep = (error: unknown, step: ShutdownStep) =>
     log.warn({ err: error }, `${step.what}: ${error instanceof Error ? error.message : String(error)}`);
   try {

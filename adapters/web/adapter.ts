@@ -3,6 +3,7 @@
 // page showing that chat. It serves no HTTP itself: routes() mounts its app on the process's host.
 import { randomUUID } from 'node:crypto';
 import type { Context } from 'hono';
+import type { AdminPort } from '../../src/core/admin.ts';
 import type {
   Action,
   ChannelAdapter,
@@ -72,6 +73,8 @@ export class WebAdapter implements ChannelAdapter, ConsoleBackend {
   readonly #configuredAdmins: Set<string>;
   readonly #render = createMarkdownRenderer();
   #http: HttpRoutes | undefined;
+  /** The admin pages' access to the bot (src/main.ts hands it over before start). */
+  #admin: AdminPort | undefined;
   #sink: InboundSink | undefined;
   /** Button presses the core is still working on (after their ack). */
   readonly #presses = new Set<Promise<void>>();
@@ -123,9 +126,19 @@ export class WebAdapter implements ChannelAdapter, ConsoleBackend {
       backend: this,
       assets: loadAssets(),
       log: this.#log,
+      admin: {
+        isAdmin: (viewer) => this.isAdmin(viewer),
+        port: () => this.#admin,
+        markdown: this.#render,
+        ...(this.#config.publicUrl ? { publicOrigin: this.#config.publicUrl } : {}),
+      },
     });
     http.mount('/', app.fetch);
     this.#http = http;
+  }
+
+  useAdmin(port: AdminPort): void {
+    this.#admin = port;
   }
 
   async start(sink: InboundSink): Promise<void> {

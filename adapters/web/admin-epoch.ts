@@ -2,7 +2,8 @@
 // reset-admins` (src/cli/web.ts, which writes this file's format) puts a new random epoch in
 // <data folder>/web-console.admins, with the digest of a one-time admin login code. An admin's
 // identity cookie carries a tag of the epoch it was issued in, and counts only while that epoch
-// is the file's. The file is read again whenever an admin cookie or login code is presented, so a
+// is the file's. `parley web admin-link` writes a new login code and keeps the epoch (nobody is
+// signed out). The file is read again whenever an admin cookie or login code is presented, so a
 // running console follows at once. No file: the first epoch (cookies issued before any reset).
 import { randomBytes } from 'node:crypto';
 import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
@@ -12,7 +13,8 @@ import { z } from 'zod';
 const ADMINS_FILE = 'web-console.admins';
 
 const AdminsFileSchema = z.object({
-  epoch: z.string().regex(/^[0-9a-f]{32}$/),
+  /** '' : the first epoch (`parley web admin-link` before any reset keeps the admins signed in). */
+  epoch: z.union([z.string().regex(/^[0-9a-f]{32}$/), z.literal('')]),
   /** sha256 (hex) of the login code `reset-admins` printed; gone once used. */
   loginCode: z
     .string()

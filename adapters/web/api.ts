@@ -6,6 +6,7 @@ import type { Context, Hono, MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { validator } from 'hono/validator';
 import { z } from 'zod';
+import { adminNav, localeOfRequest } from './admin/layout.ts';
 import { HttpError, jsonError, MAX_BODY_BYTES, validate } from './http.ts';
 import { chatFor, DisplayNameSchema, RoomSchema, type WebChat, type WebPerson } from './identity.ts';
 import type { EntryView } from './transcript.ts';
@@ -87,6 +88,8 @@ export function registerApi(app: Hono<ConsoleEnv>, backend: ConsoleBackend): voi
         botName: backend.botName,
         chat: room ? { type: 'group', room } : { type: 'direct' },
         you: { id: viewer, admin: backend.isAdmin(viewer) },
+        // The admin sections, for the header (admins only).
+        ...(backend.isAdmin(viewer) ? { adminNav: adminNav(localeOfRequest(c)) } : {}),
         entries: await backend.history(chatFor(viewer, room), viewer),
       },
       200,

@@ -15,6 +15,8 @@ const FILES: Record<string, string> = {
   'index.html': 'text/html; charset=utf-8',
   'app.js': 'text/javascript; charset=utf-8',
   'style.css': 'text/css; charset=utf-8',
+  'admin.css': 'text/css; charset=utf-8',
+  'admin.js': 'text/javascript; charset=utf-8',
 };
 
 export function loadAssets(): Map<string, Asset> {

@@ -9,7 +9,8 @@ import { TOKEN_COOKIE, type AccessGuard } from './access.ts';
 import { registerApi, type ConsoleBackend, type ConsoleEnv } from './api.ts';
 import type { Asset } from './assets.ts';
 import { errorHandler, HttpError, jsonError } from './http.ts';
-import type { Identities } from './identities.ts';
+import { registerAdminRoutes, type AdminRoutesOptions } from './admin/routes.ts';
+import { type Identities, isCrossSite } from './identities.ts';
 
 export interface ConsoleAppOptions {
   guard: AccessGuard;
@@ -19,6 +20,7 @@ export interface ConsoleAppOptions {
   backend: ConsoleBackend;
   assets: Map<string, Asset>;
   log: CoreLogger;
+  admin: AdminRoutesOptions;
 }
 
 const NO_STORE = { 'cache-control': 'no-store' };
@@ -81,7 +83,7 @@ export function createConsoleApp(options: ConsoleAppOptions): Hono<ConsoleEnv> {
   app.get('/admin-login', pageAccess, async (c) => {
     if (!identities.redeem(c.req.query('code') ?? '')) {
       return c.text(
-        'Parley web console: this admin login link is wrong or was already used. Parley prints a new one each time it starts.\n',
+        'Parley web console: this admin login link is wrong or was already used. Get a new one with: parley web admin-link\n',
         403,
         NO_STORE,
       );
@@ -97,13 +99,20 @@ export function createConsoleApp(options: ConsoleAppOptions): Hono<ConsoleEnv> {
     return asset ? sendAsset(c, asset) : jsonError(c, 404, 'not found');
   });
 
+  app.use('/admin', pageAccess);
+  app.use('/admin/*', pageAccess);
+
   app.use('/api/*', async (c, next) => {
+    // The API serves the console's own pages; another site has no business here (its requests
+    // would carry no identity cookie anyway).
+    if (isCrossSite(c)) throw new HttpError(403, 'cross-site requests are refused');
     if (!guard.allows(c.req.header('authorization'), getCookie(c, TOKEN_COOKIE))) {
       throw new HttpError(401, 'access token required (Authorization: Bearer <token>, or the page cookie)');
     }
     c.set('viewer', await identities.identify(c));
     await next();
   });
+  registerAdminRoutes(app, options.admin);
   registerApi(app, backend);
 
   app.notFound((c) => jsonError(c, 404, 'not found'));

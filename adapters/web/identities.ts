@@ -15,6 +15,11 @@ const OPERATOR_COOKIE = /^(op-[A-Za-z0-9_-]{22})(?:~([A-Za-z0-9_-]{22}))?$/;
 // Browsers cap cookie lifetimes at 400 days.
 const MAX_AGE_SECONDS = 400 * 24 * 60 * 60;
 
+/** The browser says the request comes from another site (Fetch Metadata; sent by every current browser). */
+export function isCrossSite(c: Context): boolean {
+  return c.req.header('sec-fetch-site') === 'cross-site';
+}
+
 function derive(secret: Buffer, purpose: string): Buffer {
   return createHmac('sha256', secret).update(`parley-web/${purpose}`).digest();
 }
@@ -49,7 +54,12 @@ export class Identities {
     this.#seenEpoch = options.admins.read().epoch;
   }
 
-  /** The browser's id from its signed cookie; a new id (and cookie) when it has none, a forged one, or a signed-out admin's. */
+  /**
+   * The browser's id from its signed cookie; a new id (and cookie) when it has none, a forged one, or
+   * a signed-out admin's. A cross-site request (a link or form on another site) never carries the
+   * SameSite=Strict cookie even when the browser has one, so it gets a passing id and no cookie:
+   * minting one there would replace the browser's own identity (an admin's included).
+   */
   async identify(c: Context): Promise<string> {
     const signed = await getSignedCookie(c, this.#cookieKey, IDENTITY_COOKIE);
     if (typeof signed === 'string') {
@@ -58,7 +68,7 @@ export class Identities {
       if (operator?.[1] === this.operatorId && (operator[2] ?? '') === this.#tag(this.checkAdmins().epoch)) return this.operatorId;
     }
     const id = `u-${randomBytes(16).toString('base64url')}`;
-    await this.become(c, id);
+    if (!isCrossSite(c)) await this.become(c, id);
     return id;
   }
 

@@ -113,14 +113,29 @@ export class ApprovalService implements ApprovalHandler {
    * same exactly-once update and audit as a button, by an admin of every channel. Only the quick
    * part runs here: the process has no adapter to edit the prompt with, so the running bot does
    * the rest when its maintenance sweep finds the decided turn (showOutcomes, then the resume).
+   * `settleHere` (the web console's admin pages, inside the running bot): the slow part follows at
+   * once, as after a button press.
    */
-  async decideAsOperator(code: string, actor: Actor, choice: 'approve' | 'deny', reason?: string): Promise<DecisionResult> {
+  async decideAsOperator(
+    code: string,
+    actor: Actor,
+    choice: 'approve' | 'deny',
+    reason?: string,
+    settleHere = false,
+  ): Promise<DecisionResult> {
     const approval = await this.#o.store.approvals.byCode(code);
     if (!approval) {
       await this.#audit(undefined, actor, choice, 'refused', `unknown code ${code}`);
       return { ok: false, message: `There is no approval with code ${code}.` };
     }
-    const { settle: _later, ...result } = await this.#decideQuickly({ token: approval.token, actor, choice, reason, operator: true });
+    const { settle, ...result } = await this.#decideQuickly({ token: approval.token, actor, choice, reason, operator: true });
+    if (settle && settleHere) {
+      this.#inBackground(
+        this.#settle(settle).catch((error: unknown) =>
+          this.#o.log.error({ err: error, approvalId: settle.id }, `settling an operator's decision failed: ${errorText(error)}`),
+        ),
+      );
+    }
     return result;
   }
 

@@ -10,7 +10,7 @@ export type MarkedHit<H extends PageHit = PageHit> = H & { prompt: boolean };
 
 /** `hits` with `prompt`: whether their page is among those the automatic context takes for `query`. */
 export async function markPromptHits<H extends PageHit>(
-  searcher: KnowledgeSearcher,
+  searcher: Pick<KnowledgeSearcher, 'relevantSections'>,
   settings: Config['knowledge'],
   query: string,
   hits: H[],

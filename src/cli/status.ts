@@ -24,7 +24,7 @@ type Status = z.infer<typeof StatusSchema>;
 const leaseRow = z.object({ key: z.string(), leaseOwner: z.string(), leaseUntil: dateColumn });
 const queueRow = z.object({ channel: z.string(), messages: intColumn });
 
-async function readStatus(store: Store, now: Date): Promise<Status> {
+export async function readStatus(store: Store, now: Date): Promise<Status> {
   const [processes, receivers, leases, queues, approvals] = await Promise.all([
     store.processes.list(),
     store.receivers.list(),

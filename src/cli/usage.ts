@@ -15,7 +15,7 @@ const OptionsSchema = z.object({
 });
 
 /** The cost of `row` at `prices` (per million tokens): cached input at its own price. */
-function costOf(row: UsageRow, prices: TokenPrices): number {
+export function costOf(row: UsageRow, prices: TokenPrices): number {
   const uncached = Math.max(0, row.promptTokens - row.cachedTokens);
   return (uncached * prices.input + row.cachedTokens * prices.cachedInput + row.completionTokens * prices.output) / 1_000_000;
 }

@@ -1,6 +1,7 @@
 // The neutral contract between channel adapters and the core. Adapters import only this folder
 // (and their own SDK); the core never learns what Telegram or Discord is.
 import { z } from 'zod';
+import type { AdminPort } from './admin.ts';
 
 const ChatTypeSchema = z.enum(['direct', 'group']);
 export type ChatType = z.infer<typeof ChatTypeSchema>;
@@ -258,6 +259,8 @@ export interface ChannelAdapter {
   routes?(http: HttpRoutes): void;
   /** Optional: user ids this channel itself vouches for as admins (added to PARLEY_ADMINS); known before start(). */
   readonly admins?: readonly string[];
+  /** Optional: the admin pages' access to the running bot (the web console's admin sections); called once, before start(). */
+  useAdmin?(port: AdminPort): void;
   /**
    * Optional: the receiver only one process may run at a time (Telegram long polling, a Discord
    * gateway session, a Feishu long connection). Called once, before start(); when it returns a

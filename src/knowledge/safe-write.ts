@@ -54,7 +54,7 @@ async function realFolder(root: string, parts: string[]): Promise<string> {
 }
 
 /** Writes `text` to `relativePath` ("a/b/c.md") below the real folder `root`. */
-export async function writeInside(root: string, relativePath: string, text: string): Promise<void> {
+export async function writeInside(root: string, relativePath: string, text: string | Uint8Array): Promise<void> {
   const parts = relativePath.split('/');
   if (parts.some((part) => part === '' || part === '.' || part === '..'))
     throw new UnsafePathError(relativePath, 'is not a plain relative path');

@@ -2,6 +2,7 @@
 // a real HTTP host on a free port, and headless Chromium driven by playwright-core.
 import { existsSync, rmSync } from 'node:fs';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { createAdminPort } from '../../src/admin/port.ts';
 import type { AnyTool } from '../../src/agent/tools.ts';
 import { HttpHost } from '../../src/http/host.ts';
 import { silentLogger } from '../../src/log.ts';
@@ -74,6 +75,8 @@ export async function startConsole(options: ConsoleOptions = {}): Promise<WebCon
     ...(options.tools ? { tools: options.tools } : {}),
     ...(options.noModel ? { noModel: true } : {}),
   });
+  // As src/main.ts: the admin pages reach the bot through the admin port.
+  adapter.useAdmin(createAdminPort({ config: harness.config, store: harness.store, app: harness.app }));
   return { harness, web: adapter, host, url: adapter.url, dataDir };
 }
 

@@ -63,7 +63,7 @@ async function loadHistory() {
     return false;
   }
   setBotName(data.botName);
-  showYou(data.you);
+  showYou(data.you, data.adminNav);
   for (const entry of data.entries) show(entry);
   byId('empty').hidden = shown.size > 0;
   return true;
@@ -203,9 +203,20 @@ function hideTyping() {
   byId('status').hidden = true;
 }
 
-function showYou(you) {
+function showYou(you, sections = []) {
   nameInput.title = `This browser's id: ${you.id} (PARLEY_ADMINS=web:${you.id} makes it an admin)`;
   byId('admin-badge').hidden = !you.admin;
+  // The admin sections (names from the server's catalogue), for admins only.
+  const nav = byId('admin-nav');
+  nav.replaceChildren(
+    ...(you.admin ? sections : []).map(({ href, label }) => {
+      const link = document.createElement('a');
+      link.href = href;
+      link.textContent = label;
+      return link;
+    }),
+  );
+  nav.hidden = nav.childElementCount === 0;
 }
 
 function setBotName(value) {
