@@ -38,7 +38,12 @@ describe('the text catalogue', () => {
     const uneven = Object.entries(CATALOG[locale]).filter(([, template]) => {
       if (typeof template === 'string') return false;
       if (!template.other) return true;
-      const sets = Object.values(template).map((text) => [...text.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort().join());
+      const sets = Object.values(template).map((text) =>
+        [...text.matchAll(/\{(\w+)\}/g)]
+          .map((m) => m[1])
+          .sort()
+          .join(),
+      );
       return new Set(sets).size > 1;
     });
     expect(uneven.map(([key]) => key)).toEqual([]);
@@ -47,7 +52,11 @@ describe('the text catalogue', () => {
   it.each(LOCALES)('%s has only the plural forms its language has (Intl.PluralRules)', (locale) => {
     const categories = new Set<string>(new Intl.PluralRules(locale).resolvedOptions().pluralCategories);
     const extra = Object.entries(CATALOG[locale]).flatMap(([key, template]) =>
-      typeof template === 'string' ? [] : Object.keys(template).filter((form) => !categories.has(form)).map((form) => `${key}.${form}`),
+      typeof template === 'string'
+        ? []
+        : Object.keys(template)
+            .filter((form) => !categories.has(form))
+            .map((form) => `${key}.${form}`),
     );
     expect(extra).toEqual([]);
   });
@@ -63,7 +72,9 @@ describe('the text catalogue', () => {
 
   it('Chinese texts are written in Chinese (each has Han characters, unless it is only a marker or a name)', () => {
     const notChinese = Object.entries(CATALOG['zh-CN']).filter(([, template]) =>
-      textsOf(template).some((text) => !/\p{Script=Han}/u.test(text) && /[A-Za-z]{3}/.test(text.replace(/\{\w+\}|\/\w+|`[^`]*`|PARLEY_\w+|OPENAI_\w+/g, ''))),
+      textsOf(template).some(
+        (text) => !/\p{Script=Han}/u.test(text) && /[A-Za-z]{3}/.test(text.replace(/\{\w+\}|\/\w+|`[^`]*`|PARLEY_\w+|OPENAI_\w+/g, '')),
+      ),
     );
     expect(notChinese.map(([key]) => key)).toEqual([]);
   });
@@ -72,7 +83,9 @@ describe('the text catalogue', () => {
     const left = Object.entries(CATALOG[locale]).flatMap(([key, template]) => {
       const vars = Object.fromEntries(placeholdersOf(template).map((name) => [name, name === 'count' ? 2 : `<${name}>`]));
       const counts = typeof template === 'string' ? [2] : [0, 1, 2, 5];
-      return counts.map((count) => textOf(locale, key as never, { ...vars, ...(vars.count === undefined ? {} : { count }) })).filter((text) => /\{\w+\}/.test(text));
+      return counts
+        .map((count) => textOf(locale, key as never, { ...vars, ...(vars.count === undefined ? {} : { count }) }))
+        .filter((text) => /\{\w+\}/.test(text));
     });
     expect(left).toEqual([]);
   });
@@ -81,8 +94,10 @@ describe('the text catalogue', () => {
 describe('t()', () => {
   it('fills placeholders, numbers written the locale way', () => {
     expect(t('zh-CN', 'general.error')).toBe('出了点问题，请稍后再试。');
-    expect(t('en', 'limit.cut', { length: 20_000, kept: 16_000 })).toBe('Your message was 20,000 characters long; I read only the first 16,000.');
-    expect(t('zh-CN', 'help.intro', { name: 'Parley' })).toBe('我是 Parley。');
+    expect(t('en', 'limit.cut', { length: 20_000, kept: 16_000 })).toBe(
+      'Your message was 20,000 characters long; I read only the first 16,000.',
+    );
+    expect(t('zh-CN', 'help.direct', { name: 'Parley' })).toBe('我是 Parley。直接给我发消息就行。');
   });
 
   it('picks the plural form of the count (Intl.PluralRules)', () => {
@@ -92,9 +107,9 @@ describe('t()', () => {
   });
 
   it('leaves a placeholder it has no value for visible (a typed call cannot forget one)', () => {
-    expect(textOf('en', 'help.intro', {})).toBe('I am {name}.');
+    expect(textOf('en', 'help.direct', {})).toBe('I am {name}. Just write to me.');
     // @ts-expect-error -- the value of {name} is required
-    expect(t('en', 'help.intro', {})).toBe('I am {name}.');
+    expect(t('en', 'help.direct', {})).toBe('I am {name}. Just write to me.');
   });
 
   it('localised wordings: a plain string, a catalogue reference, a string per locale', () => {

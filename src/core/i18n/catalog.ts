@@ -14,21 +14,15 @@ export type Template = string | PluralTemplate;
 export type PluralTemplate = Readonly<Partial<Record<Intl.LDMLPluralRule, string>> & { other: string }>;
 
 /** One area: English is the source, every other locale has each of its keys (checked here and by the test). */
-type Area<E extends Record<string, Template>> = { readonly en: E } & { readonly [L in Exclude<Locale, 'en'>]: { readonly [K in keyof E]: Template } };
+type Area<E extends Record<string, Template>> = { readonly en: E } & {
+  readonly [L in Exclude<Locale, 'en'>]: { readonly [K in keyof E]: Template };
+};
 
 function area<E extends Record<string, Template>>(texts: Area<E>): Area<E> {
   return texts;
 }
 
-const AREAS = [
-  area(general),
-  area(chat),
-  area(commands),
-  area(approvals),
-  area(limits),
-  area(adapters),
-  area(web),
-] as const;
+const AREAS = [area(general), area(chat), area(commands), area(approvals), area(limits), area(adapters), area(web)] as const;
 
 type AreaTexts = (typeof AREAS)[number]['en'];
 type UnionToIntersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void ? I : never;

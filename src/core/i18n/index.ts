@@ -6,6 +6,7 @@ export {
   type Locale,
   type LocaleSetting,
   localeOf,
+  localeOrDefault,
   localeSettingOf,
   resolveLocale,
   scriptLocaleOf,

@@ -34,6 +34,11 @@ export function localeOf(tag: string | null | undefined): Locale | undefined {
   return undefined;
 }
 
+/** One of our locales for a tag, English when it names none (a stored turn's locale, read back). */
+export function localeOrDefault(tag: string | null | undefined): Locale {
+  return localeOf(tag) ?? DEFAULT_LOCALE;
+}
+
 /** The locale to write in: the setting when fixed, else the platform's hint, else English. */
 export function resolveLocale(setting: LocaleSetting, hint?: string | null): Locale {
   if (setting !== 'auto') return setting;

@@ -4,12 +4,14 @@ export const chat = {
   en: {
     'chat.noModel':
       'No language model is configured yet, so I cannot answer. An admin needs to set OPENAI_MODEL and OPENAI_BASE_URL (or OPENAI_API_KEY) and restart me.',
-    'chat.waitingForApproval': 'I am waiting for a decision on a tool approval in this conversation; I will read your message right after it.',
+    'chat.waitingForApproval':
+      'I am waiting for a decision on a tool approval in this conversation; I will read your message right after it.',
     'chat.stopped': 'Stopped.',
     'chat.stoppedBy': 'Stopped (by {name}).',
     'chat.restarting': 'I am restarting; I will continue this answer in a moment.',
     'chat.databaseLost': 'I lost the connection to my database and had to pause here. I will pick this up again as soon as it is back.',
-    'chat.gaveUp': 'I could not finish this answer: it was interrupted several times in the same place, so I stopped trying. Please ask me again.',
+    'chat.gaveUp':
+      'I could not finish this answer: it was interrupted several times in the same place, so I stopped trying. Please ask me again.',
     'chat.roundLimit': {
       one: 'I reached the limit of {count} tool round for one message, so this answer may be incomplete.',
       other: 'I reached the limit of {count} tool rounds for one message, so this answer may be incomplete.',

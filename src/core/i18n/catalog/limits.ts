@@ -11,8 +11,8 @@ export const limits = {
       other:
         'I still have {count} messages of this conversation to work through, so I did not take this one. Please send it again once I have answered.',
     },
-    'limit.personBudget': 'You have used today\'s budget of {tokens} tokens with me. I can answer you again from {time} UTC ({wait}).',
-    'limit.chatBudget': 'This chat has used today\'s budget of {tokens} tokens. I can answer here again from {time} UTC ({wait}).',
+    'limit.personBudget': "You have used today's budget of {tokens} tokens with me. I can answer you again from {time} UTC ({wait}).",
+    'limit.chatBudget': "This chat has used today's budget of {tokens} tokens. I can answer here again from {time} UTC ({wait}).",
     'limit.cut': 'Your message was {length} characters long; I read only the first {kept}.',
     'limit.waitHours': 'in {hours} h',
     'limit.waitMinutes': 'in {minutes} min',

@@ -12,7 +12,8 @@ export const web = {
     'web.emptyIntro': 'This is a chat with {bot}. Things to try:',
     'web.tryHelp': 'Ask “What can you do?”, or type /help for the commands.',
     'web.tryKnowledge': 'Ask something your knowledge base answers: the bot searches it and cites the page.',
-    'web.tryApproval': 'Ask it to do something that changes the world (an HTTP POST, writing a page): it asks for your approval here, with buttons.',
+    'web.tryApproval':
+      'Ask it to do something that changes the world (an HTTP POST, writing a page): it asks for your approval here, with buttons.',
     'web.tryRoom': 'Open ?room=team in two browsers to try a group: there the bot answers when mentioned as @{bot}.',
     'web.messageLabel': 'Message',
     'web.placeholder': 'Write a message…',
@@ -25,7 +26,7 @@ export const web = {
     'web.chatRoom': '· room “{room}” (group: mention @{bot} to ask)',
     'web.you': '{name} (you)',
     'web.typing': '{name} is typing…',
-    'web.browserId': 'This browser\'s id: {id} (PARLEY_ADMINS=web:{id} makes it an admin)',
+    'web.browserId': "This browser's id: {id} (PARLEY_ADMINS=web:{id} makes it an admin)",
     'web.needsToken': 'This console needs its access token: open it once as this address with ?token=<PARLEY_WEB_TOKEN>.',
     'web.answered': 'The console answered {status}.',
     'web.lostTooMany': 'Lost the connection (too many open console tabs in this browser?). Reload the page to reconnect.',
