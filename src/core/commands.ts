@@ -3,7 +3,7 @@
 // itself (control) and whose answers concern only the caller (ephemeral where the platform can).
 // Descriptions come from the text catalogue (`command.<name>`, `command.<name>.<argument>`), in
 // every locale; `description` here is only for a command the catalogue has no text for.
-import { isTextKey, LOCALES, type Locale, t, textOf } from './i18n/index.ts';
+import { isTextKey, type Locale, t, textOf } from './i18n/index.ts';
 
 interface CommandArgument {
   name: string;
@@ -65,14 +65,6 @@ export function commandDescription(command: CommandInfo, locale: Locale): string
 export function argumentDescription(command: CommandInfo, argument: CommandArgument, locale: Locale): string {
   const key = `command.${command.name}.${argument.name}`;
   return isTextKey(key) ? textOf(locale, key) : (argument.description ?? argument.name);
-}
-
-/** A command's description in every locale but English (Discord's description_localizations, Telegram's per-language menus). */
-export function commandTranslations(command: CommandInfo): { locale: Exclude<Locale, 'en'>; description: string }[] {
-  return LOCALES.filter((locale): locale is Exclude<Locale, 'en'> => locale !== 'en').map((locale) => ({
-    locale,
-    description: commandDescription(command, locale),
-  }));
 }
 
 /** One line per command, for /help. */

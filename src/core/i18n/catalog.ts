@@ -11,7 +11,7 @@ import type { Locale } from './locale.ts';
 
 /** A text: one string, or one per plural category (Intl.PluralRules) picked by the `count` value. */
 export type Template = string | PluralTemplate;
-export type PluralTemplate = Readonly<Partial<Record<Intl.LDMLPluralRule, string>> & { other: string }>;
+type PluralTemplate = Readonly<Partial<Record<Intl.LDMLPluralRule, string>> & { other: string }>;
 
 /** One area: English is the source, every other locale has each of its keys (checked here and by the test). */
 type Area<E extends Record<string, Template>> = { readonly en: E } & {

@@ -1,7 +1,6 @@
-export { CATALOG, isTextKey, type PluralTemplate, type Template, type TextKey } from './catalog.ts';
+export { CATALOG, isTextKey, type Template, type TextKey } from './catalog.ts';
 export {
   DEFAULT_LOCALE,
-  LOCALE_SETTINGS,
   LOCALES,
   type Locale,
   type LocaleSetting,
@@ -11,5 +10,5 @@ export {
   resolveLocale,
   scriptLocaleOf,
 } from './locale.ts';
-export { placeholdersOf, strayBraces, t, type TextVars, textOf, type VarsOf } from './text.ts';
+export { placeholdersOf, strayBraces, t, type TextVars, textOf } from './text.ts';
 export { type Wording, wordingText } from './wording.ts';

@@ -11,7 +11,7 @@ type NamesIn<S> = S extends `${string}{${infer Name}}${infer Rest}` ? Name | Nam
 type NamesOf<T> = T extends string ? NamesIn<T> : { [Form in keyof T]: NamesIn<T[Form]> }[keyof T] | 'count';
 
 /** The values a key's text needs: one per placeholder of its English text (`count` for a plural text). */
-export type VarsOf<K extends TextKey> = { readonly [Name in NamesOf<English[K]>]: string | number };
+type VarsOf<K extends TextKey> = { readonly [Name in NamesOf<English[K]>]: string | number };
 /** Any values, where the key is only known at run time. */
 export type TextVars = Readonly<Record<string, string | number>>;
 type VarsArgument<K extends TextKey> = [NamesOf<English[K]>] extends [never] ? [vars?: undefined] : [vars: VarsOf<K>];
