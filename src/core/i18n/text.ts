@@ -14,9 +14,10 @@ type NamesOf<T> = T extends string ? NamesIn<T> : { [Form in keyof T]: NamesIn<T
 type VarsOf<K extends TextKey> = { readonly [Name in NamesOf<English[K]>]: string | number };
 /** Any values, where the key is only known at run time. */
 export type TextVars = Readonly<Record<string, string | number>>;
-type VarsArgument<K extends TextKey> = [NamesOf<English[K]>] extends [never] ? [vars?: undefined] : [vars: VarsOf<K>];
+type VarsArgument<K extends TextKey> = [NamesOf<English[K]>] extends [never] ? [vars?: TextVars] : [vars: VarsOf<K>];
 
 const pluralRules = new Map<Locale, Intl.PluralRules>();
+const numberFormats = new Map<Locale, Intl.NumberFormat>();
 
 function pluralFormOf(locale: Locale, count: number): Intl.LDMLPluralRule {
   let rules = pluralRules.get(locale);
@@ -25,6 +26,17 @@ function pluralFormOf(locale: Locale, count: number): Intl.LDMLPluralRule {
     pluralRules.set(locale, rules);
   }
   return rules.select(count);
+}
+
+/** A whole number the locale's way (16,000); others as they are. */
+function numberText(locale: Locale, value: number): string {
+  if (!Number.isInteger(value)) return String(value);
+  let format = numberFormats.get(locale);
+  if (!format) {
+    format = new Intl.NumberFormat(locale, { useGrouping: true });
+    numberFormats.set(locale, format);
+  }
+  return format.format(value);
 }
 
 function templateFor(locale: Locale, template: Template, vars: TextVars): string {
@@ -53,8 +65,7 @@ export function t<K extends TextKey>(locale: Locale, key: K, ...[vars]: VarsArgu
 export function textOf(locale: Locale, key: TextKey, vars: TextVars = {}): string {
   const template = CATALOG[locale][key] ?? CATALOG[DEFAULT_LOCALE][key];
   if (template === undefined) return key;
-  const numbers = new Intl.NumberFormat(locale === 'zh-CN' ? 'zh-CN' : 'en-US');
-  return fill(templateFor(locale, template, vars), vars, (value) => (Number.isInteger(value) ? numbers.format(value) : String(value)));
+  return fill(templateFor(locale, template, vars), vars, (value) => numberText(locale, value));
 }
 
 /** The placeholder names a template uses, sorted (the i18n test compares them across locales). */
