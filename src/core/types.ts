@@ -262,6 +262,12 @@ export interface ChannelAdapter {
   describe?(): string[];
   /** Optional: the name people type after @ to mention the bot in a group (its username), once known. */
   mentionName?(): string | undefined;
+  /**
+   * Optional: the language most people of this channel use, where the platform implies one though
+   * its events tell none (Feishu's China domain: `zh-CN`); the bot's texts fall back to it for a
+   * message whose sender's language and script say nothing (a bare /help).
+   */
+  readonly usualLocale?: string;
   /** Optional: register HTTP endpoints (console, webhooks) on the process's one listener; called once, before start(). */
   routes?(http: HttpRoutes): void;
   /** Optional: user ids this channel itself vouches for as admins (added to PARLEY_ADMINS); known before start(). */

@@ -81,6 +81,7 @@ export class Gateway implements InboundSink {
       sessions: this.#sessions,
       output,
       locales: this.#locales,
+      usualLocale: (channel) => this.#adapters.get(channel)?.usualLocale,
     });
     this.#recovery = new Recovery({
       store,
@@ -122,7 +123,9 @@ export class Gateway implements InboundSink {
   }
 
   onAction(action: Action): Promise<void> {
-    return handleAction(action, this.#o.approvals, this.#o.log, this.#locales);
+    return handleAction(action, this.#o.approvals, this.#o.log, (press) =>
+      this.#locales.forPress(press, this.#adapters.get(press.channel)?.usualLocale),
+    );
   }
 
   conversation(chat: ChatRef, viewer: { id: string }, limit: number): Promise<ConversationEntry[]> {

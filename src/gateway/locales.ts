@@ -2,7 +2,7 @@
 // fixes it; in `auto`: the language the platform reports for the person (Telegram's language_code,
 // a Discord interaction's locale, the browser's Accept-Language), else the language the message is
 // written in (its script: Feishu and Discord messages carry no language), else the chat's last
-// one, else English. The chat's last language is kept in this process (bounded); what a turn
+// one, else the channel's usual language (Feishu's China domain), else English. The chat's last language is kept in this process (bounded); what a turn
 // writes later (its approval prompts, an answer owed after a restart) uses the locale stored with
 // the turn (TurnOrigin.locale), in any process.
 import { DEFAULT_LOCALE, type Locale, type LocaleSetting, localeOf, scriptLocaleOf } from '../core/i18n/index.ts';
@@ -23,10 +23,13 @@ export class ChatLocales {
     this.#max = maxChats;
   }
 
-  /** The locale of a message's answers and notices (remembered as the chat's). */
-  forMessage(message: ChatPlace & { locale?: string; text: string }): Locale {
+  /**
+   * The locale of a message's answers and notices (remembered as the chat's). `usual`: the
+   * channel's usual language (ChannelAdapter.usualLocale), the last resort before English.
+   */
+  forMessage(message: ChatPlace & { locale?: string; text: string }, usual?: string): Locale {
     if (this.#setting !== 'auto') return this.#setting;
-    const locale = localeOf(message.locale) ?? scriptLocaleOf(message.text) ?? this.#recall(message) ?? DEFAULT_LOCALE;
+    const locale = localeOf(message.locale) ?? scriptLocaleOf(message.text) ?? this.#recall(message) ?? localeOf(usual) ?? DEFAULT_LOCALE;
     this.#remember(message, locale);
     return locale;
   }
@@ -35,9 +38,9 @@ export class ChatLocales {
    * The locale of what the person who pressed a button is told, when something tells it (the
    * platform, the chat's last message); undefined otherwise (the approval's turn then decides).
    */
-  forPress(press: ChatPlace & { locale?: string }): Locale | undefined {
+  forPress(press: ChatPlace & { locale?: string }, usual?: string): Locale | undefined {
     if (this.#setting !== 'auto') return this.#setting;
-    return localeOf(press.locale) ?? this.#recall(press);
+    return localeOf(press.locale) ?? this.#recall(press) ?? localeOf(usual);
   }
 
   /** The chat's last locale (for a text that belongs to no message or turn). */

@@ -30,6 +30,8 @@ export interface RouterOptions {
   limits?: Limits;
   /** The language of the bot's texts per message. */
   locales: ChatLocales;
+  /** A channel's usual language (ChannelAdapter.usualLocale), if it has one. */
+  usualLocale?: (channel: string) => string | undefined;
 }
 
 export class Router {
@@ -49,7 +51,7 @@ export class Router {
     }
     if (parsed.data.sender.isBot) return;
     // From here on the message carries the locale resolved for it (its turn keeps it, see originOf).
-    let inbound: Inbound = { ...parsed.data, locale: this.#o.locales.forMessage(parsed.data) };
+    let inbound: Inbound = { ...parsed.data, locale: this.#o.locales.forMessage(parsed.data, this.#o.usualLocale?.(parsed.data.channel)) };
     const locale = localeOrDefault(inbound.locale);
     const command = parseCommand(inbound.text);
     const addressed = inbound.chatType === 'direct' || inbound.mentionsBot || inbound.repliesToBot || command !== undefined;

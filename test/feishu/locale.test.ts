@@ -4,7 +4,10 @@
 // card (words, buttons, the click's toast, the decided card), an English one an English card.
 import { z } from 'zod';
 import { afterEach, describe, expect, it } from 'vitest';
+import { FeishuAdapter } from '../../adapters/feishu/adapter.ts';
+import { loadFeishuConfig } from '../../adapters/feishu/config.ts';
 import { defineTool, type AnyTool } from '../../src/agent/tools.ts';
+import { silentLogger } from '../../src/log.ts';
 import { FakeFeishu } from '../fakes/feishu/index.ts';
 import { settled, waitFor } from '../helpers/harness.ts';
 import { closeFeishu, startFeishu, text } from './helpers.ts';
@@ -61,4 +64,15 @@ describe("feishu: the language of the bot's own texts", () => {
     expect(text(englishPrompt)).toMatch(/ou_\w+ asked me to deploy web to production\./);
     expect(FakeFeishu.buttonsOf(englishPrompt).map((b) => b.text.content)).toEqual(['Approve', 'Deny', 'Always allow here']);
   }, 40_000);
+});
+
+describe('feishu: the usual language of a domain', () => {
+  const config = (domain: string) =>
+    loadFeishuConfig({ FEISHU_APP_ID: 'cli_a1b2c3d4e5f6a7b8', FEISHU_APP_SECRET: 'secret', FEISHU_DOMAIN: domain })!;
+
+  it('Feishu (mainland China) is usually Chinese; Lark and other hosts imply nothing', () => {
+    expect(new FeishuAdapter({ config: config('feishu'), log: silentLogger }).usualLocale).toBe('zh-CN');
+    expect(new FeishuAdapter({ config: config('lark'), log: silentLogger }).usualLocale).toBeUndefined();
+    expect(new FeishuAdapter({ config: config('https://open.example.com'), log: silentLogger }).usualLocale).toBeUndefined();
+  });
 });

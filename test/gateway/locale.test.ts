@@ -31,6 +31,13 @@ describe('ChatLocales', () => {
     expect(locales.forPress({ ...chat })).toBe('zh-CN');
   });
 
+  it("the channel's usual language (Feishu's China domain) is the last resort before English", () => {
+    const locales = new ChatLocales('auto');
+    expect(locales.forMessage({ ...chat, text: '/help' }, 'zh-CN')).toBe('zh-CN');
+    expect(locales.forMessage({ ...chat, text: 'deploy it' }, 'zh-CN')).toBe('en');
+    expect(locales.forPress({ channel: 'memory', chatId: 'new' }, 'zh-CN')).toBe('zh-CN');
+  });
+
   it('a fixed setting wins over everything', () => {
     const locales = new ChatLocales('en');
     expect(locales.forMessage({ ...chat, text: '你好', locale: 'zh-hans' })).toBe('en');
