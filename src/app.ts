@@ -176,6 +176,7 @@ export function createApp(options: AppOptions): App {
     log,
     botName: config.bot.name,
     groupSession: config.bot.groupSession,
+    locale: config.bot.locale,
     approvals,
     wakeups,
     sweepIntervalMs: options.sweepIntervalMs,

@@ -21,6 +21,13 @@ describe('configuration', () => {
     expect(config.model.configured).toBe(false);
     expect(config.agent).toMatchObject({ maxRounds: 10, loopWarnAt: 3, loopStopAt: 5 });
     expect(config.approvals.ttlMs).toBe(30 * 60_000);
+    expect(config.bot.locale).toBe('auto');
+  });
+
+  it('reads PARLEY_LOCALE in any case and with _ or -', () => {
+    expect(loadConfig({ PARLEY_LOCALE: 'zh_cn' }).bot.locale).toBe('zh-CN');
+    expect(loadConfig({ PARLEY_LOCALE: 'EN' }).bot.locale).toBe('en');
+    expect(loadConfig({ PARLEY_LOCALE: ' ' }).bot.locale).toBe('auto');
   });
 
   it('names the variable and what it expects in one line', () => {
@@ -35,6 +42,7 @@ describe('configuration', () => {
     );
     expect(configError({ PARLEY_APPROVAL_TTL: 'soon' })).toMatch(/PARLEY_APPROVAL_TTL expects a duration such as 30m/);
     expect(configError({ PARLEY_GROUP_SESSION: 'everyone' })).toMatch(/PARLEY_GROUP_SESSION expects one of: shared, per-user/);
+    expect(configError({ PARLEY_LOCALE: 'fr' })).toMatch(/PARLEY_LOCALE expects one of: auto, en, zh-CN/);
     expect(configError({ PARLEY_APPROVAL_HTTP_REQUEST: 'sometimes' })).toMatch(/PARLEY_APPROVAL_HTTP_REQUEST expects always or never/);
     expect(configError({ PARLEY_LOOP_WARN: '5', PARLEY_LOOP_STOP: '4' })).toMatch(
       /PARLEY_LOOP_STOP expects a number greater than PARLEY_LOOP_WARN/,

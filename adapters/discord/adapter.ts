@@ -19,6 +19,7 @@ import {
 import { z } from 'zod';
 import { ChatOrder } from '../../src/core/chat-order.ts';
 import { COMMANDS } from '../../src/core/commands.ts';
+import { localeOrDefault, t } from '../../src/core/i18n/index.ts';
 import type {
   ChannelAdapter,
   ChannelCapabilities,
@@ -410,13 +411,13 @@ export class DiscordAdapter implements ChannelAdapter {
       const result = classifyButton(interaction, this.#config, this.id);
       if (!sink || result.kind === 'ignored') {
         if (result.kind === 'ignored') this.#log.debug({ reason: result.reason }, 'Discord button click ignored');
-        await answer.ack('This button is not for you.');
+        await answer.ack(t(localeOrDefault(interaction.locale), 'adapter.notYourButton'));
         return;
       }
       await sink.onAction({ ...result.value, reply: answer });
     } catch (error) {
       this.#log.error({}, `handling a button click failed: ${safeErrorMessage(error, this.#config.token)}`);
-      await answer.ack('Something went wrong; please try again.');
+      await answer.ack(t(localeOrDefault(interaction.locale), 'general.tryAgain'));
     } finally {
       await answer.finish();
     }
@@ -428,7 +429,7 @@ export class DiscordAdapter implements ChannelAdapter {
     const result = classifyCommand(interaction, this.#config, this.id);
     if (!sink || result.kind === 'ignored') {
       if (result.kind === 'ignored') this.#log.debug({ reason: result.reason }, 'Discord slash command ignored');
-      await answer.ack('I do not take commands here.');
+      await answer.ack(t(localeOrDefault(interaction.locale), 'adapter.noCommandsHere'));
       await answer.finish();
       return;
     }
@@ -438,7 +439,7 @@ export class DiscordAdapter implements ChannelAdapter {
       await sink.onMessage(inbound, answer);
     } catch (error) {
       this.#log.error({}, `handling /${interaction.commandName} failed: ${safeErrorMessage(error, this.#config.token)}`);
-      await answer.ack('Something went wrong; please try again.');
+      await answer.ack(t(localeOrDefault(interaction.locale), 'general.tryAgain'));
     } finally {
       this.#pending.delete(interaction.id);
     }

@@ -158,6 +158,8 @@ export function classifyButton(interaction: ButtonInteraction, access: AccessPol
       userId: interaction.user.id,
       displayName: displayNameOf(interaction.user, interaction.member),
       payload: interaction.customId,
+      // The clicker's client language (every interaction carries it; messages do not).
+      ...(interaction.locale ? { locale: interaction.locale } : {}),
     },
   };
 }
@@ -187,6 +189,7 @@ export function classifyCommand(interaction: ChatInputCommandInteraction, access
       attachments: [],
       mentionsBot: true,
       repliesToBot: false,
+      ...(interaction.locale ? { locale: interaction.locale } : {}),
       receivedAt: interaction.createdAt,
     },
   };

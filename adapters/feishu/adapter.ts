@@ -49,6 +49,8 @@ export class FeishuAdapter implements ChannelAdapter {
   readonly id: string;
   readonly kind = 'feishu';
   readonly capabilities: ChannelCapabilities;
+  /** Feishu (open.feishu.cn) serves mainland China; Lark and other hosts imply no language. */
+  readonly usualLocale: string | undefined;
   readonly api: FeishuApi;
   readonly #config: FeishuConfig;
   readonly #log: CoreLogger;
@@ -70,6 +72,7 @@ export class FeishuAdapter implements ChannelAdapter {
   constructor(options: FeishuAdapterOptions) {
     this.id = options.id ?? 'feishu';
     this.#config = options.config;
+    this.usualLocale = options.config.domainName === 'feishu' ? 'zh-CN' : undefined;
     this.#log = options.log;
     this.#eventDeadlineMs = options.eventDeadlineMs ?? EVENT_DEADLINE_MS;
     this.capabilities = {

@@ -9,6 +9,7 @@ import { answerOnce } from '../../src/core/ack.ts';
 import type { ChatType, CoreLogger, InboundSink, InteractionReply } from '../../src/core/types.ts';
 import { CardActionEventSchema } from './payloads.ts';
 import { issuesOf, type Rejections } from './rejections.ts';
+import { DEFAULT_LOCALE, t } from '../../src/core/i18n/index.ts';
 
 export interface Clicker {
   chatId: string;
@@ -68,11 +69,11 @@ export class CardClicks {
     const parsed = CardActionEventSchema.safeParse(data);
     if (!parsed.success) {
       this.#o.rejections.report('card callback', data, issuesOf(parsed.error));
-      return toastOf('This button is no longer active.');
+      return toastOf(t(DEFAULT_LOCALE, 'chat.inactiveButton'));
     }
     if (!sink) {
       this.#o.log.warn({}, 'a Feishu card click arrived while the channel is stopped');
-      return toastOf('This button is no longer active.');
+      return toastOf(t(DEFAULT_LOCALE, 'chat.inactiveButton'));
     }
     const click = parsed.data;
     const clicker: Clicker = {
@@ -97,7 +98,8 @@ export class CardClicks {
         })
         .catch(async (error: unknown) => {
           this.#o.log.error({}, `handling a card click failed: ${error instanceof Error ? error.message : String(error)}`);
-          await reply.ack('Something went wrong; please try again.');
+          // Feishu's click carries no language (nor does its message event): the core's texts follow the chat's.
+          await reply.ack(t(DEFAULT_LOCALE, 'general.tryAgain'));
         })
         .finally(() => reply.ack()),
     );

@@ -4,10 +4,11 @@
 // after `retry_after`.
 import { autoRetry } from '@grammyjs/auto-retry';
 import { Bot, type Transformer } from 'grammy';
-import type { BotCommand } from 'grammy/types';
+import type { BotCommand, LanguageCode } from 'grammy/types';
 import { answerOnce } from '../../src/core/ack.ts';
 import { ChatOrder } from '../../src/core/chat-order.ts';
-import { COMMANDS, ENTRY_COMMAND } from '../../src/core/commands.ts';
+import { COMMANDS, commandDescription, ENTRY_COMMAND } from '../../src/core/commands.ts';
+import { LOCALES, type Locale, localeOrDefault, t } from '../../src/core/i18n/index.ts';
 import { reportDelay } from '../../src/core/delivery-delays.ts';
 import { errorText } from '../../src/core/errors.ts';
 import { holdUntilTaken } from '../../src/core/hold.ts';
@@ -43,8 +44,19 @@ const ALLOWED_UPDATES = ['message', 'callback_query'] as const;
 const TOAST_MAX_CHARS = 200;
 const START_TIMEOUT_MS = 30_000;
 
-/** Telegram's command menu, from the core's registry (Telegram opens every chat with /start). */
-const MENU_COMMANDS: BotCommand[] = [ENTRY_COMMAND, ...COMMANDS].map((c) => ({ command: c.name, description: c.description }));
+/** Telegram's command menu in `locale`, from the core's registry (Telegram opens every chat with /start). */
+function menuCommands(locale: Locale): BotCommand[] {
+  return [ENTRY_COMMAND, ...COMMANDS].map((c) => ({ command: c.name, description: commandDescription(c, locale) }));
+}
+
+/**
+ * The menus: English for everyone, and one per other locale for the users whose app is in that
+ * language (setMyCommands' language_code is a two-letter ISO 639-1 code; `zh` covers every Chinese).
+ */
+const MENUS: { languageCode?: string; commands: BotCommand[] }[] = [
+  { commands: menuCommands('en') },
+  ...LOCALES.filter((locale) => locale !== 'en').map((locale) => ({ languageCode: locale.slice(0, 2), commands: menuCommands(locale) })),
+];
 
 /**
  * Waits out 429s (retry_after) and retries 5xx/network failures; typing pings are not worth a wait.
@@ -170,9 +182,16 @@ export class TelegramAdapter implements ChannelAdapter {
     this.bot.botInfo = me;
     this.#identity = { id: me.id, username: me.username };
     this.#sink = sink;
-    await this.bot.api.setMyCommands(MENU_COMMANDS).catch((error: unknown) => {
-      this.#log.warn({}, `could not register the command menu: ${safeErrorMessage(error, token)}`);
-    });
+    for (const menu of MENUS) {
+      await this.bot.api
+        .setMyCommands(menu.commands, menu.languageCode ? { language_code: menu.languageCode as LanguageCode } : {})
+        .catch((error: unknown) => {
+          this.#log.warn(
+            {},
+            `could not register the command menu${menu.languageCode ? ` (${menu.languageCode})` : ''}: ${safeErrorMessage(error, token)}`,
+          );
+        });
+    }
     const mode = this.#config.mode;
     if (mode.kind === 'webhook') {
       if (!this.#webhookAt) throw new TelegramApiError('webhook mode needs the HTTP listener (routes() was not called)');
@@ -324,7 +343,7 @@ export class TelegramAdapter implements ChannelAdapter {
       await sink.onAction({ ...fields, reply: { ack, whisper: (text) => this.#whisper(fields, text) } });
     } catch (error) {
       this.#log.error({}, `handling a button press failed: ${safeErrorMessage(error, this.#config.token)}`);
-      await ack('Something went wrong; please try again.');
+      await ack(t(localeOrDefault(fields.locale), 'general.tryAgain'));
     } finally {
       await ack();
     }

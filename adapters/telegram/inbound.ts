@@ -63,7 +63,7 @@ function sameUsername(a: string, b: string): boolean {
 
 /** Who wrote a message: a person, or a chat writing as itself (an anonymous group admin, a channel). */
 type Sender =
-  | { kind: 'sender'; id: number; displayName: string }
+  | { kind: 'sender'; id: number; displayName: string; languageCode?: string }
   | { kind: 'ignored'; reason: string }
   | { kind: 'malformed'; reason: string };
 
@@ -78,7 +78,12 @@ function senderOf(message: Message, bot: BotIdentity): Sender {
   const from = message.from;
   if (!from) return { kind: 'malformed', reason: 'from: absent, and no sender_chat' };
   if (from.is_bot) return { kind: 'ignored', reason: from.id === bot.id ? 'my own message' : `message from another bot (${from.id})` };
-  return { kind: 'sender', id: from.id, displayName: displayNameOf(from) };
+  return {
+    kind: 'sender',
+    id: from.id,
+    displayName: displayNameOf(from),
+    ...(from.language_code ? { languageCode: from.language_code } : {}),
+  };
 }
 
 function nonEmpty(text: string | undefined): string | undefined {
@@ -153,6 +158,7 @@ export function classifyMessage(updateId: number, raw: Message, bot: BotIdentity
     mentionsBot,
     repliesToBot: realReply && target.from?.id === bot.id,
     ...(realReply ? { replyToMessageId: String(target.message_id) } : {}),
+    ...(sender.languageCode ? { locale: sender.languageCode } : {}),
     // Telegram always sends the date; without one, the message is as old as its arrival.
     receivedAt: message.date === undefined ? new Date() : new Date(message.date * 1000),
   };
@@ -204,6 +210,7 @@ export function classifyCallback(
       userId: String(query.from.id),
       displayName: displayNameOf(query.from),
       payload: query.data,
+      ...(query.from.language_code ? { locale: query.from.language_code } : {}),
     },
   };
 }

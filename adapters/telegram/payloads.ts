@@ -17,6 +17,8 @@ const UserGuard = z.looseObject({
   first_name: z.string().optional(),
   last_name: z.string().optional(),
   username: z.string().optional(),
+  /** The user's app language (an IETF tag such as `en`, `zh-hans`), when they allow bots to see it. */
+  language_code: z.string().optional().catch(undefined),
 });
 
 const ChatGuard = z.looseObject({

@@ -18,6 +18,7 @@ import type {
 } from '../../src/core/types.ts';
 import { answerOnce } from '../../src/core/ack.ts';
 import { DeliveryError } from '../../src/core/delivery.ts';
+import { resolveLocale, t } from '../../src/core/i18n/index.ts';
 import { AccessGuard } from './access.ts';
 import { AdminEpochFile } from './admin-epoch.ts';
 import { MAX_BUTTON_PAYLOAD_BYTES, type ConsoleBackend } from './api.ts';
@@ -28,6 +29,7 @@ import { HttpError } from './http.ts';
 import { Identities } from './identities.ts';
 import { mentionsBot, normaliseCommand, type WebChat, type WebPerson } from './identity.ts';
 import { createMarkdownRenderer } from './markdown.ts';
+import { pageTexts } from './page-texts.ts';
 import { loadSecret } from './secret.ts';
 import { SseHub } from './sse-hub.ts';
 import { Transcript, viewOf, type EntryView, type MessageEntry, type ReplyPreview, type TranscriptEntry } from './transcript.ts';
@@ -226,6 +228,11 @@ export class WebAdapter implements ChannelAdapter, ConsoleBackend {
     return this.#running().hub.open(c, chat.chatId, viewer);
   }
 
+  texts(acceptLanguage: string | undefined): { locale: string; texts: Record<string, string> } {
+    const locale = resolveLocale(this.#config.locale, acceptLanguage);
+    return { locale, texts: pageTexts(locale) };
+  }
+
   isAdmin(viewer: string): boolean {
     return viewer === this.#identities.operatorId || this.#configuredAdmins.has(viewer);
   }
@@ -254,6 +261,7 @@ export class WebAdapter implements ChannelAdapter, ConsoleBackend {
       attachments: [],
       mentionsBot: mentionsBot(text, this.botName),
       repliesToBot: false,
+      ...(person.locale ? { locale: person.locale } : {}),
       receivedAt: new Date(),
     });
     return entry;
@@ -277,13 +285,14 @@ export class WebAdapter implements ChannelAdapter, ConsoleBackend {
       userId: person.id,
       displayName: person.name,
       payload,
+      ...(person.locale ? { locale: person.locale } : {}),
       reply: { ack, whisper: async (text) => this.#whisper(chat.chatId, person.id, text) },
     };
     const work = sink
       .onAction(action)
       .catch(async (error: unknown) => {
         this.#log.error({ err: error }, 'handling a button press failed');
-        await ack('Something went wrong; please try again.');
+        await ack(t(resolveLocale(this.#config.locale, person.locale), 'general.tryAgain'));
       })
       .finally(() => ack());
     this.#presses.add(work);

@@ -25,6 +25,8 @@ export interface ConsoleBackend {
   /** Presses a button; resolves with the toast meant for the presser alone. */
   press(chat: WebChat, person: WebPerson, messageId: string, payload: string): Promise<string | undefined>;
   isAdmin(viewer: string): boolean;
+  /** The page's own words in the language for this Accept-Language header (GET /api/texts). */
+  texts(acceptLanguage: string | undefined): { locale: string; texts: Record<string, string> };
 }
 
 export type ConsoleEnv = { Variables: { viewer: string } };
@@ -79,7 +81,18 @@ function methodNotAllowed(allowed: string) {
     jsonError(c, 405, `method not allowed here (use ${allowed})`, { allow: allowed === 'GET' ? 'GET, HEAD' : allowed });
 }
 
+/** Who is writing or pressing: the browser's identity, the tab's name, the browser's languages. */
+function personOf(c: Context<ConsoleEnv>, name: string): WebPerson {
+  const languages = c.req.header('accept-language')?.trim();
+  return { id: c.get('viewer'), name, ...(languages ? { locale: languages.slice(0, 200) } : {}) };
+}
+
 export function registerApi(app: Hono<ConsoleEnv>, backend: ConsoleBackend): void {
+  app.get('/api/texts', (c) =>
+    c.json(backend.texts(c.req.header('accept-language')), 200, { 'cache-control': 'no-store', vary: 'Accept-Language' }),
+  );
+  app.all('/api/texts', methodNotAllowed('GET'));
+
   app.get('/api/chat', chatQuery, async (c) => {
     const { room } = c.req.valid('query');
     const viewer = c.get('viewer');
@@ -110,7 +123,7 @@ export function registerApi(app: Hono<ConsoleEnv>, backend: ConsoleBackend): voi
   app.post('/api/messages', ...jsonBody(MessageBodySchema), async (c) => {
     const body = c.req.valid('json');
     const viewer = c.get('viewer');
-    const entry = await backend.post(chatFor(viewer, body.room), { id: viewer, name: body.name }, body.text);
+    const entry = await backend.post(chatFor(viewer, body.room), personOf(c, body.name), body.text);
     return c.json({ id: entry.id }, 202);
   });
   app.all('/api/messages', methodNotAllowed('POST'));
@@ -118,7 +131,7 @@ export function registerApi(app: Hono<ConsoleEnv>, backend: ConsoleBackend): voi
   app.post('/api/actions', ...jsonBody(ActionBodySchema), async (c) => {
     const body = c.req.valid('json');
     const viewer = c.get('viewer');
-    const toast = await backend.press(chatFor(viewer, body.room), { id: viewer, name: body.name }, body.messageId, body.payload);
+    const toast = await backend.press(chatFor(viewer, body.room), personOf(c, body.name), body.messageId, body.payload);
     return c.json({ toast: toast ?? null }, 200);
   });
   app.all('/api/actions', methodNotAllowed('POST'));

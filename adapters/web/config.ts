@@ -4,7 +4,8 @@
 // PARLEY_WEB_PUBLIC_URL) without an access token.
 import { isIP } from 'node:net';
 import { z } from 'zod';
-import { boolean, ConfigError, httpUrl, integer, optionalString, parseEnv, stringWithDefault } from '../../src/core/env.ts';
+import { boolean, ConfigError, httpUrl, integer, localeSetting, optionalString, parseEnv, stringWithDefault } from '../../src/core/env.ts';
+import type { LocaleSetting } from '../../src/core/i18n/index.ts';
 
 const MIN_TOKEN_LENGTH = 16;
 const MIN_SECRET_LENGTH = 32;
@@ -22,6 +23,8 @@ const WebEnvSchema = z.object({
   PARLEY_WEB_MAX_STREAMS_PER_USER: integer(8, 1, 1_000),
   PARLEY_WEB_MAX_STREAMS: integer(200, 1, 100_000),
   PARLEY_WEB_PUBLIC_URL: httpUrl(),
+  // The language of the page's own words: the core's setting (src/config), read here for the page.
+  PARLEY_LOCALE: localeSetting(),
 });
 
 export interface WebConfig {
@@ -37,6 +40,8 @@ export interface WebConfig {
    * proxy): the links Parley prints use it, and https:// makes every cookie Secure.
    */
   publicUrl?: string;
+  /** PARLEY_LOCALE: the page's words in this locale, or (`auto`) in the browser's language. */
+  locale: LocaleSetting;
 }
 
 export function isLoopbackHost(host: string): boolean {
@@ -76,6 +81,7 @@ export function webConfigFromEnv(env: Record<string, string | undefined>): WebCo
     secret: parsed.PARLEY_WEB_SECRET,
     maxStreamsPerUser: parsed.PARLEY_WEB_MAX_STREAMS_PER_USER,
     maxStreams: parsed.PARLEY_WEB_MAX_STREAMS,
+    locale: parsed.PARLEY_LOCALE,
     ...(publicUrl ? { publicUrl: publicUrl.origin } : {}),
   };
 }

@@ -11,6 +11,8 @@ export interface WebPerson {
   id: string;
   /** Cosmetic: what this tab calls itself. */
   name: string;
+  /** The browser's languages (its Accept-Language header), when it sent them. */
+  locale?: string;
 }
 
 export interface WebChat {

@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Config } from '../config/config.ts';
 import { errorText, userMessageOf } from '../core/errors.ts';
+import { localeOrDefault, type Locale, t } from '../core/i18n/index.ts';
 import { markdownText } from '../core/markdown-text.ts';
 import type { Inbound } from '../core/types.ts';
 import { LlmError } from '../llm/errors.ts';
@@ -91,11 +92,8 @@ interface Floor {
 
 type Step = { kind: 'continue' } | { kind: 'suspended' } | { kind: 'loop'; call: ToolCall; count: number };
 
-const DATABASE_LOST = 'I lost the connection to my database and had to pause here. I will pick this up again as soon as it is back.';
 const LIMIT_INSTRUCTION =
   'You have reached the maximum number of tool rounds for this turn. Tools are disabled now: answer the user with what you have, and say briefly what is missing.';
-const GAVE_UP =
-  'I could not finish this answer: it was interrupted several times in the same place, so I stopped trying. Please ask me again.';
 const DEFAULT_MAX_RECOVERIES = 3;
 /**
  * A conversation over the context budget is fitted to this share of it (fitWindow): it then grows
@@ -161,7 +159,7 @@ export class Agent {
       const max = this.#o.maxRecoveries ?? DEFAULT_MAX_RECOVERIES;
       if (attempt > max) {
         this.#o.log.error({ turnId: run.turn.id, attempt }, 'giving up a turn that was interrupted too many times');
-        return this.#finish(run, 'failed', GAVE_UP, `Gave up: continued ${max} times without finishing`);
+        return this.#finish(run, 'failed', t(localeOf(run), 'chat.gaveUp'), `Gave up: continued ${max} times without finishing`);
       }
       return this.#continue(run, messages);
     });
@@ -219,7 +217,8 @@ export class Agent {
         open.flatMap((call) => results.filter((r) => r.callId === call.id)),
         { relaxed: ran.mayRunAgain },
       );
-      if (plan.interrupted.length > 0) run.emit({ type: 'notice', turnId: run.turn.id, text: interruptionNotice(plan.interrupted) });
+      if (plan.interrupted.length > 0)
+        run.emit({ type: 'notice', turnId: run.turn.id, text: interruptionNotice(plan.interrupted, localeOf(run)) });
       if (plan.fresh.length > 0) {
         const ended = await this.#afterStep(run, await this.#toolStep(run, last, plan.fresh, detector));
         if (ended) return ended;
@@ -253,12 +252,12 @@ export class Agent {
           type: 'turn_end',
           turnId: run.turn.id,
           status: 'running',
-          text: DATABASE_LOST,
+          text: t(localeOf(run), 'chat.databaseLost'),
           usage: run.turn.usage,
           rounds: run.turn.rounds,
           error: errorText(error),
         });
-        return { status: 'running', text: DATABASE_LOST };
+        return { status: 'running', text: t(localeOf(run), 'chat.databaseLost') };
       }
       return this.#finish(run, 'failed', this.#failureText(run, error), errorText(error));
     }
@@ -266,13 +265,13 @@ export class Agent {
 
   /** The user-facing message; for an admin who asked, with the cause in one line. */
   #failureText(run: TurnRun, error: unknown): string {
-    const generic = userMessageOf(error);
+    const generic = userMessageOf(error, localeOf(run));
     const note = this.#o.failureNote;
     if (!note) return generic;
     const { chat, requester } = run.turn.origin;
     if (!note.admins.includes(`${chat.channel}:${requester.id}`)) return generic;
     const cause = note.cause(error);
-    return cause ? `${generic}\n\n(For admins) ${markdownText(cause)}` : generic;
+    return cause ? `${generic}\n\n${t(localeOf(run), 'chat.forAdmins', { cause: markdownText(cause) })}` : generic;
   }
 
   async #loop(run: TurnRun, detector: LoopDetector): Promise<TurnOutcome> {
@@ -302,7 +301,7 @@ export class Agent {
         (w) => [w.assistant],
       );
       if (atLimit) {
-        const notice = `I reached the limit of ${settings.maxRounds} tool rounds for one message, so this answer may be incomplete.`;
+        const notice = t(localeOf(run), 'chat.roundLimit', { count: settings.maxRounds });
         run.emit({ type: 'notice', turnId: run.turn.id, text: notice });
       }
       if (calls.length === 0) return this.#ended(run, 'done', completion.text, written);
@@ -326,7 +325,7 @@ export class Agent {
       return { status: 'awaiting_approval', text: '' };
     }
     if (step.kind === 'loop') {
-      const text = `I stopped because I kept calling ${step.call.name} with the same arguments (${step.count} times) without getting anywhere. Could you rephrase or give me more to go on?`;
+      const text = t(localeOf(run), 'chat.loop', { tool: step.call.name, count: step.count });
       return this.#finish(run, 'failed', text, `Loop detected: ${step.call.name} called ${step.count} times with the same arguments`);
     }
     if (run.signal.aborted) return this.#cancelled(run);
@@ -520,7 +519,8 @@ export class Agent {
     );
 
     if (held.length === 0) return { kind: 'continue' };
-    for (const { approval, description } of held) run.emit({ type: 'approval_requested', turnId: run.turn.id, approval, description });
+    for (const { approval, description } of held)
+      run.emit({ type: 'approval_requested', turnId: run.turn.id, approval, ...(description ? { description } : {}) });
     return { kind: 'suspended' };
   }
 
@@ -689,7 +689,7 @@ export class Agent {
     const reason = run.signal.reason;
     if (reason instanceof ShutdownRequest) {
       // Leave the turn `running`: the next process to start continues it from the database.
-      const text = 'I am restarting; I will continue this answer in a moment.';
+      const text = t(localeOf(run), 'chat.restarting');
       run.emit({ type: 'turn_end', turnId: run.turn.id, status: 'running', text, usage: run.turn.usage, rounds: run.turn.rounds });
       return { status: 'running', text };
     }
@@ -701,7 +701,11 @@ export class Agent {
       run,
       open.map((call) => ({ callId: call.id, name: call.name, content, isError: true, durationMs: 0 })),
     );
-    return this.#finish(run, 'cancelled', by ? `Stopped (by ${markdownText(by)}).` : 'Stopped.');
+    return this.#finish(
+      run,
+      'cancelled',
+      by ? t(localeOf(run), 'chat.stoppedBy', { name: markdownText(by) }) : t(localeOf(run), 'chat.stopped'),
+    );
   }
 
   async #finish(run: TurnRun, status: 'done' | 'failed' | 'cancelled', text: string, error?: string): Promise<TurnOutcome> {
@@ -748,6 +752,11 @@ export class Agent {
 }
 
 type Verdict = ReturnType<LoopDetector['observe']>;
+
+/** The language of the turn's own texts (stored with the turn; English for turns stored before it was). */
+function localeOf(run: Pick<TurnRun, 'turn'>): Locale {
+  return localeOrDefault(run.turn.origin.locale);
+}
 
 /** The loop detector's verdict on each call, and the step that ends the turn when one of them must stop. */
 function observeRepeats(detector: LoopDetector, calls: ToolCall[]): { verdicts: Verdict[]; loop?: Extract<Step, { kind: 'loop' }> } {

@@ -1,4 +1,5 @@
 // What a turn reports while it runs. Renderers and logs subscribe; nothing here talks to a channel.
+import type { Wording } from '../core/i18n/index.ts';
 import type { ApprovalRecord, ReplyState, TurnStatus, Usage } from '../store/types.ts';
 
 /**
@@ -13,9 +14,9 @@ export type AgentEvent =
   | { type: 'message_delta'; turnId: string; round: number; kind: 'text' | 'reasoning'; text: string }
   /** The model's answer is complete (a round without tool calls); turn_end follows once it is written. */
   | { type: 'answer_complete'; turnId: string; round: number }
-  | { type: 'tool_start'; turnId: string; callId: string; name: string; arguments: string; activity?: string }
+  | { type: 'tool_start'; turnId: string; callId: string; name: string; arguments: string; activity?: Wording }
   | { type: 'tool_end'; turnId: string; callId: string; name: string; ok: boolean; durationMs: number }
-  | { type: 'approval_requested'; turnId: string; approval: ApprovalRecord; description: string }
+  | { type: 'approval_requested'; turnId: string; approval: ApprovalRecord; description?: Wording }
   | { type: 'notice'; turnId: string; text: string }
   /** The model server said it is busy (429/503/Retry-After); the request is retried in `retryInMs`. */
   | { type: 'model_busy'; turnId: string; round: number; retryInMs: number }

@@ -1,5 +1,6 @@
 // Where decisions about tool calls plug into the loop without the loop knowing who makes them
 // (src/app.ts installs approvals here). The loop asks before every call whose arguments are valid.
+import type { Wording } from '../core/i18n/index.ts';
 import type { ToolCall } from '../llm/types.ts';
 import type { ApprovalRecord } from '../store/types.ts';
 import type { AnyTool, ToolContext } from './tools.ts';
@@ -17,7 +18,8 @@ interface BeforeToolCall {
 /** What the loop shows while a call waits for a person (an approval prompt). */
 export interface HeldCall {
   approval: ApprovalRecord;
-  description: string;
+  /** What the call will do, in words (the tool's describe); absent: the prompt names the tool. */
+  description?: Wording;
 }
 
 export type BeforeToolResult =

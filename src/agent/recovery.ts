@@ -1,5 +1,6 @@
 // What a continued turn does with the calls of its last message that have no result yet, and how
 // it picks up the answer that was being streamed when the process went away.
+import { type Locale, t } from '../core/i18n/index.ts';
 import type { ToolCall } from '../llm/types.ts';
 import type { MessageRecord, TurnRecord } from '../store/types.ts';
 import type { ReplyResume } from './events.ts';
@@ -48,9 +49,9 @@ export function planOpenCalls(
   return plan;
 }
 
-export function interruptionNotice(calls: ToolCall[]): string {
+export function interruptionNotice(calls: ToolCall[], locale: Locale): string {
   const names = [...new Set(calls.map((c) => c.name))].join(', ');
-  return `I was interrupted while running ${names}; it may or may not have taken effect, and I did not run it again.`;
+  return t(locale, 'chat.interrupted', { tools: names });
 }
 
 function errorResult(call: ToolCall, content: string): ToolResult {

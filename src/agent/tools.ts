@@ -1,6 +1,7 @@
 // Tools are declared with a zod schema (the JSON Schema the model sees is derived from it), a
 // description, and an approval policy.
 import { z } from 'zod';
+import type { Wording } from '../core/i18n/index.ts';
 import type { ChatRef } from '../core/types.ts';
 import type { ToolSpec } from '../llm/types.ts';
 import type { Logger } from '../log.ts';
@@ -35,10 +36,13 @@ export interface ToolDefinition<S extends z.ZodType = z.ZodType> {
   /** The JSON Schema the model sees, when the tool brings its own (MCP); `parameters` still validates. */
   inputJsonSchema?: Record<string, unknown>;
   approval?: ApprovalPolicy<z.infer<S>>;
-  /** Plain words for approval prompts: what this call will do. */
-  describe?: (args: z.infer<S>) => string;
-  /** Short label while it runs, e.g. "searching knowledge". */
-  activity?: string;
+  /**
+   * Plain words for approval prompts: what this call will do ("send an HTTP POST request to ..."),
+   * a string or, to be shown in each person's language, a catalogue text or one string per locale.
+   */
+  describe?: (args: z.infer<S>) => Wording;
+  /** Short label while it runs, e.g. "searching knowledge" (a string, or localised like `describe`). */
+  activity?: Wording;
   /** Overrides the default per-call timeout. */
   timeoutMs?: number;
   /**

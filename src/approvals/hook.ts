@@ -4,6 +4,7 @@
 // who and why; still pending → wait.
 import type { HeldCall, Settlement, ToolHooks } from '../agent/hooks.ts';
 import type { AnyTool } from '../agent/tools.ts';
+import type { Wording } from '../core/i18n/index.ts';
 import type { ApprovalsRepo } from '../store/repos/approvals.ts';
 import type { ApprovalRecord } from '../store/types.ts';
 import type { ApprovalGate } from './gate.ts';
@@ -29,7 +30,8 @@ export function approvalHooks(options: ApprovalHookOptions): ToolHooks {
         requester: ctx.requester,
         expiresAt: new Date(now().getTime() + options.gate.ttlMs),
       });
-      const held: HeldCall = { approval, description: describeCall(tool, args) };
+      const description = describeCall(tool, args);
+      const held: HeldCall = { approval, ...(description ? { description } : {}) };
       return { suspend: held };
     },
 
@@ -63,10 +65,11 @@ function settlementOf(approval: ApprovalRecord): Settlement {
   }
 }
 
-function describeCall(tool: AnyTool, args: unknown): string {
+/** The tool's words for the call; undefined (the prompt then names the tool) when it has none or they fail. */
+function describeCall(tool: AnyTool, args: unknown): Wording | undefined {
   try {
-    return tool.describe?.(args) ?? `run the tool ${tool.name}`;
+    return tool.describe?.(args);
   } catch {
-    return `run the tool ${tool.name}`;
+    return undefined;
   }
 }

@@ -2,6 +2,7 @@
 // tokens naming a database row: `ap:<token>:<a|d|s>`, checked against the channel's payload limit
 // (capabilities.maxButtonPayload); a channel whose buttons cannot carry them gets the text form.
 // Names, reasons and the description of the call are not the bot's words: they go in as text.
+import { type Locale, t, type Wording, wordingText } from '../core/i18n/index.ts';
 import { markdownText } from '../core/markdown-text.ts';
 import type { Button, OutboundMessage } from '../core/types.ts';
 import type { ApprovalRecord } from '../store/types.ts';
@@ -24,14 +25,15 @@ export function parseButtonPayload(payload: string): { token: string; choice: Ap
 
 const MAX_ARGS_CHARS = 1_200;
 
-function prettyArguments(raw: string): string {
+function prettyArguments(raw: string, locale: Locale): string {
   let text: string;
   try {
     text = JSON.stringify(JSON.parse(raw), null, 2);
   } catch {
     text = raw;
   }
-  if (text.length > MAX_ARGS_CHARS) text = `${text.slice(0, MAX_ARGS_CHARS)}\n… (${text.length - MAX_ARGS_CHARS} more characters)`;
+  if (text.length > MAX_ARGS_CHARS)
+    text = `${text.slice(0, MAX_ARGS_CHARS)}\n${t(locale, 'approval.moreCharacters', { count: text.length - MAX_ARGS_CHARS })}`;
   return text.replace(/```/g, '`\u200b``');
 }
 
@@ -39,56 +41,63 @@ function clock(date: Date): string {
   return `${date.toISOString().slice(11, 16)} UTC`;
 }
 
-function minutesUntil(date: Date, now: Date): string {
-  const minutes = Math.max(1, Math.round((date.getTime() - now.getTime()) / 60_000));
-  return minutes === 1 ? '1 minute' : `${minutes} minutes`;
+function minutesUntil(date: Date, now: Date): number {
+  return Math.max(1, Math.round((date.getTime() - now.getTime()) / 60_000));
 }
 
 export interface PromptOptions {
   /** Buttons, when the channel has them: the most bytes one button's payload may take. */
   buttons?: { maxPayloadBytes: number };
   now?: Date;
+  /** The language of the prompt's words and buttons (English by default). */
+  locale?: Locale;
 }
 
 /** The prompt's button rows, or undefined when a payload would not fit the channel's limit. */
-function approvalButtons(token: string, maxPayloadBytes: number): Button[][] | undefined {
+function approvalButtons(token: string, maxPayloadBytes: number, locale: Locale): Button[][] | undefined {
   const row: Button[] = [
-    { label: 'Approve', payload: buttonPayload(token, 'approve'), style: 'primary' },
-    { label: 'Deny', payload: buttonPayload(token, 'deny'), style: 'danger' },
-    { label: 'Always allow here', payload: buttonPayload(token, 'always') },
+    { label: t(locale, 'approval.approve'), payload: buttonPayload(token, 'approve'), style: 'primary' },
+    { label: t(locale, 'approval.deny'), payload: buttonPayload(token, 'deny'), style: 'danger' },
+    { label: t(locale, 'approval.always'), payload: buttonPayload(token, 'always') },
   ];
   return row.every((button) => Buffer.byteLength(button.payload) <= maxPayloadBytes) ? [row] : undefined;
 }
 
-export function approvalPrompt(approval: ApprovalRecord, description: string, options: PromptOptions = {}): OutboundMessage {
+/** `description`: the tool's words for the call (absent: the prompt names the tool). */
+export function approvalPrompt(approval: ApprovalRecord, description: Wording | undefined, options: PromptOptions = {}): OutboundMessage {
   const now = options.now ?? new Date();
-  const buttons = options.buttons ? approvalButtons(approval.token, options.buttons.maxPayloadBytes) : undefined;
+  const locale = options.locale ?? 'en';
+  const buttons = options.buttons ? approvalButtons(approval.token, options.buttons.maxPayloadBytes, locale) : undefined;
   const requester = markdownText(approval.requester.displayName);
+  const action = description ? wordingText(locale, description) : t(locale, 'approval.runTool', { tool: approval.toolName });
   const lines = [
-    `🔐 **Approval needed**: ${requester} asked me to ${markdownText(description)}.`,
+    t(locale, 'approval.needed', { requester, action: markdownText(action) }),
     '',
-    `Tool \`${approval.toolName}\` with arguments:`,
+    t(locale, 'approval.arguments', { tool: approval.toolName }),
     '```json',
-    prettyArguments(approval.arguments),
+    prettyArguments(approval.arguments, locale),
     '```',
-    `Expires in ${minutesUntil(approval.expiresAt, now)} (at ${clock(approval.expiresAt)}). Only ${requester} or an admin can decide.`,
+    t(locale, 'approval.expires', { count: minutesUntil(approval.expiresAt, now), time: clock(approval.expiresAt), requester }),
   ];
-  if (!buttons) lines.push(`Reply /approve ${approval.code} or /deny ${approval.code} [reason].`);
-  else lines.push(`Code ${approval.code} (for /approve or /deny).`);
+  if (!buttons) lines.push(t(locale, 'approval.replyWithCode', { code: approval.code }));
+  else lines.push(t(locale, 'approval.code', { code: approval.code }));
   return { text: lines.join('\n'), ...(buttons ? { buttons } : {}) };
 }
 
 /** The prompt after the decision: outcome, who and when; the caller removes the buttons. */
-export function outcomeText(approval: ApprovalRecord): string {
-  const at = approval.decidedAt ? ` at ${clock(approval.decidedAt)}` : '';
-  const by = approval.decidedBy ? markdownText(approval.decidedBy.displayName) : 'someone';
+export function outcomeText(approval: ApprovalRecord, locale: Locale = 'en'): string {
+  const at = approval.decidedAt ? t(locale, 'approval.at', { time: clock(approval.decidedAt) }) : '';
+  const name = approval.decidedBy ? markdownText(approval.decidedBy.displayName) : t(locale, 'general.someone');
+  const tool = approval.toolName;
   const head =
     approval.status === 'approved'
       ? approval.alwaysAllow
-        ? `✅ Approved by ${by}${at}; \`${approval.toolName}\` is now always allowed in this conversation (/revoke to undo).`
-        : `✅ Approved by ${by}${at}.`
+        ? t(locale, 'approval.approvedAlways', { name, at, tool })
+        : t(locale, 'approval.approvedBy', { name, at })
       : approval.status === 'expired'
-        ? `⌛ Expired${at} without a decision; treated as denied.`
-        : `❌ Denied by ${by}${at}${approval.reason ? `: ${markdownText(approval.reason)}` : ''}.`;
-  return `${head}\nTool \`${approval.toolName}\` requested by ${markdownText(approval.requester.displayName)}.`;
+        ? t(locale, 'approval.expired', { at })
+        : approval.reason
+          ? t(locale, 'approval.deniedWithReason', { name, at, reason: markdownText(approval.reason) })
+          : t(locale, 'approval.deniedBy', { name, at });
+  return `${head}\n${t(locale, 'approval.requestedBy', { tool, requester: markdownText(approval.requester.displayName) })}`;
 }

@@ -6,6 +6,7 @@
 // platform's 3 s deadline holds even when its edit API is slow or rate limited.
 import type { ParsedCommand } from '../core/commands.ts';
 import { errorText } from '../core/errors.ts';
+import { DEFAULT_LOCALE, type Locale, localeOf, localeOrDefault, t } from '../core/i18n/index.ts';
 import { markdownText } from '../core/markdown-text.ts';
 import type { Action, ChannelAdapter, Inbound, SentRef } from '../core/types.ts';
 import { persist } from '../gateway/persist.ts';
@@ -31,6 +32,17 @@ export interface DecisionResult {
   approval?: ApprovalRecord;
 }
 
+/** The quick part's outcome before it is written out in the decider's language. */
+interface Outcome {
+  ok: boolean;
+  text: Said;
+  approval?: ApprovalRecord;
+  settle?: ApprovalRecord;
+}
+
+/** A text to be written out once the decider's language is known. */
+type Said = (locale: Locale) => string;
+
 /** The quick part's outcome; `settle` is an approval whose prompt and turn the slow part handles. */
 interface QuickDecision extends DecisionResult {
   settle?: ApprovalRecord;
@@ -46,8 +58,6 @@ interface DecisionRequest {
   /** The operator, outside any chat (`parley approvals approve`): an admin of every channel. */
   operator?: boolean;
 }
-
-const ELSEWHERE = 'This approval request belongs to another chat.';
 
 export interface ApprovalServiceOptions {
   store: Store;
@@ -74,10 +84,10 @@ export class ApprovalService implements ApprovalHandler {
   }
 
   readonly prompts: ApprovalPromptSink = {
-    render: (approval, description, chat) => {
+    render: (approval, description, chat, locale) => {
       const capabilities = this.#o.adapters.get(chat.channel)?.capabilities;
       const buttons = capabilities?.canButtons ? { maxPayloadBytes: capabilities.maxButtonPayload } : undefined;
-      return approvalPrompt(approval, description, { ...(buttons ? { buttons } : {}), now: this.#now() });
+      return approvalPrompt(approval, description, { ...(buttons ? { buttons } : {}), now: this.#now(), locale });
     },
     sent: async (approval, ref) => {
       await this.#o.store.approvals.setPromptRef(approval.id, ref);
@@ -102,10 +112,26 @@ export class ApprovalService implements ApprovalHandler {
    * callers outside any chat, with nobody to acknowledge first). Exactly one decision wins, across
    * clicks and processes; everyone else is told why not.
    */
-  async decide(token: string, actor: Actor, choice: ApprovalChoice, reason?: string): Promise<DecisionResult> {
-    const { settle, ...result } = await this.#decideQuickly({ token, actor, choice, reason });
+  async decide(
+    token: string,
+    actor: Actor,
+    choice: ApprovalChoice,
+    reason?: string,
+    locale: Locale = DEFAULT_LOCALE,
+  ): Promise<DecisionResult> {
+    const { settle, ...result } = this.#written(await this.#decideQuickly({ token, actor, choice, reason }), locale);
     if (settle) await this.#settle(settle);
     return result;
+  }
+
+  /** The outcome with its text written out in `locale`. */
+  #written({ text, ...outcome }: Outcome, locale: Locale): QuickDecision {
+    return { ...outcome, message: text(locale) };
+  }
+
+  /** The language of a turn's texts (its approvals' prompts, their outcomes): the one stored with it. */
+  async #turnLocale(turnId: string): Promise<Locale> {
+    return localeOrDefault((await this.#o.store.turns.get(turnId))?.origin.locale);
   }
 
   /**
@@ -126,9 +152,12 @@ export class ApprovalService implements ApprovalHandler {
     const approval = await this.#o.store.approvals.byCode(code);
     if (!approval) {
       await this.#audit(undefined, actor, choice, 'refused', `unknown code ${code}`);
-      return { ok: false, message: `There is no approval with code ${code}.` };
+      return { ok: false, message: t(DEFAULT_LOCALE, 'decision.unknownCode', { code }) };
     }
-    const { settle, ...result } = await this.#decideQuickly({ token: approval.token, actor, choice, reason, operator: true });
+    const { settle, ...result } = this.#written(
+      await this.#decideQuickly({ token: approval.token, actor, choice, reason, operator: true }),
+      DEFAULT_LOCALE,
+    );
     if (settle && settleHere) {
       this.#inBackground(
         this.#settle(settle).catch((error: unknown) =>
@@ -147,42 +176,37 @@ export class ApprovalService implements ApprovalHandler {
   }
 
   /** The quick part: everything the acknowledgement's text depends on, nothing that waits on a platform. */
-  async #decideQuickly({ token, actor, choice, reason, place, operator }: DecisionRequest): Promise<QuickDecision> {
+  async #decideQuickly({ token, actor, choice, reason, place, operator }: DecisionRequest): Promise<Outcome> {
     const { store } = this.#o;
     const approval = await store.approvals.byToken(token);
     if (!approval) {
       await this.#audit(undefined, actor, choice, 'refused', 'unknown token', token);
-      return { ok: false, message: 'This approval request does not exist.' };
+      return { ok: false, text: (l) => t(l, 'decision.unknownToken') };
     }
     const session = await store.sessions.get(approval.sessionId);
     if (!session || (!operator && session.channel !== actor.channel)) {
       await this.#audit(approval, actor, choice, 'refused', 'wrong channel');
-      return { ok: false, message: ELSEWHERE };
+      return { ok: false, text: (l) => t(l, 'decision.elsewhere') };
     }
     const misplaced = place ? misplacedDecision(approval, session, place) : undefined;
     if (misplaced) {
       await this.#audit(approval, actor, choice, 'refused', misplaced);
-      return { ok: false, message: ELSEWHERE };
+      return { ok: false, text: (l) => t(l, 'decision.elsewhere') };
     }
     if (approval.status !== 'pending') {
       await this.#audit(approval, actor, choice, 'refused', `already ${approval.status}`);
-      return { ok: false, message: alreadyDecided(approval), approval };
+      return { ok: false, text: alreadyDecided(approval), approval };
     }
     if (approval.expiresAt.getTime() <= this.#now().getTime()) {
       const expired = await this.#expireQuickly(approval);
       await this.#audit(approval, actor, choice, 'refused', 'expired');
-      return {
-        ok: false,
-        message: 'Too late: this request expired and was treated as denied.',
-        approval,
-        ...(expired ? { settle: expired } : {}),
-      };
+      return { ok: false, text: (l) => t(l, 'decision.tooLate'), approval, ...(expired ? { settle: expired } : {}) };
     }
     const isRequester = approval.requester.id === actor.id;
     if (!isRequester && !operator && !this.isAdmin(actor)) {
       await this.#audit(approval, actor, choice, 'refused', 'not requester or admin');
       const requester = markdownText(approval.requester.displayName);
-      return { ok: false, message: `Only ${requester} (who asked) or an admin can decide this.`, approval };
+      return { ok: false, text: (l) => t(l, 'decision.notYours', { requester }), approval };
     }
     const status = choice === 'deny' ? 'denied' : 'approved';
     const won = await store.approvals.decide(
@@ -193,17 +217,17 @@ export class ApprovalService implements ApprovalHandler {
     const current = (await store.approvals.get(approval.id)) ?? approval;
     if (!won) {
       await this.#audit(current, actor, choice, 'refused', `already ${current.status}`);
-      return { ok: false, message: alreadyDecided(current), approval: current };
+      return { ok: false, text: alreadyDecided(current), approval: current };
     }
     await this.#audit(current, actor, choice, status);
     if (choice === 'always') await store.grants.grant(current.sessionId, current.toolName, `${actor.channel}:${actor.id}`);
-    const message =
+    const text: Said =
       status === 'denied'
-        ? 'Denied.'
+        ? (l) => t(l, 'decision.denied')
         : choice === 'always'
-          ? `Approved, and ${markdownText(current.toolName)} is allowed here from now on.`
-          : 'Approved.';
-    return { ok: true, message, approval: current, settle: current };
+          ? (l) => t(l, 'decision.approvedAlways', { tool: markdownText(current.toolName) })
+          : (l) => t(l, 'decision.approved');
+    return { ok: true, text, approval: current, settle: current };
   }
 
   /** The slow part of a decision: the turn resumes while the prompt is edited to show the outcome. */
@@ -222,7 +246,10 @@ export class ApprovalService implements ApprovalHandler {
     const parsed = parseButtonPayload(action.payload);
     if (!parsed) return false;
     const actor: Actor = { id: action.userId, displayName: action.displayName, channel: action.channel };
-    const { message, settle } = await this.#decideQuickly({ token: parsed.token, actor, choice: parsed.choice, place: action });
+    const outcome = await this.#decideQuickly({ token: parsed.token, actor, choice: parsed.choice, place: action });
+    // The clicker's language where the platform or the chat tells it, else that of the prompt's turn.
+    const locale = localeOf(action.locale) ?? (outcome.approval ? await this.#turnLocale(outcome.approval.turnId) : DEFAULT_LOCALE);
+    const { message, settle } = this.#written(outcome, locale);
     try {
       await action.reply.ack(message);
     } finally {
@@ -251,41 +278,38 @@ export class ApprovalService implements ApprovalHandler {
 
   async handleCommand(command: ParsedCommand, inbound: Inbound, session: SessionRecord): Promise<string> {
     const actor: Actor = { id: inbound.sender.id, displayName: inbound.sender.displayName || inbound.sender.id, channel: inbound.channel };
-    if (command.name === 'revoke') return this.#revoke(session, command.args);
+    const locale = localeOrDefault(inbound.locale);
+    if (command.name === 'revoke') return this.#revoke(session, command.args, locale);
     const [codeArg, ...rest] = command.args.split(/\s+/).filter(Boolean);
     let approval = codeArg ? await this.#o.store.approvals.byCode(codeArg) : undefined;
     if (!codeArg) {
       // "/approve" alone: the only pending request of this conversation, if there is exactly one.
       const pending = await this.#o.store.approvals.list({ status: 'pending', sessionId: session.id, limit: 2 });
       if (pending.length !== 1) {
-        return pending.length === 0
-          ? 'There is no pending approval here.'
-          : `Several approvals are pending; add the code: /${command.name} <code>.`;
+        return pending.length === 0 ? t(locale, 'decision.nonePending') : t(locale, 'decision.severalPending', { command: command.name });
       }
       approval = pending[0];
     }
     const choice = command.name === 'deny' ? 'deny' : 'approve';
     if (!approval) {
       await this.#audit(undefined, actor, choice, 'refused', `unknown code ${codeArg ?? ''}`);
-      return `There is no approval with code ${markdownText(codeArg ?? '')} in this conversation.`;
+      return t(locale, 'decision.unknownCodeHere', { code: markdownText(codeArg ?? '') });
     }
     const reason = rest.join(' ') || undefined;
     // The chat of the command, not its session: with PARLEY_GROUP_SESSION=per-user an admin decides
     // from their own session in the requester's chat.
     const place: DecisionPlace = { chatId: inbound.chatId, ...(inbound.threadId ? { threadId: inbound.threadId } : {}) };
-    const { message, settle } = await this.#decideQuickly({ token: approval.token, actor, choice, reason, place });
+    const { message, settle } = this.#written(await this.#decideQuickly({ token: approval.token, actor, choice, reason, place }), locale);
     // The reply (the command's acknowledgement) goes out first; the prompt edit and the resume follow.
     if (settle) this.#inBackground(this.#settle(settle));
     return message;
   }
 
-  async #revoke(session: SessionRecord, args: string): Promise<string> {
+  async #revoke(session: SessionRecord, args: string, locale: Locale): Promise<string> {
     const tool = args.trim() || undefined;
     const removed = await this.#o.store.grants.revoke(session.id, tool);
-    if (removed === 0) return tool ? `${markdownText(tool)} was not always-allowed here.` : 'Nothing was always-allowed here.';
-    return tool
-      ? `Revoked: ${markdownText(tool)} needs approval again here.`
-      : `Revoked ${removed} grant(s): every gated tool needs approval again here.`;
+    if (removed === 0) return tool ? t(locale, 'reply.notAllowed', { tool: markdownText(tool) }) : t(locale, 'reply.nothingAllowed');
+    return tool ? t(locale, 'reply.revokedTool', { tool: markdownText(tool) }) : t(locale, 'reply.revokedAll', { count: removed });
   }
 
   async turnStopped(turnId: string, by: string): Promise<void> {
@@ -349,7 +373,9 @@ export class ApprovalService implements ApprovalHandler {
     const { log } = this.#o;
     // Retried while the platform says wait (rate limits) or fails transiently: a prompt left with
     // its buttons looks undecided (clicking them is harmless: "Already approved by ...").
-    const result = await persist(() => adapter.edit(ref, { text: outcomeText(approval), buttons: [] }), {
+    // In the language of the prompt: its turn's.
+    const text = outcomeText(approval, await this.#turnLocale(approval.turnId));
+    const result = await persist(() => adapter.edit(ref, { text, buttons: [] }), {
       budgetMs: PROMPT_UPDATE_BUDGET_MS,
       onRetry: (error, waitMs) =>
         log.warn(
@@ -386,8 +412,8 @@ export class ApprovalService implements ApprovalHandler {
   }
 }
 
-function alreadyDecided(approval: ApprovalRecord): string {
-  if (approval.status === 'expired') return 'This request already expired (treated as denied).';
-  const by = approval.decidedBy ? markdownText(approval.decidedBy.displayName) : 'someone';
-  return `Already ${approval.status} by ${by}.`;
+function alreadyDecided(approval: ApprovalRecord): Said {
+  if (approval.status === 'expired') return (l) => t(l, 'decision.alreadyExpired');
+  const key = approval.status === 'denied' ? 'decision.alreadyDenied' : 'decision.alreadyApproved';
+  return (l) => t(l, key, { name: approval.decidedBy ? markdownText(approval.decidedBy.displayName) : t(l, 'general.someone') });
 }

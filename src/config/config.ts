@@ -11,12 +11,14 @@ import {
   httpUrl,
   integer,
   list,
+  localeSetting,
   oneOf,
   optionalDecimal,
   optionalString,
   parseEnv,
   stringWithDefault,
 } from '../core/env.ts';
+import type { LocaleSetting } from '../core/i18n/index.ts';
 
 const DEFAULT_DATABASE_URL = 'file:./data/parley.db';
 
@@ -59,6 +61,7 @@ const CoreEnvSchema = z.object({
   PARLEY_SYSTEM_PROMPT: optionalString(),
   PARLEY_SYSTEM_PROMPT_FILE: optionalString(),
   PARLEY_GROUP_SESSION: oneOf(['shared', 'per-user'] as const, 'shared'),
+  PARLEY_LOCALE: localeSetting(),
   PARLEY_MAX_ROUNDS: integer(10, 1, 100),
   PARLEY_LOOP_WARN: integer(3, 2, 50),
   PARLEY_LOOP_STOP: integer(5, 2, 100),
@@ -127,7 +130,13 @@ export interface ModelConfig {
 export interface Config {
   database: DatabaseTarget;
   model: ModelConfig;
-  bot: { name: string; systemPrompt?: string; groupSession: 'shared' | 'per-user' };
+  bot: {
+    name: string;
+    systemPrompt?: string;
+    groupSession: 'shared' | 'per-user';
+    /** The language of the bot's own texts: fixed, or `auto` (each person's, where the platform tells it). */
+    locale: LocaleSetting;
+  };
   agent: {
     maxRounds: number;
     loopWarnAt: number;
@@ -243,6 +252,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       name: parsed.PARLEY_BOT_NAME,
       systemPrompt: readSystemPrompt(parsed.PARLEY_SYSTEM_PROMPT, parsed.PARLEY_SYSTEM_PROMPT_FILE, cwd),
       groupSession: parsed.PARLEY_GROUP_SESSION,
+      locale: parsed.PARLEY_LOCALE,
     },
     agent: {
       maxRounds: parsed.PARLEY_MAX_ROUNDS,

@@ -1,16 +1,21 @@
 // The one registry of chat commands every channel understands: it feeds /help, Telegram's command
 // menu (setMyCommands) and Discord's slash commands, and tells the core which commands it answers
 // itself (control) and whose answers concern only the caller (ephemeral where the platform can).
+// Descriptions come from the text catalogue (`command.<name>`, `command.<name>.<argument>`), in
+// every locale; `description` here is only for a command the catalogue has no text for.
+import { isTextKey, type Locale, t, textOf } from './i18n/index.ts';
 
 interface CommandArgument {
   name: string;
   required: boolean;
-  description: string;
+  /** English, for an argument the catalogue has no `command.<name>.<argument>` text for. */
+  description?: string;
 }
 
 export interface CommandInfo {
   name: string;
-  description: string;
+  /** English, for a command the catalogue has no `command.<name>` text for. */
+  description?: string;
   arguments: readonly CommandArgument[];
   /** Usage after the name, `<required> [optional]` (e.g. "<code> [reason]"); derived from `arguments`. */
   args?: string;
@@ -25,34 +30,21 @@ function command(info: Omit<CommandInfo, 'args'>): CommandInfo {
   return { ...info, ...(args ? { args } : {}) };
 }
 
-const CODE: CommandArgument = { name: 'code', required: true, description: 'The approval code shown in the prompt' };
+const CODE: CommandArgument = { name: 'code', required: true };
 
 /** What people can type, in the order menus and /help show them. */
 export const COMMANDS: readonly CommandInfo[] = [
-  command({ name: 'help', description: 'What I can do and how to talk to me', arguments: [], control: true, ephemeral: true }),
-  command({ name: 'stop', description: 'Stop the answer in progress', arguments: [], control: true, ephemeral: false }),
-  command({ name: 'reset', description: 'Start a fresh conversation', arguments: [], control: true, ephemeral: false }),
-  command({ name: 'approve', description: 'Approve a pending tool call by its code', arguments: [CODE], control: true, ephemeral: true }),
-  command({
-    name: 'deny',
-    description: 'Deny a pending tool call by its code',
-    arguments: [CODE, { name: 'reason', required: false, description: 'Why (optional)' }],
-    control: true,
-    ephemeral: true,
-  }),
-  command({
-    name: 'revoke',
-    description: 'Remove "always allow here" grants',
-    arguments: [{ name: 'tool', required: false, description: 'Only this tool (default: all)' }],
-    control: true,
-    ephemeral: false,
-  }),
+  command({ name: 'help', arguments: [], control: true, ephemeral: true }),
+  command({ name: 'stop', arguments: [], control: true, ephemeral: false }),
+  command({ name: 'reset', arguments: [], control: true, ephemeral: false }),
+  command({ name: 'approve', arguments: [CODE], control: true, ephemeral: true }),
+  command({ name: 'deny', arguments: [CODE, { name: 'reason', required: false }], control: true, ephemeral: true }),
+  command({ name: 'revoke', arguments: [{ name: 'tool', required: false }], control: true, ephemeral: false }),
 ];
 
 /** The command a platform sends when someone opens a chat with the bot (Telegram's /start): /help by another name. */
 export const ENTRY_COMMAND: CommandInfo = command({
   name: 'start',
-  description: 'Start talking to me',
   arguments: [],
   control: true,
   ephemeral: true,
@@ -63,9 +55,23 @@ export function commandNamed(name: string): CommandInfo | undefined {
   return name === ENTRY_COMMAND.name ? ENTRY_COMMAND : COMMANDS.find((c) => c.name === name);
 }
 
+/** A command's description in `locale` (the catalogue's, else its own English one, else its name). */
+export function commandDescription(command: CommandInfo, locale: Locale): string {
+  const key = `command.${command.name}`;
+  return isTextKey(key) ? textOf(locale, key) : (command.description ?? command.name);
+}
+
+/** An argument's description in `locale`, the same way. */
+export function argumentDescription(command: CommandInfo, argument: CommandArgument, locale: Locale): string {
+  const key = `command.${command.name}.${argument.name}`;
+  return isTextKey(key) ? textOf(locale, key) : (argument.description ?? argument.name);
+}
+
 /** One line per command, for /help. */
-export function commandList(): string {
-  return COMMANDS.map((c) => `- /${c.name}${c.args ? ` ${c.args}` : ''}: ${c.description}`).join('\n');
+export function commandList(locale: Locale): string {
+  return COMMANDS.map((c) =>
+    t(locale, 'help.line', { command: c.name, args: c.args ? ` ${c.args}` : '', description: commandDescription(c, locale) }),
+  ).join('\n');
 }
 
 export interface ParsedCommand {

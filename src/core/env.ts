@@ -1,6 +1,7 @@
 // Small zod building blocks for environment variables (core and adapters use them alike): every value arrives as a string (or not at
 // all), and every error message says what the variable expects.
 import { z } from 'zod';
+import { LOCALE_SETTINGS, localeSettingOf } from './i18n/locale.ts';
 
 const blankToUndefined = (value: unknown) => (typeof value === 'string' && value.trim() === '' ? undefined : value);
 
@@ -70,6 +71,14 @@ export function oneOf<const T extends readonly [string, ...string[]]>(values: T,
   return z.preprocess(
     (value) => (typeof value === 'string' ? blankToUndefined(value.toLowerCase()) : value),
     z.enum(values, { error: `expects one of: ${values.join(', ')}` }).default(fallback as never),
+  );
+}
+
+/** PARLEY_LOCALE: `auto` (default), or a locale the bot has texts in (any case, `_` or `-`). */
+export function localeSetting() {
+  return z.preprocess(
+    (value) => (typeof value === 'string' ? (localeSettingOf(value) ?? blankToUndefined(value)) : value),
+    z.enum(LOCALE_SETTINGS, { error: `expects one of: ${LOCALE_SETTINGS.join(', ')}` }).default('auto'),
   );
 }
 

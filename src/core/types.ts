@@ -46,6 +46,9 @@ export type Attachment = z.infer<typeof AttachmentSchema>;
  * - `repliesToBot`: the replied-to message was sent by this bot; `replyToMessageId` names it.
  * - `threadId`: the platform's thread/topic (Telegram forum topic, Discord thread, Feishu thread);
  *   undefined for the main conversation of a chat.
+ * - `locale`: the language the platform reports for the sender (Telegram's `from.language_code`,
+ *   a Discord interaction's `locale`, the browser's Accept-Language), as the platform writes it;
+ *   unset where the platform tells none. The core maps it to one of its locales.
  *
  * What the core derives (adapters do not): the trigger policy (direct chats always; groups when
  * `mentionsBot`, `repliesToBot` or a /command), the session key `channel:chatId[:threadId][:userId]`,
@@ -65,6 +68,8 @@ export const InboundSchema = z.object({
   mentionsBot: z.boolean(),
   repliesToBot: z.boolean(),
   replyToMessageId: z.string().optional(),
+  /** The sender's language as the platform tags it (see above); the core resolves it and stores its choice here. */
+  locale: z.string().trim().min(1).max(200).optional().catch(undefined),
   receivedAt: z.coerce.date(),
 });
 export type Inbound = z.infer<typeof InboundSchema>;
@@ -145,6 +150,8 @@ export interface Action {
   userId: string;
   displayName: string;
   payload: string;
+  /** The clicker's language as the platform tags it (Telegram's language_code, a Discord interaction's locale), when it tells. */
+  locale?: string;
   reply: InteractionReply;
 }
 
@@ -169,6 +176,7 @@ export const ActionSchema = z.object({
   displayName: PersonTextSchema,
   /** Button payloads are short opaque tokens (at most 256 bytes on any platform today). */
   payload: z.string().min(1).max(1_024),
+  locale: z.string().trim().min(1).max(200).optional().catch(undefined),
   reply: InteractionReplySchema,
 });
 
@@ -176,7 +184,7 @@ export interface ToolActivity {
   phase: 'start' | 'end';
   callId: string;
   tool: string;
-  /** Short human description, e.g. "searching knowledge…". */
+  /** Short human description in the chat's language, e.g. "searching knowledge…". */
   label: string;
   ok?: boolean;
 }
@@ -255,6 +263,12 @@ export interface ChannelAdapter {
   describe?(): string[];
   /** Optional: the name people type after @ to mention the bot in a group (its username), once known. */
   mentionName?(): string | undefined;
+  /**
+   * Optional: the language most people of this channel use, where the platform implies one though
+   * its events tell none (Feishu's China domain: `zh-CN`); the bot's texts fall back to it for a
+   * message whose sender's language and script say nothing (a bare /help).
+   */
+  readonly usualLocale?: string;
   /** Optional: register HTTP endpoints (console, webhooks) on the process's one listener; called once, before start(). */
   routes?(http: HttpRoutes): void;
   /** Optional: user ids this channel itself vouches for as admins (added to PARLEY_ADMINS); known before start(). */

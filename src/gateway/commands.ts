@@ -1,6 +1,7 @@
 // Chat commands: /help, /stop and /reset are answered here; /approve, /deny and /revoke go to the
 // approvals handler.
 import { commandList, commandNamed, type ParsedCommand } from '../core/commands.ts';
+import { type Locale, localeOrDefault, t } from '../core/i18n/index.ts';
 import { markdownText } from '../core/markdown-text.ts';
 import type { Inbound } from '../core/types.ts';
 import type { Store } from '../store/store.ts';
@@ -32,30 +33,31 @@ export class ChatCommands {
   /** Runs a control command; returns the reply text (undefined: nothing to say). */
   async run(command: ParsedCommand, inbound: Inbound, session: SessionRecord): Promise<string | undefined> {
     const who = inbound.sender.displayName || inbound.sender.id;
+    const locale = localeOrDefault(inbound.locale);
     switch (command.name) {
       case 'start':
       case 'help':
-        return helpText(this.#o.botName, inbound.chatType, this.#o.mentionName?.(inbound.channel));
+        return helpText(locale, this.#o.botName, inbound.chatType, this.#o.mentionName?.(inbound.channel));
       case 'stop':
-        return (await this.#o.sessions.stopSession(session.id, who)) ? undefined : 'Nothing to stop.';
+        return (await this.#o.sessions.stopSession(session.id, who)) ? undefined : t(locale, 'reply.nothingToStop');
       case 'reset': {
         await this.#o.sessions.stopSession(session.id, who);
         await this.#o.store.sessions.reset(session.id);
-        return 'Started a fresh conversation. (Facts I was asked to remember are kept; ask me to forget them if needed.)';
+        return t(locale, 'reply.reset');
       }
       default:
-        if (!this.#o.approvals) return 'Approvals are not enabled here.';
+        if (!this.#o.approvals) return t(locale, 'reply.approvalsOff');
         return this.#o.approvals.handleCommand(command, inbound, session);
     }
   }
 }
 
 /** In a group: how to address the bot (by its platform @username where the channel tells it; else by name). */
-function helpText(botName: string, chatType: 'direct' | 'group', mention: string | undefined): string {
+function helpText(locale: Locale, botName: string, chatType: 'direct' | 'group', mention: string | undefined): string {
   const name = markdownText(botName);
   const how =
     chatType === 'group'
-      ? `In a group I only see messages addressed to me: mention me (@${markdownText(mention ?? botName)}), reply to one of my messages, or use a command.`
-      : 'Just write to me.';
-  return `I am ${name}. ${how}\n\n${commandList()}`;
+      ? t(locale, 'help.group', { name, mention: markdownText(mention ?? botName) })
+      : t(locale, 'help.direct', { name });
+  return `${how}\n\n${commandList(locale)}`;
 }

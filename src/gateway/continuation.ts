@@ -3,8 +3,8 @@
 // continued turn asks the model again for the interrupted round, whose text may differ, and the
 // message may not even have landed: the answer is shown whole in a new message, marked as the
 // continuation after a restart, so the cut one above it reads as what it is.
-const CONTINUED = '_… (continued after a restart)_';
+import { type Locale, t } from '../core/i18n/index.ts';
 
-export function continuationOf(piece: string): string {
-  return `${CONTINUED}\n\n${piece}`;
+export function continuationOf(piece: string, locale: Locale): string {
+  return `${t(locale, 'chat.continuedMarker')}\n\n${piece}`;
 }

@@ -2,6 +2,7 @@
 // after a reload or a restart): the user and assistant messages of the session's current epoch,
 // and the prompts of approvals still pending, with their buttons, under the message ids they were
 // sent as (so the decision's edit still finds them).
+import { localeOrDefault } from '../core/i18n/index.ts';
 import type { ChatRef, ConversationEntry } from '../core/types.ts';
 import type { Store } from '../store/store.ts';
 import type { ApprovalPromptSink } from './renderer.ts';
@@ -35,7 +36,9 @@ export async function storedConversation(
   if (source.prompts) {
     const pending = await source.store.approvals.list({ status: 'pending', sessionId: session.id });
     for (const approval of pending.reverse()) {
-      const prompt = source.prompts.render(approval, `run the tool ${approval.toolName}`, chat);
+      // In the language it was first shown in: its turn's.
+      const locale = localeOrDefault((await source.store.turns.get(approval.turnId))?.origin.locale);
+      const prompt = source.prompts.render(approval, undefined, chat, locale);
       entries.push({
         role: 'assistant',
         author: { id: 'bot', displayName: source.botName },

@@ -4,10 +4,12 @@
 import type { Agent, TurnOutcome } from '../agent/agent.ts';
 import type { Wakeups } from '../cluster/wakeups.ts';
 import type { Action, ChannelAdapter, ChatRef, ConversationEntry, Inbound, InboundSink, InteractionReply } from '../core/types.ts';
+import type { LocaleSetting } from '../core/i18n/index.ts';
 import type { Logger } from '../log.ts';
 import type { Store } from '../store/store.ts';
 import { handleAction } from './actions.ts';
 import { ChatCommands } from './commands.ts';
+import { ChatLocales } from './locales.ts';
 import { Limits } from './limits.ts';
 import { storedConversation } from './conversation.ts';
 import { thisProcess } from './lease-owner.ts';
@@ -29,6 +31,8 @@ export interface GatewayOptions {
   log: Logger;
   botName: string;
   groupSession: GroupSessionMode;
+  /** PARLEY_LOCALE: the language of the bot's own texts, or `auto` (default). */
+  locale?: LocaleSetting;
   approvals?: ApprovalHandler;
   wakeups?: Wakeups;
   /** Per person and per chat limits, and who is exempt from them ("channel:userId"). */
@@ -47,6 +51,7 @@ export class Gateway implements InboundSink {
   readonly #router: Router;
   readonly #recovery: Recovery;
   readonly #limits: Limits | undefined;
+  readonly #locales: ChatLocales;
   #sweeper: NodeJS.Timeout | undefined;
 
   constructor(options: GatewayOptions) {
@@ -54,6 +59,7 @@ export class Gateway implements InboundSink {
     this.#adapters = new Map(options.adapters.map((a) => [a.id, a]));
     const { store, log, scheduler } = options;
     const approvals = options.approvals;
+    this.#locales = new ChatLocales(options.locale ?? 'auto');
     const output = new Output({ store, adapters: this.#adapters, log, prompts: approvals?.prompts, owner: scheduler.owner });
     this.#sessions = new SessionRunner({ store, agent: options.agent, scheduler, output, log, approvals });
     const commands = new ChatCommands({
@@ -74,6 +80,8 @@ export class Gateway implements InboundSink {
       commands,
       sessions: this.#sessions,
       output,
+      locales: this.#locales,
+      usualLocale: (channel) => this.#adapters.get(channel)?.usualLocale,
     });
     this.#recovery = new Recovery({
       store,
@@ -115,7 +123,9 @@ export class Gateway implements InboundSink {
   }
 
   onAction(action: Action): Promise<void> {
-    return handleAction(action, this.#o.approvals, this.#o.log);
+    return handleAction(action, this.#o.approvals, this.#o.log, (press) =>
+      this.#locales.forPress(press, this.#adapters.get(press.channel)?.usualLocale),
+    );
   }
 
   conversation(chat: ChatRef, viewer: { id: string }, limit: number): Promise<ConversationEntry[]> {

@@ -7,7 +7,8 @@ import type { LimitSettings } from '../config/config.ts';
 import type { ChatRef, Inbound } from '../core/types.ts';
 import type { Logger } from '../log.ts';
 import type { Store } from '../store/store.ts';
-import { languageOf, notices } from './limit-notices.ts';
+import { localeOrDefault } from '../core/i18n/index.ts';
+import { notices } from './limit-notices.ts';
 import type { Output } from './output.ts';
 
 const MINUTE_MS = 60_000;
@@ -55,7 +56,7 @@ export class Limits {
     // Never between the two halves of a surrogate pair.
     const kept = inbound.text.slice(0, max).replace(/[\uD800-\uDBFF]$/, '');
     this.#o.log.info({ channel: inbound.channel, chatId: inbound.chatId, length, max }, 'cut a message over the length limit');
-    await this.#o.output.reply(chat, notices.cut(languageOf(kept), length, max), inbound);
+    await this.#o.output.reply(chat, notices.cut(localeOrDefault(inbound.locale), length, max), inbound);
     return { ...inbound, text: `${kept}${notices.cutForModel(length, max)}` };
   }
 
@@ -68,7 +69,7 @@ export class Limits {
     if (count <= limit) return true;
     if (count === limit + 1) {
       this.#o.log.info({ channel: inbound.channel, sender: inbound.sender.id, limit }, 'a person went over the message rate; told once');
-      await this.#o.output.reply(chat, notices.slowDown(languageOf(inbound.text), limit), inbound);
+      await this.#o.output.reply(chat, notices.slowDown(localeOrDefault(inbound.locale), limit), inbound);
     }
     return false;
   }
@@ -80,7 +81,7 @@ export class Limits {
     if ((await this.#o.store.inbound.queuedForKey(sessionKey)) < max) return true;
     if ((await this.#o.store.rateCounts.add(`queue-full:${sessionKey}`, floorTo(this.#now(), MINUTE_MS))) === 1) {
       this.#o.log.info({ sessionKey, max }, 'a conversation has as many waiting messages as allowed; refused, told once');
-      await this.#o.output.reply(chat, notices.queueFull(languageOf(inbound.text), max), inbound);
+      await this.#o.output.reply(chat, notices.queueFull(localeOrDefault(inbound.locale), max), inbound);
     }
     return false;
   }
@@ -93,7 +94,7 @@ export class Limits {
     const day = floorTo(now, DAY_MS);
     const tomorrow = new Date(day.getTime() + DAY_MS);
     const { usage, rateCounts } = this.#o.store;
-    const language = languageOf(inbound.text);
+    const language = localeOrDefault(inbound.locale);
     if (personTokensPerDay > 0 && (await usage.ofPerson(inbound.channel, inbound.sender.id, day)) >= personTokensPerDay) {
       if ((await rateCounts.add(`budget-person:${inbound.channel}:${inbound.sender.id}`, day)) === 1) {
         await this.#o.output.reply(chat, notices.personBudget(language, personTokensPerDay, tomorrow, now), inbound);

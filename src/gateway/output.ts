@@ -3,6 +3,7 @@
 // the platform refuses it) without holding the session up: the chat's next renderer sends nothing
 // before the previous one has delivered, so answers keep their order.
 import { errorText } from '../core/errors.ts';
+import { localeOrDefault } from '../core/i18n/index.ts';
 import type { ChannelAdapter, ChatRef, Inbound } from '../core/types.ts';
 import type { Logger } from '../log.ts';
 import type { OwedAnswer } from '../store/repos/owed-answers.ts';
@@ -60,6 +61,7 @@ export class Output {
     const renderer = new ReplyRenderer({
       adapter,
       chat: origin.chat,
+      locale: localeOrDefault(origin.locale),
       replyToMessageId: origin.replyToMessageId,
       log: this.#o.log,
       ...(this.#o.prompts ? { prompts: this.#o.prompts } : {}),
@@ -122,7 +124,7 @@ export class Output {
     if (prompts && adapter) {
       for (const approval of unseen) {
         const message = {
-          ...prompts.render(approval, `run the tool ${approval.toolName}`, turn.origin.chat),
+          ...prompts.render(approval, undefined, turn.origin.chat, localeOrDefault(turn.origin.locale)),
           idempotencyKey: promptKey(approval.id),
         };
         const sent = await persist(async () => void (await prompts.sent(approval, await adapter.send(turn.origin.chat, message))), {

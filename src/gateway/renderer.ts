@@ -7,6 +7,7 @@
 import { deliveryFailureOf } from '../core/delivery.ts';
 import { errorText } from '../core/errors.ts';
 import { failpoint } from '../core/failpoint.ts';
+import { DEFAULT_LOCALE, type Locale, t, type Wording, wordingText } from '../core/i18n/index.ts';
 import { splitMessage } from '../core/text-split.ts';
 import type { ChannelAdapter, ChatRef, OutboundMessage, SentRef } from '../core/types.ts';
 import type { AgentEvent } from '../agent/events.ts';
@@ -18,8 +19,8 @@ import { persist } from './persist.ts';
 import { noticeKey, promptKey } from './send-keys.ts';
 
 export interface ApprovalPromptSink {
-  /** Builds the prompt for a gated call. */
-  render(approval: ApprovalRecord, description: string, chat: ChatRef): OutboundMessage;
+  /** Builds the prompt for a gated call, in `locale`; `description` is the tool's words for the call, if any. */
+  render(approval: ApprovalRecord, description: Wording | undefined, chat: ChatRef, locale: Locale): OutboundMessage;
   /** Called with the sent prompt, so it can be edited after the decision. */
   sent(approval: ApprovalRecord, ref: SentRef): Promise<void>;
 }
@@ -27,6 +28,8 @@ export interface ApprovalPromptSink {
 export interface RendererOptions {
   adapter: ChannelAdapter;
   chat: ChatRef;
+  /** The language of the bot's own words in this answer (markers, notices, prompts); English by default. */
+  locale?: Locale;
   replyToMessageId?: string;
   log: Logger;
   prompts?: ApprovalPromptSink;
@@ -73,10 +76,6 @@ interface SentPiece {
 
 type RenderPhase = 'streaming' | 'final' | 'paused';
 
-const REPLACED = '_(interrupted answer: replaced by the message above)_';
-const INTERRUPTED = '_(interrupted — the full answer follows)_';
-export const MODEL_BUSY = 'The model is busy right now; I will answer as soon as it is available.';
-export const UNDELIVERED = 'I could not deliver my answer here: the chat service kept refusing it. Please ask me again.';
 const DELIVERY_BUDGET_MS = 120_000;
 /** The first streamed part is shown this long after the text starts (imperceptible next to a model's pace). */
 const FIRST_RENDER_DELAY_MS = 40;
@@ -113,7 +112,7 @@ export class ReplyRenderer {
   /** How many of #sent the stored reply state names (a message sent since is named in the owed record). */
   #savedRefs = 0;
   /** Approval prompts of the turn's suspension: sent once the suspension is written (at close). */
-  readonly #prompts: { approval: ApprovalRecord; description: string }[] = [];
+  readonly #prompts: { approval: ApprovalRecord; description?: Wording }[] = [];
   /** The text and notices shown above the prompts. */
   #promptsText = '';
   /** The turn was left running (paused): a continuation takes over these messages. */
@@ -125,6 +124,10 @@ export class ReplyRenderer {
   constructor(options: RendererOptions) {
     this.#o = options;
     if (options.after) this.#queue = options.after.then(noop, noop);
+  }
+
+  get #locale(): Locale {
+    return this.#o.locale ?? DEFAULT_LOCALE;
   }
 
   get #interval(): number {
@@ -163,7 +166,12 @@ export class ReplyRenderer {
       case 'tool_end': {
         const show = this.#o.adapter.showActivity?.bind(this.#o.adapter);
         if (!show) break;
-        const label = event.type === 'tool_start' ? (event.activity ?? `running ${event.name}`) : event.name;
+        const label =
+          event.type === 'tool_start'
+            ? event.activity
+              ? wordingText(this.#locale, event.activity)
+              : t(this.#locale, 'activity.running', { tool: event.name })
+            : event.name;
         this.#enqueue(() =>
           show(this.#o.chat, {
             phase: event.type === 'tool_start' ? 'start' : 'end',
@@ -181,7 +189,7 @@ export class ReplyRenderer {
         // The turn suspends after this (no turn_end here): notices go with the text, above the prompt.
         const notices = this.#notices.splice(0).map((notice) => `_${notice}_`);
         this.#promptsText = [this.#text.trim(), ...notices].filter(Boolean).join('\n\n');
-        this.#prompts.push({ approval: event.approval, description: event.description });
+        this.#prompts.push({ approval: event.approval, ...(event.description ? { description: event.description } : {}) });
         break;
       }
       case 'notice':
@@ -193,7 +201,7 @@ export class ReplyRenderer {
         let text = this.#text.trim();
         if (event.status !== 'done' && event.text) text = text ? `${text}\n\n_${event.text}_` : event.text;
         // No text streamed (what was sent, if anything, is inherited or the busy placeholder).
-        if (event.status === 'done' && !text) text = event.text || '_(no answer)_';
+        if (event.status === 'done' && !text) text = event.text || t(this.#locale, 'chat.noAnswer');
         for (const notice of this.#notices) text = `${text}\n\n_${notice}_`;
         // Left `running` (shutdown): the next process continues this answer in these messages.
         this.#pausing = event.status === 'running';
@@ -248,7 +256,7 @@ export class ReplyRenderer {
       failpoint('approval-suspended');
       await this.#deliver(this.#promptsText);
       for (const { approval, description } of held) {
-        const prompt = { ...prompts.render(approval, description, this.#o.chat), idempotencyKey: promptKey(approval.id) };
+        const prompt = { ...prompts.render(approval, description, this.#o.chat, this.#locale), idempotencyKey: promptKey(approval.id) };
         const ref = await this.#sendPersistently(prompt, 'an approval prompt');
         if (ref) await prompts.sent(approval, ref);
       }
@@ -299,12 +307,16 @@ export class ReplyRenderer {
     if (this.#toldBusy) return;
     this.#toldBusy = true;
     if (this.#o.adapter.capabilities.canEdit) {
-      this.#status = MODEL_BUSY;
+      this.#status = t(this.#locale, 'chat.modelBusy');
       this.#schedule();
     } else {
       this.#enqueue(
         async () =>
-          void (await this.#o.adapter.send(this.#o.chat, { text: MODEL_BUSY, ...this.#replyTo(0), ...noticeKey(this.#o.turnId, 'busy') })),
+          void (await this.#o.adapter.send(this.#o.chat, {
+            text: t(this.#locale, 'chat.modelBusy'),
+            ...this.#replyTo(0),
+            ...noticeKey(this.#o.turnId, 'busy'),
+          })),
       );
     }
   }
@@ -329,7 +341,7 @@ export class ReplyRenderer {
     // Forbidden: the bot may not write there (blocked, removed); nothing else would arrive either.
     if (deliveryFailureOf(result.error).kind !== 'forbidden')
       await this.#sendPersistently(
-        { text: UNDELIVERED, ...this.#replyTo(0), ...noticeKey(this.#o.turnId, 'undelivered') },
+        { text: t(this.#locale, 'chat.undelivered'), ...this.#replyTo(0), ...noticeKey(this.#o.turnId, 'undelivered') },
         'the delivery error',
         NOTICE_BUDGET_MS,
       );
@@ -431,7 +443,7 @@ export class ReplyRenderer {
         await this.#saveReplyState({ index, chars: piece.length });
       }
       if (streaming) failpoint('stream-intent-recorded');
-      const shown = continued ? continuationOf(piece) : piece;
+      const shown = continued ? continuationOf(piece, this.#locale) : piece;
       const sendAt = performance.now();
       const ref = await adapter.send(chat, { text: shown, ...this.#replyTo(index), ...this.#keyOf(index) });
       if (streaming) failpoint('stream-message-sent');
@@ -451,7 +463,7 @@ export class ReplyRenderer {
   /** False when the message is gone (deleted by someone): that part is then sent anew. */
   async #edit(sent: SentPiece, piece: string): Promise<boolean> {
     try {
-      await this.#o.adapter.edit(sent.ref, { text: sent.continued ? continuationOf(piece) : piece });
+      await this.#o.adapter.edit(sent.ref, { text: sent.continued ? continuationOf(piece, this.#locale) : piece });
     } catch (error) {
       if (deliveryFailureOf(error).kind !== 'gone') throw error;
       this.#o.log.warn({ err: error, chat: this.#o.chat }, `a message of the answer is gone; sending that part anew: ${errorText(error)}`);
@@ -480,7 +492,7 @@ export class ReplyRenderer {
       const { kind } = deliveryFailureOf(error);
       if (kind === 'rate_limited' || kind === 'transient') throw error;
       this.#o.log.warn({ err: error, chat: this.#o.chat }, `could not continue an interrupted answer in place: ${errorText(error)}`);
-      await this.#o.adapter.edit(sent.ref, { text: INTERRUPTED }).catch(() => {});
+      await this.#o.adapter.edit(sent.ref, { text: t(this.#locale, 'chat.interruptedMarker') }).catch(() => {});
       return false;
     }
     sent.text = piece;
@@ -492,7 +504,7 @@ export class ReplyRenderer {
   async #retireInherited(keep: number): Promise<void> {
     for (const sent of this.#sent.splice(keep)) {
       if (!sent.inherited) continue;
-      await this.#o.adapter.edit(sent.ref, { text: REPLACED }).catch((error: unknown) => {
+      await this.#o.adapter.edit(sent.ref, { text: t(this.#locale, 'chat.replacedMarker') }).catch((error: unknown) => {
         this.#o.log.warn({ err: error, chat: this.#o.chat }, `could not mark a replaced message: ${errorText(error)}`);
       });
     }

@@ -5,12 +5,14 @@
 // acknowledged and answered in the chat.
 import { unreadableReply } from '../core/attachments.ts';
 import { commandNamed, parseCommand } from '../core/commands.ts';
+import { localeOrDefault, t } from '../core/i18n/index.ts';
 import { type ChatRef, InboundSchema, type Inbound, type InteractionReply } from '../core/types.ts';
 import type { Logger } from '../log.ts';
 import type { Store } from '../store/store.ts';
 import type { TurnStatus } from '../store/types.ts';
 import type { ChatCommands } from './commands.ts';
 import type { Limits } from './limits.ts';
+import type { ChatLocales } from './locales.ts';
 import type { Output } from './output.ts';
 import { chatOf, sessionSpecFor, type GroupSessionMode } from './session-key.ts';
 import type { SessionRunner } from './sessions.ts';
@@ -26,10 +28,11 @@ export interface RouterOptions {
   output: Output;
   /** Per person and per chat limits (none: every addressed message goes on). */
   limits?: Limits;
+  /** The language of the bot's texts per message. */
+  locales: ChatLocales;
+  /** A channel's usual language (ChannelAdapter.usualLocale), if it has one. */
+  usualLocale?: (channel: string) => string | undefined;
 }
-
-const NO_MODEL =
-  'No language model is configured yet, so I cannot answer. An admin needs to set OPENAI_MODEL and OPENAI_BASE_URL (or OPENAI_API_KEY) and restart me.';
 
 export class Router {
   readonly #o: RouterOptions;
@@ -46,8 +49,10 @@ export class Router {
       log.warn({ issues: parsed.error.issues }, 'dropped a malformed inbound message from an adapter');
       return;
     }
-    let inbound = parsed.data;
-    if (inbound.sender.isBot) return;
+    if (parsed.data.sender.isBot) return;
+    // From here on the message carries the locale resolved for it (its turn keeps it, see originOf).
+    let inbound: Inbound = { ...parsed.data, locale: this.#o.locales.forMessage(parsed.data, this.#o.usualLocale?.(parsed.data.channel)) };
+    const locale = localeOrDefault(inbound.locale);
     const command = parseCommand(inbound.text);
     const addressed = inbound.chatType === 'direct' || inbound.mentionsBot || inbound.repliesToBot || command !== undefined;
     if (!addressed) {
@@ -84,14 +89,14 @@ export class Router {
       if (!(await store.inbound.record(inbound, session.id, 'done'))) return;
       if (interaction && commandNamed(command.name)?.ephemeral) {
         // It concerns only the caller: the answer is the acknowledgement, shown to them alone.
-        await interaction.ack((await this.#o.commands.run(command, inbound, session)) ?? 'Done.');
+        await interaction.ack((await this.#o.commands.run(command, inbound, session)) ?? t(locale, 'general.done'));
         return;
       }
       await interaction?.ack();
       const reply = await this.#o.commands.run(command, inbound, session);
       if (reply) await output.reply(chat, reply, inbound);
       // Its effect shows elsewhere (/stop ends the answer in place): the caller still gets words.
-      else await interaction?.whisper(`Done: /${command.name}`);
+      else await interaction?.whisper(t(locale, 'general.doneCommand', { command: command.name }));
       return;
     }
     // Only attachments, none of which the bot can read yet: say so, no model turn needed.
@@ -101,7 +106,7 @@ export class Router {
       return;
     }
     if (!this.#o.hasModel) {
-      if (await store.inbound.record(inbound, session.id, 'done')) await output.reply(chat, NO_MODEL, inbound);
+      if (await store.inbound.record(inbound, session.id, 'done')) await output.reply(chat, t(locale, 'chat.noModel'), inbound);
       return;
     }
     if (!(await store.inbound.record(inbound, session.id, 'queued'))) return this.#duplicate(inbound);
@@ -115,11 +120,7 @@ export class Router {
   /** `inbound` waits in the session's mailbox: say so when a decision holds it back, and get it worked on. */
   async #queued(chat: ChatRef, inbound: Inbound, sessionId: string, activeStatus: TurnStatus | undefined): Promise<void> {
     if (activeStatus === 'awaiting_approval') {
-      await this.#o.output.reply(
-        chat,
-        'I am waiting for a decision on a tool approval in this conversation; I will read your message right after it.',
-        inbound,
-      );
+      await this.#o.output.reply(chat, t(localeOrDefault(inbound.locale), 'chat.waitingForApproval'), inbound);
     }
     this.#o.sessions.kick(sessionId);
   }

@@ -1,6 +1,7 @@
 // SessionKey = channel:chatId[:threadId][:userId]. A DM is one session; a group is one shared
 // session per thread/topic, or one per member with PARLEY_GROUP_SESSION=per-user. Also where a
 // message's answer goes (chat and origin).
+import { localeOf } from '../core/i18n/index.ts';
 import type { ChatRef, Inbound } from '../core/types.ts';
 import type { SessionSpec, TurnOrigin } from '../store/types.ts';
 
@@ -39,5 +40,7 @@ export function originOf(inbound: Inbound): TurnOrigin {
     chat: chatOf(inbound),
     requester: { id: inbound.sender.id, displayName: inbound.sender.displayName || inbound.sender.id },
     replyToMessageId: inbound.messageId,
+    // The router stores the locale it resolved for the message in `inbound.locale`.
+    ...(localeOf(inbound.locale) ? { locale: localeOf(inbound.locale)! } : {}),
   };
 }

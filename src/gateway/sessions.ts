@@ -1,5 +1,6 @@
 // Session scheduling: whoever holds a session's lease works through its mailbox one turn at a
 // time, continues a turn left running by a process that went away, and resumes decided turns.
+import { localeOrDefault, t } from '../core/i18n/index.ts';
 import { markdownText } from '../core/markdown-text.ts';
 import { StopRequest } from '../agent/abort.ts';
 import type { Agent, TurnOutcome, TurnRun } from '../agent/agent.ts';
@@ -46,7 +47,10 @@ export class SessionRunner {
     if (active.status === 'awaiting_approval') {
       if (await this.#o.store.turns.transition(active.id, 'awaiting_approval', 'cancelled')) {
         await this.#o.approvals?.turnStopped(active.id, by);
-        await this.#o.output.reply(active.origin.chat, `Stopped (by ${markdownText(by)}).`);
+        await this.#o.output.reply(
+          active.origin.chat,
+          t(localeOrDefault(active.origin.locale), 'chat.stoppedBy', { name: markdownText(by) }),
+        );
       }
       return true;
     }

@@ -32,7 +32,7 @@ export function createKnowledgeTools(kb: KnowledgeBase): AnyTool[] {
     }),
     approval: 'never',
     idempotent: true,
-    activity: 'searching knowledge',
+    activity: { key: 'activity.searchingKnowledge' },
     async execute({ query, limit }) {
       const { hits } = await kb.search(query, { limit });
       if (hits.length === 0) return `No knowledge page matches "${query}". Try other words, or the language the pages are written in.`;
@@ -50,7 +50,7 @@ export function createKnowledgeTools(kb: KnowledgeBase): AnyTool[] {
     }),
     approval: 'never',
     idempotent: true,
-    activity: 'reading knowledge',
+    activity: { key: 'activity.readingKnowledge' },
     async execute({ slug, section }) {
       const page = await kb.get(slug.toLowerCase());
       if (!page) return { content: `There is no knowledge page with slug "${slug}". Use search_knowledge to find one.`, isError: true };
@@ -76,8 +76,8 @@ export function createKnowledgeTools(kb: KnowledgeBase): AnyTool[] {
       references: z.array(z.string().max(500)).max(50).default([]).describe('URLs or slugs the page draws on'),
     }),
     approval: 'always',
-    activity: 'writing knowledge',
-    describe: (args) => `create or update the knowledge page "${args.slug}" (${args.title})`,
+    activity: { key: 'activity.writingKnowledge' },
+    describe: (args) => ({ key: 'approval.describeWritePage', vars: { slug: args.slug, title: args.title } }),
     async execute(args, ctx) {
       // Page files (YAML, markdown-it: about 15 MB resident) load with the first write, not at start.
       const { PageFileError, parsePageInput } = await import('./page-file.ts');

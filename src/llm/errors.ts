@@ -1,24 +1,26 @@
 // The SDK's error classes alone: the client itself (about 35 MB once loaded) loads on first use.
 import * as OpenAI from 'openai/core/error';
 import { ParleyError } from '../core/errors.ts';
+import type { TextKey } from '../core/i18n/index.ts';
 
 export type LlmErrorKind = 'authentication' | 'rate_limit' | 'context_length' | 'timeout' | 'aborted' | 'bad_response' | 'other';
 
-const USER_MESSAGES: Record<LlmErrorKind, string> = {
-  authentication: 'I cannot reach my language model: it refused my credentials. An admin needs to check the API key.',
-  rate_limit: 'My language model is rate-limiting me right now. Please try again in a minute.',
-  context_length: 'This conversation has grown too long for my language model. Send /reset to start a fresh one.',
-  timeout: 'My language model did not answer in time. Please try again.',
-  aborted: 'Stopped.',
-  bad_response: 'My language model sent a reply I could not read. Please try again.',
-  other: 'My language model failed to answer. Please try again in a moment.',
+/** What people are told, per kind (texts of the catalogue's chat area). */
+const USER_MESSAGES: Record<LlmErrorKind, TextKey> = {
+  authentication: 'llm.authentication',
+  rate_limit: 'llm.rateLimit',
+  context_length: 'llm.contextLength',
+  timeout: 'llm.timeout',
+  aborted: 'llm.aborted',
+  bad_response: 'llm.badResponse',
+  other: 'llm.other',
 };
 
 export class LlmError extends ParleyError {
   readonly kind: LlmErrorKind;
   readonly status?: number;
   constructor(kind: LlmErrorKind, message: string, options: { status?: number; cause?: unknown } = {}) {
-    super(message, USER_MESSAGES[kind], { cause: options.cause });
+    super(message, { key: USER_MESSAGES[kind] }, { cause: options.cause });
     this.kind = kind;
     this.status = options.status;
   }

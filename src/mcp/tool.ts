@@ -49,7 +49,7 @@ export function mcpTool(tool: Tool, options: McpToolOptions): AnyTool {
     inputJsonSchema: JSON.parse(redact(JSON.stringify(modelSchema(inputSchema)))) as JsonObject,
     approval: policy.approval,
     describe: () => redact(describeMcpCall(connection.name, tool)),
-    activity: `using ${connection.name}`,
+    activity: { key: 'activity.usingServer', vars: { server: connection.name } },
     timeoutMs: options.timeoutMs,
     idempotent: readOnly || tool.annotations?.idempotentHint === true,
     async execute(args, ctx) {

@@ -38,7 +38,7 @@ export function createMemoryTools(memory: Pick<MemoryRepo, 'set' | 'delete' | 'l
     approval: 'never',
     idempotent: true,
     refreshesContext: true,
-    activity: 'remembering',
+    activity: { key: 'activity.remembering' },
     async execute({ key, value }, ctx) {
       const facts = await memory.list(ctx.sessionId);
       if (!facts.some((f) => f.key === key) && facts.length >= MAX_FACTS) {
@@ -55,7 +55,7 @@ export function createMemoryTools(memory: Pick<MemoryRepo, 'set' | 'delete' | 'l
     approval: 'never',
     idempotent: true,
     refreshesContext: true,
-    activity: 'forgetting',
+    activity: { key: 'activity.forgetting' },
     async execute({ key }, ctx) {
       const removed = await memory.delete(ctx.sessionId, key);
       return removed ? `Forgot ${key}.` : { content: `There is no remembered fact named ${key}.`, isError: true };

@@ -4,10 +4,14 @@ import { ParleyError } from '../core/errors.ts';
 /** A storage failure. `message` is one line an operator can act on (no secrets). */
 export class StoreError extends ParleyError {
   constructor(message: string, options?: { cause?: unknown }) {
-    super(message, 'I could not reach my database just now, so nothing was done. Please try again in a moment.', {
-      ...options,
-      retryable: true,
-    });
+    super(
+      message,
+      { key: 'general.database' },
+      {
+        ...options,
+        retryable: true,
+      },
+    );
   }
 
   static from(error: unknown, target: DatabaseTarget): StoreError {

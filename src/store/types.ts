@@ -1,4 +1,5 @@
 // Plain records the rest of Parley works with. Only src/store knows the database.
+import type { Locale } from '../core/i18n/index.ts';
 import type { ChatRef, ChatType, SentRef } from '../core/types.ts';
 
 export interface SessionSpec {
@@ -60,6 +61,8 @@ export interface TurnOrigin {
   chat: ChatRef;
   requester: Person;
   replyToMessageId?: string;
+  /** The language the bot writes this turn's own texts in (resolved from its message; absent in turns stored before it was kept). */
+  locale?: Locale;
 }
 
 export interface Usage {

@@ -59,8 +59,8 @@ export function createHttpRequestTool(options: HttpRequestToolOptions): AnyTool 
       'Make an HTTP request to a public URL and return the status, main headers and body (text, truncated). GET and HEAD run directly; other methods need a person to approve.',
     parameters: Arguments,
     approval: (args) => !SAFE_METHODS.has(args.method),
-    activity: 'fetching a web page',
-    describe: (args) => `send an HTTP ${args.method} request to ${args.url}`,
+    activity: { key: 'activity.fetching' },
+    describe: (args) => ({ key: 'approval.describeHttp', vars: { method: args.method, url: args.url } }),
     timeoutMs: 30_000,
     async execute(args, ctx) {
       client ??= loadClient(options);

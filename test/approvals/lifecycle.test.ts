@@ -145,7 +145,7 @@ describe('approvals: expiry, restarts, grants, text fallback', () => {
     // /revoke removes the grant: the next call prompts again.
     await h.adapter.say('/revoke');
     await waitFor(() => h.adapter.lastBotMessage('dm-u-alice')?.text.startsWith('Revoked'), 'revoke reply');
-    expect(h.adapter.lastBotMessage('dm-u-alice')!.text).toBe('Revoked 1 grant(s): every gated tool needs approval again here.');
+    expect(h.adapter.lastBotMessage('dm-u-alice')!.text).toBe('Revoked 1 grant: every gated tool needs approval again here.');
     h.model.enqueue({ toolCalls: [transferCall(4, 'Bob')] });
     await h.adapter.say('send Bob 4');
     await promptsIn(h.adapter, 2, 'dm-u-alice');

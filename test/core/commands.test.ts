@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { commandList, commandNamed, COMMANDS, ENTRY_COMMAND, parseCommand } from '../../src/core/commands.ts';
+import {
+  argumentDescription,
+  commandDescription,
+  commandList,
+  commandNamed,
+  COMMANDS,
+  ENTRY_COMMAND,
+  parseCommand,
+} from '../../src/core/commands.ts';
+import { isTextKey, LOCALES } from '../../src/core/i18n/index.ts';
 
 describe('the command registry', () => {
   it('derives each usage from its arguments and fits every platform menu', () => {
@@ -14,10 +23,20 @@ describe('the command registry', () => {
     for (const command of [ENTRY_COMMAND, ...COMMANDS]) {
       // Telegram: 1-32 of a-z 0-9 _; descriptions 1-256. Discord: names 1-32, descriptions 1-100.
       expect(command.name).toMatch(/^[a-z0-9_]{1,32}$/);
-      expect(command.description.length).toBeGreaterThan(0);
-      expect(command.description.length).toBeLessThanOrEqual(100);
-      for (const argument of command.arguments) expect(argument.description.length).toBeLessThanOrEqual(100);
+      for (const locale of LOCALES) {
+        expect(commandDescription(command, locale).length).toBeGreaterThan(0);
+        expect(commandDescription(command, locale).length).toBeLessThanOrEqual(100);
+        for (const argument of command.arguments) expect(argumentDescription(command, argument, locale).length).toBeLessThanOrEqual(100);
+      }
     }
+  });
+
+  it('has the texts of every command and argument in the catalogue (so every locale has them)', () => {
+    const missing = [ENTRY_COMMAND, ...COMMANDS].flatMap((command) => [
+      ...(isTextKey(`command.${command.name}`) ? [] : [`command.${command.name}`]),
+      ...command.arguments.map((a) => `command.${command.name}.${a.name}`).filter((key) => !isTextKey(key)),
+    ]);
+    expect(missing).toEqual([]);
   });
 
   it('says which commands the core answers itself and whose answers concern only the caller', () => {
@@ -29,7 +48,8 @@ describe('the command registry', () => {
   });
 
   it('lists every command but the entry command for /help', () => {
-    expect(commandList().split('\n')).toEqual([
+    expect(commandList('zh-CN').split('\n')[0]).toBe('- /help：我能做什么，以及怎么和我对话');
+    expect(commandList('en').split('\n')).toEqual([
       '- /help: What I can do and how to talk to me',
       '- /stop: Stop the answer in progress',
       '- /reset: Start a fresh conversation',

@@ -17,6 +17,26 @@ describe('discord: slash commands', () => {
     ]);
   });
 
+  it('registers Chinese descriptions (description_localizations) and answers a Chinese client in Chinese', async () => {
+    const { dc } = await startDiscord();
+    type Registered = { name: string; description: string; description_localizations: Record<string, string>; options: Registered[] };
+    const global = dc.commands.get('global') as Registered[];
+    const deny = global.find((c) => c.name === 'deny')!;
+    expect(deny.description).toBe('Deny a pending tool call by its code');
+    expect(deny.description_localizations).toEqual({ 'zh-CN': '按代码拒绝一个待审批的工具调用' });
+    expect(deny.options.find((o) => o.name === 'reason')!.description_localizations).toEqual({ 'zh-CN': '原因（可选）' });
+
+    const wang = dc.user('Wang');
+    const { channels } = dc.guild('Team');
+    const help = dc.slash(wang, channels[0]!, 'help', {}, 'zh-CN');
+    const state = await waitFor(
+      () => (dc.interactions.get(help)!.original?.message.content ? dc.interactions.get(help) : undefined),
+      'the /help reply',
+    );
+    expect(state.original!.message.content).toContain('我是 Parley。在群聊里我只看到发给我的消息');
+    expect(state.original!.message.content).toContain('/deny <code> [reason]：按代码拒绝一个待审批的工具调用');
+  });
+
   it('registers in one guild with DISCORD_COMMANDS_GUILD', async () => {
     const { dc } = await startDiscord({ env: { DISCORD_COMMANDS_GUILD: '123456789012345678' } });
     expect(dc.commands.has('global')).toBe(false);

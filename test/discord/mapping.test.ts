@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { isEphemeralCommand, slashCommandsOf } from '../../adapters/discord/commands.ts';
 import { loadDiscordConfig } from '../../adapters/discord/config.ts';
 import { bodyOf, componentsOf } from '../../adapters/discord/render.ts';
-import { COMMANDS } from '../../src/core/commands.ts';
+import { argumentDescription, COMMANDS, commandDescription } from '../../src/core/commands.ts';
 import { ConfigError } from '../../src/core/env.ts';
 
 const TOKEN = `${Buffer.from('1234567890123456789').toString('base64url')}.GabcdE.${'y'.repeat(27)}`;
@@ -91,9 +91,16 @@ describe('discord: slash commands from the registry', () => {
     expect(commands.map((c) => c.name)).toEqual(COMMANDS.map((c) => c.name));
     for (const command of COMMANDS) {
       const slash = commands.find((c) => c.name === command.name)!;
-      expect(slash.description).toBe(command.description);
+      expect(slash.description).toBe(commandDescription(command, 'en'));
+      expect(slash.description_localizations).toEqual({ 'zh-CN': commandDescription(command, 'zh-CN') });
       expect(slash.options).toEqual(
-        command.arguments.map((a) => ({ type: 3, name: a.name, description: a.description, required: a.required })),
+        command.arguments.map((a) => ({
+          type: 3,
+          name: a.name,
+          description: argumentDescription(command, a, 'en'),
+          description_localizations: { 'zh-CN': argumentDescription(command, a, 'zh-CN') },
+          required: a.required,
+        })),
       );
     }
     expect(commands.find((c) => c.name === 'deny')!.options!.map((o) => o.name)).toEqual(['code', 'reason']);

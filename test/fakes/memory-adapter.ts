@@ -45,6 +45,8 @@ export interface SayOptions {
   mention?: boolean;
   replyTo?: string;
   eventId?: string;
+  /** The sender's language as a platform would tag it (e.g. Telegram's "zh-hans"). */
+  locale?: string;
 }
 
 export interface Toast {
@@ -166,6 +168,7 @@ export class MemoryAdapter implements ChannelAdapter {
       mentionsBot: options.mention ?? false,
       repliesToBot: replyTarget?.fromBot ?? false,
       ...(options.replyTo ? { replyToMessageId: options.replyTo } : {}),
+      ...(options.locale ? { locale: options.locale } : {}),
       receivedAt: new Date(),
     };
     await this.#sink.onMessage(inbound);

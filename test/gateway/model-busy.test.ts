@@ -3,13 +3,14 @@
 // retry budget and OPENAI_MAX_RETRIES=2 (the harness's): turns sent during a 20 s storm are all
 // answered after it, each chat is told once that the model is busy, and /stop ends a wait at once.
 import { afterEach, describe, expect, it } from 'vitest';
-import { MODEL_BUSY } from '../../src/gateway/renderer.ts';
+import { t } from '../../src/core/i18n/index.ts';
 import { MemoryAdapter, type FakeUser } from '../fakes/memory-adapter.ts';
 import type { RecordedRequest, Step } from '../fakes/model-server.ts';
 import { closeAll, createHarness, settled, waitFor } from '../helpers/harness.ts';
 
 afterEach(closeAll);
 
+const MODEL_BUSY = t('en', 'chat.modelBusy');
 const BUSY_SHOWN = `_${MODEL_BUSY}_`;
 
 /** 429 (Retry-After `retryAfter` s) until `until`, then an answer naming the question. */

@@ -9,7 +9,10 @@ import type { AgentEvent } from '../../src/agent/events.ts';
 import { DeliveryError } from '../../src/core/delivery.ts';
 import type { ChannelCapabilities, ChannelAdapter, ChatRef, OutboundMessage, SentRef } from '../../src/core/types.ts';
 import { OwedDelivery } from '../../src/gateway/owed.ts';
-import { ReplyRenderer, UNDELIVERED } from '../../src/gateway/renderer.ts';
+import { t } from '../../src/core/i18n/index.ts';
+import { ReplyRenderer } from '../../src/gateway/renderer.ts';
+
+const UNDELIVERED = t('en', 'chat.undelivered');
 import type { OwedAnswersRepo } from '../../src/store/repos/owed-answers.ts';
 import { waitFor } from '../helpers/harness.ts';
 

@@ -3,7 +3,8 @@
 // calls itself. `?room=<name>` joins a shared group chat, otherwise it is the browser's direct chat.
 // The chat's history comes from /api/chat, changes arrive over Server-Sent Events (/api/events).
 // Bot messages arrive as HTML the server rendered from Markdown with any raw HTML escaped;
-// everything else is inserted as plain text.
+// everything else is inserted as plain text. The page's own words come from /api/texts, in the
+// browser's language (or PARLEY_LOCALE's), English until they arrive.
 
 const byId = (id) => document.getElementById(id);
 const messages = byId('messages');
@@ -31,6 +32,54 @@ let name = tabValue('parley.name', () => `Guest ${randomHex(2)}`);
 let botName = 'Parley';
 const query = new URLSearchParams(room ? { room } : {}).toString();
 
+// ---- the page's words --------------------------------------------------------------------
+
+/** key → text with {placeholders}; English defaults for what is written before /api/texts answers. */
+let texts = {
+  'web.title': '{bot} · web console',
+  'web.placeholder': 'Write a message…',
+  'web.placeholderDirect': 'Message {bot}',
+  'web.placeholderRoom': 'Message the room; mention @{bot} to ask the bot',
+  'web.chatDirect': '· direct chat',
+  'web.chatRoom': '· room “{room}” (group: mention @{bot} to ask)',
+  'web.you': '{name} (you)',
+  'web.typing': '{name} is typing…',
+  'web.browserId': "This browser's id: {id} (PARLEY_ADMINS=web:{id} makes it an admin)",
+  'web.needsToken': 'This console needs its access token: open it once as this address with ?token=<PARLEY_WEB_TOKEN>.',
+  'web.answered': 'The console answered {status}.',
+  'web.lostTooMany': 'Lost the connection (too many open console tabs in this browser?). Reload the page to reconnect.',
+  'web.reconnecting': 'Connection lost; reconnecting…',
+};
+
+/** The text for `key`, {placeholders} filled from `vars` (plain text: inserted with textContent only). */
+function say(key, vars = {}) {
+  const template = texts[key] ?? key;
+  return template.replace(/\{(\w+)\}/g, (whole, name) => (name in vars ? String(vars[name]) : whole));
+}
+
+/** Writes the page's fixed words (data-text, data-text-title, data-text-placeholder) in the current language. */
+function applyTexts() {
+  for (const element of document.querySelectorAll('[data-text]')) {
+    element.textContent = say(element.dataset.text, { bot: botName });
+  }
+  for (const element of document.querySelectorAll('[data-text-title]')) element.title = say(element.dataset.textTitle);
+  box.setAttribute('aria-label', say('web.messageLabel'));
+}
+
+async function loadTexts() {
+  try {
+    const response = await fetch('/api/texts');
+    if (!response.ok) return;
+    const data = await response.json();
+    texts = { ...texts, ...data.texts };
+    document.documentElement.lang = data.locale;
+    applyTexts();
+    setBotName(botName);
+  } catch {
+    // The English words stay.
+  }
+}
+
 /** id → { entry, element } of everything shown. */
 const shown = new Map();
 
@@ -43,7 +92,7 @@ async function post(path, body) {
     body: JSON.stringify(body),
   });
   const data = await response.json().catch(() => ({}));
-  if (!response.ok) throw new Error(data.error || `The console answered ${response.status}`);
+  if (!response.ok) throw new Error(data.error || say('web.answered', { status: response.status }));
   return data;
 }
 
@@ -55,11 +104,7 @@ async function loadHistory() {
   const response = await fetch(`/api/chat?${query}`);
   const data = await response.json().catch(() => ({}));
   if (!response.ok) {
-    showBanner(
-      response.status === 401
-        ? 'This console needs its access token: open it once as this address with ?token=<PARLEY_WEB_TOKEN>.'
-        : data.error || `The console answered ${response.status}.`,
-    );
+    showBanner(response.status === 401 ? say('web.needsToken') : data.error || say('web.answered', { status: response.status }));
     return false;
   }
   setBotName(data.botName);
@@ -86,10 +131,8 @@ function connect() {
     document.body.dataset.ready = 'false';
     // The server refused the stream (or is gone): too many open tabs of the console is one reason.
     if (events.readyState === EventSource.CLOSED) {
-      void loadHistory().then(
-        (ok) => ok && showBanner('Lost the connection (too many open console tabs in this browser?). Reload the page to reconnect.'),
-      );
-    } else showBanner('Connection lost; reconnecting…');
+      void loadHistory().then((ok) => ok && showBanner(say('web.lostTooMany')));
+    } else showBanner(say('web.reconnecting'));
   });
 }
 
@@ -120,7 +163,7 @@ function messageElement(entry) {
   const element = document.createElement('article');
   element.className = `msg ${entry.author.isBot ? 'bot' : mine ? 'mine' : 'other'}`;
   const header = element.appendChild(document.createElement('header'));
-  header.textContent = mine ? `${entry.author.name} (you)` : entry.author.name;
+  header.textContent = mine ? say('web.you', { name: entry.author.name }) : entry.author.name;
   if (entry.replyTo) {
     const quote = element.appendChild(document.createElement('blockquote'));
     quote.className = 'reply';
@@ -192,7 +235,7 @@ function showBanner(text) {
 let typingTimer;
 function showTyping(who) {
   const status = byId('status');
-  status.textContent = `${who} is typing…`;
+  status.textContent = say('web.typing', { name: who });
   status.hidden = false;
   clearTimeout(typingTimer);
   typingTimer = setTimeout(hideTyping, 6000);
@@ -204,7 +247,7 @@ function hideTyping() {
 }
 
 function showYou(you, sections = []) {
-  nameInput.title = `This browser's id: ${you.id} (PARLEY_ADMINS=web:${you.id} makes it an admin)`;
+  nameInput.title = say('web.browserId', { id: you.id });
   byId('admin-badge').hidden = !you.admin;
   // The admin sections (names from the server's catalogue), for admins only.
   const nav = byId('admin-nav');
@@ -222,10 +265,10 @@ function showYou(you, sections = []) {
 function setBotName(value) {
   botName = value;
   byId('bot-name').textContent = botName;
-  for (const element of document.querySelectorAll('.bot-name')) element.textContent = botName;
-  document.title = `${botName} · web console`;
-  byId('chat-label').textContent = room ? `· room “${room}” (group: mention @${botName} to ask)` : '· direct chat';
-  box.placeholder = room ? `Message the room; mention @${botName} to ask the bot` : `Message ${botName}`;
+  for (const element of document.querySelectorAll('[data-bot]')) element.textContent = say(element.dataset.text, { bot: botName });
+  document.title = say('web.title', { bot: botName });
+  byId('chat-label').textContent = room ? say('web.chatRoom', { room, bot: botName }) : say('web.chatDirect');
+  box.placeholder = room ? say('web.placeholderRoom', { bot: botName }) : say('web.placeholderDirect', { bot: botName });
 }
 
 // ---- controls ------------------------------------------------------------------------------
@@ -275,4 +318,5 @@ for (const [id, command] of [
 }
 
 setBotName(botName);
+void loadTexts();
 connect();

@@ -264,15 +264,15 @@ export class FakeDiscord {
     return this.#interaction(person, channel, 'button', { message, data: { custom_id: customId, component_type: 2 } });
   }
 
-  /** A person runs a slash command in `channel`. */
-  slash(person: DUser, channel: DChannel, name: string, options: Record<string, string> = {}): string {
+  /** A person runs a slash command in `channel`; `locale` is their client's language (every interaction carries one). */
+  slash(person: DUser, channel: DChannel, name: string, options: Record<string, string> = {}, locale = 'en-US'): string {
     const data = {
       id: snowflake(),
       name,
       type: 1,
       options: Object.entries(options).map(([optionName, value]) => ({ name: optionName, type: 3, value })),
     };
-    const { id, event } = this.#interaction(person, channel, 'command', { data });
+    const { id, event } = this.#interaction(person, channel, 'command', { data, locale });
     this.gateway.dispatch('INTERACTION_CREATE', event);
     return id;
   }

@@ -39,8 +39,16 @@ export function num(value: unknown): number | undefined {
 
 export class MessageMethods {
   readonly #world: TelegramWorld;
-  /** The latest setMyCommands. */
-  commands: { command: string; description: string }[] | undefined;
+  /**
+   * The latest setMyCommands per language_code ('' for everyone): Telegram shows a user the menu of
+   * their app's language when there is one, else the default (Bot API: setMyCommands, language_code).
+   */
+  readonly menus = new Map<string, { command: string; description: string }[]>();
+
+  /** The default menu (no language_code). */
+  get commands(): { command: string; description: string }[] | undefined {
+    return this.menus.get('');
+  }
 
   constructor(world: TelegramWorld) {
     this.#world = world;
@@ -193,7 +201,7 @@ export class MessageMethods {
       }
       return { command, description };
     });
-    this.commands = checked;
+    this.menus.set(typeof p.language_code === 'string' ? p.language_code : '', checked);
     return true;
   }
 }

@@ -117,6 +117,11 @@ export class FakeTelegram {
   }
 
   /** The command menu, as last set with setMyCommands. */
+  /** The menu per language_code ('' for everyone). */
+  get menus(): ReadonlyMap<string, { command: string; description: string }[]> {
+    return this.#methods.menus;
+  }
+
   get commands(): { command: string; description: string }[] | undefined {
     return this.#methods.commands;
   }
