@@ -1,7 +1,9 @@
 // What a Telegram message carries besides text, as neutral attachments. `ref` is the file_id, which
-// getFile resolves later. Photos come in several sizes; the largest stands for the photo.
+// getFile resolves later. Photos come in several sizes; the largest one getFile will still serve
+// (20 MB, files.ts) stands for the photo.
 import type { Message, PhotoSize } from 'grammy/types';
 import type { Attachment } from '../../src/core/types.ts';
+import { TELEGRAM_DOWNLOAD_LIMIT } from './files.ts';
 
 interface TelegramFile {
   file_id: string;
@@ -35,7 +37,9 @@ function stickerMime(sticker: NonNullable<Message['sticker']>): string {
 export function attachmentsOf(message: Message): Attachment[] {
   const found: Attachment[] = [];
   // A photo may come with no size Parley can refer to (payloads.ts leaves those out): no attachment then.
-  const largest = message.photo?.reduce<PhotoSize | undefined>(
+  const servable = message.photo?.filter((size) => (size.file_size ?? 0) <= TELEGRAM_DOWNLOAD_LIMIT);
+  const sizes = servable?.length ? servable : message.photo;
+  const largest = sizes?.reduce<PhotoSize | undefined>(
     (best, size) => (best === undefined || (size.file_size ?? 0) >= (best.file_size ?? 0) ? size : best),
     undefined,
   );
