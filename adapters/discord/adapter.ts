@@ -20,6 +20,9 @@ import { z } from 'zod';
 import { ChatOrder } from '../../src/core/chat-order.ts';
 import { COMMANDS } from '../../src/core/commands.ts';
 import type {
+  Attachment,
+  AttachmentDownload,
+  AttachmentFetchOptions,
   ChannelAdapter,
   ChannelCapabilities,
   ChatRef,
@@ -32,6 +35,7 @@ import type {
 import { isEphemeralCommand, slashCommandsOf } from './commands.ts';
 import type { DiscordConfig } from './config.ts';
 import { closeCodeMessage, DiscordStartError, safeErrorMessage } from './errors.ts';
+import { fetchDiscordFile } from './files.ts';
 import { classifyButton, classifyCommand, classifyMessage } from './inbound.ts';
 import { InteractionAnswer } from './interactions.ts';
 import { repairDispatch, type GatewayPacket } from './payloads.ts';
@@ -346,6 +350,11 @@ export class DiscordAdapter implements ChannelAdapter {
 
   mentionName(): string | undefined {
     return this.client.user?.username;
+  }
+
+  /** The attachment's CDN URL, renewed through REST when it expired (files.ts). */
+  fetchAttachment(attachment: Attachment, options: AttachmentFetchOptions): Promise<AttachmentDownload> {
+    return fetchDiscordFile({ rest: this.client.rest, apiRoot: this.#config.apiRoot }, attachment, options);
   }
 
   describe(): string[] {
