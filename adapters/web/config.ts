@@ -22,6 +22,7 @@ const WebEnvSchema = z.object({
   PARLEY_WEB_MAX_STREAMS_PER_USER: integer(8, 1, 1_000),
   PARLEY_WEB_MAX_STREAMS: integer(200, 1, 100_000),
   PARLEY_WEB_PUBLIC_URL: httpUrl(),
+  PARLEY_WEB_MAX_UPLOAD_MB: integer(20, 1, 100),
 });
 
 export interface WebConfig {
@@ -32,6 +33,8 @@ export interface WebConfig {
   secret: string | undefined;
   maxStreamsPerUser: number;
   maxStreams: number;
+  /** Largest file a browser may drop or paste into the console (PARLEY_WEB_MAX_UPLOAD_MB). */
+  maxUploadBytes: number;
   /**
    * Where people open the console (PARLEY_WEB_PUBLIC_URL, an origin, e.g. behind a TLS-terminating
    * proxy): the links Parley prints use it, and https:// makes every cookie Secure.
@@ -76,6 +79,7 @@ export function webConfigFromEnv(env: Record<string, string | undefined>): WebCo
     secret: parsed.PARLEY_WEB_SECRET,
     maxStreamsPerUser: parsed.PARLEY_WEB_MAX_STREAMS_PER_USER,
     maxStreams: parsed.PARLEY_WEB_MAX_STREAMS,
+    maxUploadBytes: parsed.PARLEY_WEB_MAX_UPLOAD_MB * 1024 * 1024,
     ...(publicUrl ? { publicUrl: publicUrl.origin } : {}),
   };
 }

@@ -3,7 +3,9 @@
 // calls itself. `?room=<name>` joins a shared group chat, otherwise it is the browser's direct chat.
 // The chat's history comes from /api/chat, changes arrive over Server-Sent Events (/api/events).
 // Bot messages arrive as HTML the server rendered from Markdown with any raw HTML escaped;
-// everything else is inserted as plain text.
+// everything else is inserted as plain text. Files dropped or pasted go through uploads.js.
+
+import { attachmentsElement, clearAttachments, hasAttachments, readyAttachments, setUpUploads } from './uploads.js';
 
 const byId = (id) => document.getElementById(id);
 const messages = byId('messages');
@@ -47,8 +49,8 @@ async function post(path, body) {
   return data;
 }
 
-function sendText(text) {
-  return post('/api/messages', { name, room, text });
+function sendText(text, attachments) {
+  return post('/api/messages', { name, room, text, ...(attachments?.length ? { attachments } : {}) });
 }
 
 async function loadHistory() {
@@ -135,6 +137,7 @@ function messageElement(entry) {
     body.className = 'body plain';
     body.textContent = entry.text;
   }
+  if (entry.attachments?.length) element.appendChild(attachmentsElement(entry.attachments));
   for (const row of entry.buttons) {
     const bar = element.appendChild(document.createElement('div'));
     bar.className = 'buttons';
@@ -232,12 +235,18 @@ nameInput.addEventListener('change', () => {
 
 async function submit() {
   const text = box.value;
-  if (!text.trim()) return;
+  if (!text.trim() && !hasAttachments()) return;
+  const attachments = readyAttachments();
+  if (attachments === undefined) {
+    showToast('A file is still uploading; send again in a moment.');
+    return;
+  }
   const send = byId('send');
   send.disabled = true;
   try {
-    await sendText(text);
+    await sendText(text, attachments);
     box.value = '';
+    clearAttachments();
   } catch (error) {
     showToast(error.message, true);
   } finally {
@@ -263,5 +272,6 @@ for (const [id, command] of [
   byId(id).addEventListener('click', () => void sendText(command).catch((error) => showToast(error.message, true)));
 }
 
+setUpUploads(box, (message) => showToast(message, true));
 setBotName(botName);
 connect();
