@@ -12,7 +12,14 @@ const TOKEN = 'a-long-secret-token-0123456789';
 
 describe('web console configuration', () => {
   it('runs by default (on the loopback HTTP host) and can be turned off', async () => {
-    expect(webConfigFromEnv({})).toEqual({ token: undefined, loopback: true, secret: undefined, maxStreamsPerUser: 8, maxStreams: 200 });
+    expect(webConfigFromEnv({})).toEqual({
+      token: undefined,
+      loopback: true,
+      secret: undefined,
+      maxStreamsPerUser: 8,
+      maxStreams: 200,
+      maxUploadBytes: 20 * 1024 * 1024,
+    });
     expect(webConfigFromEnv({ PARLEY_WEB: 'off' })).toBeUndefined();
     expect(await webChannel.fromEnv({ env: { PARLEY_WEB: 'false' }, log: silentLogger, botName: 'Parley' })).toBeUndefined();
   });
