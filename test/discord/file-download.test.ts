@@ -9,7 +9,7 @@ import { DiscordAdapter } from '../../adapters/discord/adapter.ts';
 import { loadDiscordConfig } from '../../adapters/discord/config.ts';
 import { type Attachment, AttachmentFetchError, type Inbound } from '../../src/core/types.ts';
 import { FakeDiscord } from '../fakes/discord/index.ts';
-import { JPEG, PDF, PNG, VOICE } from '../fixtures/media/index.ts';
+import { JPEG, PDF, PNG, VOICE } from '../helpers/media-fixtures.ts';
 import { waitFor } from '../helpers/harness.ts';
 import { discordEnv, RecordingLogger } from './helpers.ts';
 

@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FeishuAdapter } from '../../adapters/feishu/adapter.ts';
 import { type Attachment, AttachmentFetchError, type Inbound } from '../../src/core/types.ts';
-import { PDF, PNG, JPEG, VOICE } from '../fixtures/media/index.ts';
+import { PDF, PNG, JPEG, VOICE } from '../helpers/media-fixtures.ts';
 import { waitFor } from '../helpers/harness.ts';
 import { closeFeishu, startBare } from './helpers.ts';
 

@@ -7,7 +7,7 @@ import { TelegramAdapter } from '../../adapters/telegram/adapter.ts';
 import { loadTelegramConfig } from '../../adapters/telegram/config.ts';
 import { type Attachment, AttachmentFetchError, type Inbound, type InboundSink } from '../../src/core/types.ts';
 import { FakeTelegram } from '../fakes/telegram/index.ts';
-import { JPEG, PDF, PNG, VOICE, VOICE_SECONDS } from '../fixtures/media/index.ts';
+import { JPEG, PDF, PNG, VOICE, VOICE_SECONDS } from '../helpers/media-fixtures.ts';
 import { waitFor } from '../helpers/harness.ts';
 import { RecordingLogger } from './helpers.ts';
 

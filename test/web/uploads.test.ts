@@ -6,7 +6,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AttachmentFetchError } from '../../src/core/types.ts';
-import { PDF, PNG } from '../fixtures/media/index.ts';
+import { PDF, PNG } from '../helpers/media-fixtures.ts';
 import { waitFor } from '../helpers/harness.ts';
 import { ConsoleClient } from './client.ts';
 import { closeConsoles, startConsole } from './console.ts';
