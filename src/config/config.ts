@@ -86,7 +86,7 @@ const CoreEnvSchema = z.object({
   OPENAI_TRANSCRIBE_MODEL: optionalString(),
   OPENAI_TRANSCRIBE_BASE_URL: httpUrl(),
   OPENAI_TRANSCRIBE_API_KEY: optionalString(),
-  PARLEY_MEDIA_MAX_MB: decimal(20, 0.1, 2_000),
+  PARLEY_MEDIA_MAX_MB: decimal(20, 0.01, 2_000),
   PARLEY_MEDIA_TIMEOUT: duration(60_000),
   PARLEY_MEDIA_DOCUMENT_TOKENS: integer(6_000, 100, 1_000_000),
   PARLEY_MEDIA_IMAGES_IN_CONTEXT: integer(4, 0, 50),

@@ -55,7 +55,7 @@ const minutes = (seconds: number) => {
 };
 
 function megabytes(bytes: number): string {
-  return `${Number((bytes / 1_000_000).toFixed(1))} MB`;
+  return bytes < 1_000_000 ? `${Math.round(bytes / 1_000)} KB` : `${Number((bytes / 1_000_000).toFixed(1))} MB`;
 }
 
 interface Block {
