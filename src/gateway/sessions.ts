@@ -6,14 +6,15 @@ import type { Agent, TurnOutcome, TurnRun } from '../agent/agent.ts';
 import { textForModel } from '../core/attachments.ts';
 import { type Inbound, InboundSchema } from '../core/types.ts';
 import type { Logger } from '../log.ts';
+import { contentKey, type PreparedContents } from '../store/repos/inbound.ts';
 import type { SessionState } from '../store/repos/turn-reads.ts';
 import type { Store } from '../store/store.ts';
 import type { TurnRecord } from '../store/types.ts';
 import type { Output } from './output.ts';
 import type { ReplyRenderer } from './renderer.ts';
-import type { ApprovalHandler } from './ports.ts';
+import type { ApprovalHandler, MessageMedia } from './ports.ts';
 import type { LeasedLook, SessionScheduler } from './scheduler.ts';
-import { originOf } from './session-key.ts';
+import { chatOf, originOf } from './session-key.ts';
 
 export interface SessionRunnerOptions {
   store: Store;
@@ -22,6 +23,8 @@ export interface SessionRunnerOptions {
   output: Output;
   log: Logger;
   approvals?: ApprovalHandler;
+  /** Reads attachments (downloads, images, transcription, documents) before their messages join a turn. */
+  media?: MessageMedia;
 }
 
 export class SessionRunner {
@@ -114,11 +117,46 @@ export class SessionRunner {
     }
     if (!state.queuedPayload) return 'idle';
     const first = InboundSchema.parse(JSON.parse(state.queuedPayload));
+    const prepared = await this.#prepareQueued(session.id);
     // The turn, its claimed messages and their user messages are written in one transaction.
-    const started = await store.turns.startWithQueued({ sessionId: session.id, epoch: session.epoch, origin: originOf(first) });
+    const started = await store.turns.startWithQueued({
+      sessionId: session.id,
+      epoch: session.epoch,
+      origin: originOf(first),
+      ...(prepared ? { prepared } : {}),
+    });
     if (!started) return 'idle';
     const { turn } = started;
     return this.#after(await this.#execute(turn, state, setTurn, (run) => agent.start(run)));
+  }
+
+  /** The queued messages, claimed into the turn (steering), their attachments read first. */
+  async #takeSteering(sessionId: string, turnId: string, epoch: number): Promise<Inbound[]> {
+    const prepared = await this.#prepareQueued(sessionId);
+    return this.#o.store.inbound.claimAsMessages(sessionId, turnId, epoch, 50, prepared);
+  }
+
+  /**
+   * The contents of the queued messages whose attachments are to be read (downloaded, transcribed,
+   * extracted: this can take a while, so it is done here, under the session's lease, never where
+   * the message comes in). What cannot be used is told to the chat as it is found.
+   */
+  async #prepareQueued(sessionId: string): Promise<PreparedContents | undefined> {
+    const media = this.#o.media;
+    if (!media) return undefined;
+    const waiting = (await this.#o.store.inbound.queued(sessionId)).filter((inbound) => media.needsPreparing(inbound));
+    if (waiting.length === 0) return undefined;
+    const prepared = new Map<string, string>();
+    for (const inbound of waiting) {
+      const made = await media.prepare(inbound, { sessionId });
+      prepared.set(contentKey(inbound), made.content);
+      for (const notice of made.notices) {
+        await this.#o.output
+          .reply(chatOf(inbound), notice, inbound)
+          .catch((error: unknown) => this.#o.log.warn({ err: error }, 'could not tell the chat about an attachment'));
+      }
+    }
+    return prepared;
   }
 
   /** A turn left running (its storage failed under it) is not retried at once: the sweep continues it later. */
@@ -142,7 +180,7 @@ export class SessionRunner {
         signal,
         ...(memory ? { preread: { memory } } : {}),
         emit: renderer?.handle ?? (() => {}),
-        takeSteering: () => this.#o.store.inbound.claimAsMessages(session.id, turn.id, turn.epoch),
+        takeSteering: () => this.#takeSteering(session.id, turn.id, turn.epoch),
       });
       return outcome;
     } finally {
@@ -178,7 +216,7 @@ export class SessionRunner {
           outcome = await agent.resume(turnId, {
             signal,
             emit: renderer?.handle ?? (() => {}),
-            takeSteering: () => this.#o.store.inbound.claimAsMessages(turn.sessionId, turnId, turn.epoch),
+            takeSteering: () => this.#takeSteering(turn.sessionId, turnId, turn.epoch),
           });
         } finally {
           delivered = this.#deliver(turn, renderer, outcome);

@@ -12,12 +12,26 @@ const queuedRow = z.object({ sessionId: z.string(), activeStatus: z.enum(['runni
 
 const parsePayload = (payload: unknown): Inbound => InboundSchema.parse(JSON.parse(z.string().parse(payload)));
 
+/** The key of a message in `PreparedContents`. */
+export const contentKey = (inbound: Pick<Inbound, 'channel' | 'eventId'>): string => `${inbound.channel}\u0000${inbound.eventId}`;
+
+/** User message contents made beforehand (the media intake read their attachments), by contentKey. */
+export type PreparedContents = ReadonlyMap<string, string>;
+
 /**
  * Moves the session's queued messages, oldest first, into the conversation of `turnId`: each is
- * marked done and appended as a user message. Run inside a transaction (the caller's), so a crash
- * can neither lose nor duplicate one. Callers hold the session lease.
+ * marked done and appended as a user message (its prepared content when `prepared` has one, else
+ * textForModel). Run inside a transaction (the caller's), so a crash can neither lose nor
+ * duplicate one. Callers hold the session lease.
  */
-export async function claimQueued(tx: SqlRunner, sessionId: string, turnId: string, epoch: number, limit = 50): Promise<Inbound[]> {
+export async function claimQueued(
+  tx: SqlRunner,
+  sessionId: string,
+  turnId: string,
+  epoch: number,
+  limit = 50,
+  prepared?: PreparedContents,
+): Promise<Inbound[]> {
   const rows = await tx.all(
     `UPDATE "InboundEvent" SET "status" = 'done', "turnId" = $1 WHERE "id" IN
       (SELECT "id" FROM "InboundEvent" WHERE "sessionId" = $2 AND "status" = 'queued' ORDER BY "id" LIMIT $3) RETURNING "id", "payload"`,
@@ -34,7 +48,7 @@ export async function claimQueued(tx: SqlRunner, sessionId: string, turnId: stri
       epoch,
       turnId,
       role: 'user' as const,
-      content: textForModel(inbound),
+      content: prepared?.get(contentKey(inbound)) ?? textForModel(inbound),
       senderId: inbound.sender.id,
       senderName: inbound.sender.displayName,
     })),
@@ -108,10 +122,19 @@ export function inboundRepo(sql: SqlDriver) {
 
     hasQueued,
 
+    /** The session's queued messages, oldest first (at most `limit`), without claiming them. */
+    async queued(sessionId: string, limit = 50): Promise<Inbound[]> {
+      const rows = await sql.all(
+        `SELECT "payload" FROM "InboundEvent" WHERE "sessionId" = $1 AND "status" = 'queued' ORDER BY "id" LIMIT $2`,
+        [sessionId, limit],
+      );
+      return rows.flatMap((row) => (row.payload ? [parsePayload(row.payload)] : []));
+    },
+
     /** claimQueued in a transaction of its own; an empty mailbox costs one cheap read, no transaction. */
-    async claimAsMessages(sessionId: string, turnId: string, epoch: number, limit = 50): Promise<Inbound[]> {
+    async claimAsMessages(sessionId: string, turnId: string, epoch: number, limit = 50, prepared?: PreparedContents): Promise<Inbound[]> {
       if (!(await hasQueued(sessionId))) return [];
-      return sql.transaction((tx) => claimQueued(tx, sessionId, turnId, epoch, limit));
+      return sql.transaction((tx) => claimQueued(tx, sessionId, turnId, epoch, limit, prepared));
     },
 
     /** Sessions with queued messages, for the sweeper that picks up work nobody is running. */
