@@ -63,7 +63,13 @@ function postElementText(element: PostElement): string {
   }
 }
 
-const FileContentSchema = z.looseObject({ file_key: optionalText, image_key: optionalText, file_name: optionalText });
+const FileContentSchema = z.looseObject({
+  file_key: optionalText,
+  image_key: optionalText,
+  file_name: optionalText,
+  /** Audio and media messages: milliseconds. */
+  duration: z.number().nonnegative().optional().catch(undefined),
+});
 
 const ATTACHMENT_KINDS: Record<string, Attachment['kind']> = {
   image: 'image',
@@ -81,11 +87,18 @@ const ATTACHMENT_KINDS: Record<string, Attachment['kind']> = {
 function attachmentOf(kind: Attachment['kind'], raw: unknown, messageId: string): Attachment | undefined {
   const parsed = FileContentSchema.safeParse(raw);
   if (!parsed.success) return undefined;
-  const { file_key: fileKey, image_key: imageKey, file_name: name } = parsed.data;
+  const { file_key: fileKey, image_key: imageKey, file_name: name, duration } = parsed.data;
   const key = fileKey ?? imageKey;
   if (!key) return undefined;
   const ref = kind === 'sticker' ? key : resourceRef(messageId, fileKey ? 'file' : 'image', key);
-  return { kind, ref, ...(name ? { name } : {}) };
+  return {
+    kind,
+    ref,
+    ...(name ? { name } : {}),
+    ...(duration !== undefined ? { durationSeconds: duration / 1000 } : {}),
+    // Feishu's `audio` message is a voice note recorded in the app.
+    ...(kind === 'audio' ? { voice: true } : {}),
+  };
 }
 
 interface MessageContent {

@@ -24,6 +24,10 @@ function attachment(kind: Attachment['kind'], file: TelegramFile, mimeType = fil
   };
 }
 
+function withDuration(found: Attachment, media: { duration?: number }): Attachment {
+  return Number.isFinite(media.duration) && (media.duration ?? -1) >= 0 ? { ...found, durationSeconds: media.duration as number } : found;
+}
+
 /** A document is described by its MIME type: an image sent as a file is still an image. */
 function documentKind(mimeType: string | undefined): Attachment['kind'] {
   const family = mimeType?.split('/')[0];
@@ -45,8 +49,11 @@ export function attachmentsOf(message: Message): Attachment[] {
   );
   if (largest) found.push(attachment('image', largest, 'image/jpeg'));
   if (message.document && !message.animation) found.push(attachment(documentKind(message.document.mime_type), message.document));
-  for (const video of [message.video, message.animation, message.video_note]) if (video) found.push(attachment('video', video));
-  for (const audio of [message.audio, message.voice]) if (audio) found.push(attachment('audio', audio));
+  for (const video of [message.video, message.animation, message.video_note])
+    if (video) found.push(withDuration(attachment('video', video), video));
+  if (message.audio) found.push(withDuration(attachment('audio', message.audio), message.audio));
+  // A voice note recorded in the app (OGG/Opus), shown to the model as "voice message, 0:42".
+  if (message.voice) found.push({ ...withDuration(attachment('audio', message.voice), message.voice), voice: true });
   if (message.sticker)
     found.push({
       ...attachment('sticker', message.sticker, stickerMime(message.sticker)),

@@ -4,7 +4,7 @@
 // PARLEY_WEB_PUBLIC_URL) without an access token.
 import { isIP } from 'node:net';
 import { z } from 'zod';
-import { boolean, ConfigError, httpUrl, integer, optionalString, parseEnv, stringWithDefault } from '../../src/core/env.ts';
+import { boolean, ConfigError, decimal, httpUrl, integer, optionalString, parseEnv, stringWithDefault } from '../../src/core/env.ts';
 
 const MIN_TOKEN_LENGTH = 16;
 const MIN_SECRET_LENGTH = 32;
@@ -22,7 +22,8 @@ const WebEnvSchema = z.object({
   PARLEY_WEB_MAX_STREAMS_PER_USER: integer(8, 1, 1_000),
   PARLEY_WEB_MAX_STREAMS: integer(200, 1, 100_000),
   PARLEY_WEB_PUBLIC_URL: httpUrl(),
-  PARLEY_WEB_MAX_UPLOAD_MB: integer(20, 1, 100),
+  // The media intake's cap (src/config), read here so an upload is refused while it arrives.
+  PARLEY_MEDIA_MAX_MB: decimal(20, 0.01, 2_000),
 });
 
 export interface WebConfig {
@@ -33,7 +34,7 @@ export interface WebConfig {
   secret: string | undefined;
   maxStreamsPerUser: number;
   maxStreams: number;
-  /** Largest file a browser may drop or paste into the console (PARLEY_WEB_MAX_UPLOAD_MB). */
+  /** Largest file a browser may drop or paste into the console (PARLEY_MEDIA_MAX_MB, as every channel). */
   maxUploadBytes: number;
   /**
    * Where people open the console (PARLEY_WEB_PUBLIC_URL, an origin, e.g. behind a TLS-terminating
@@ -79,7 +80,7 @@ export function webConfigFromEnv(env: Record<string, string | undefined>): WebCo
     secret: parsed.PARLEY_WEB_SECRET,
     maxStreamsPerUser: parsed.PARLEY_WEB_MAX_STREAMS_PER_USER,
     maxStreams: parsed.PARLEY_WEB_MAX_STREAMS,
-    maxUploadBytes: parsed.PARLEY_WEB_MAX_UPLOAD_MB * 1024 * 1024,
+    maxUploadBytes: Math.round(parsed.PARLEY_MEDIA_MAX_MB * 1_000_000),
     ...(publicUrl ? { publicUrl: publicUrl.origin } : {}),
   };
 }

@@ -58,7 +58,7 @@ export function registerUploadApi(app: Hono<ConsoleEnv>, store: UploadStore): vo
     const name = declaredName(c.req.header('x-file-name'));
     const mimeType = validate(MimeSchema, c.req.header('x-file-type') ?? 'application/octet-stream', 'X-File-Type').toLowerCase();
     const tooLarge = () =>
-      jsonError(c, 413, `the file is larger than the ${Math.floor(store.maxBytes / (1024 * 1024))} MB limit`, { connection: 'close' });
+      jsonError(c, 413, `the file is larger than the ${Number((store.maxBytes / 1_000_000).toFixed(2))} MB limit`, { connection: 'close' });
     const length = Number(c.req.header('content-length'));
     if (Number.isFinite(length) && length > store.maxBytes) return tooLarge();
     const body = c.req.raw.body;

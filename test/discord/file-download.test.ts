@@ -9,7 +9,7 @@ import { DiscordAdapter } from '../../adapters/discord/adapter.ts';
 import { loadDiscordConfig } from '../../adapters/discord/config.ts';
 import { type Attachment, AttachmentFetchError, type Inbound } from '../../src/core/types.ts';
 import { FakeDiscord } from '../fakes/discord/index.ts';
-import { JPEG, PDF, PNG, VOICE } from '../helpers/media-fixtures.ts';
+import { JPEG, PDF, PNG, VOICE, VOICE_SECONDS } from '../helpers/media-fixtures.ts';
 import { waitFor } from '../helpers/harness.ts';
 import { discordEnv, RecordingLogger } from './helpers.ts';
 
@@ -58,7 +58,7 @@ describe('discord: downloading attachments', () => {
     dc.say(alice, dm, 'what is this?', {
       files: [{ filename: 'error.png', contentType: 'image/png', bytes: PNG.bytes, width: 320, height: 200 }],
     });
-    dc.say(alice, dm, '', { voice: { bytes: VOICE.bytes, durationSecs: 3.65 } });
+    dc.say(alice, dm, '', { voice: { bytes: VOICE.bytes, durationSecs: VOICE_SECONDS } });
     dc.say(alice, dm, '', { files: [{ filename: 'report.pdf', contentType: 'application/pdf', bytes: PDF.bytes }] });
 
     const [photo] = await reported(1);
@@ -67,7 +67,13 @@ describe('discord: downloading attachments', () => {
     expect(image.bytes.equals(PNG.bytes)).toBe(true);
     expect(image).toMatchObject({ contentType: 'image/png', size: PNG.bytes.length });
     const [voice] = await reported(2);
-    expect(voice).toMatchObject({ kind: 'audio', name: 'voice-message.ogg', mimeType: 'audio/ogg' });
+    expect(voice).toMatchObject({
+      kind: 'audio',
+      name: 'voice-message.ogg',
+      mimeType: 'audio/ogg',
+      voice: true,
+      durationSeconds: VOICE_SECONDS,
+    });
     expect((await download(adapter, voice!)).bytes.equals(VOICE.bytes)).toBe(true);
     const [pdf] = await reported(3);
     expect((await download(adapter, pdf!)).bytes.equals(PDF.bytes)).toBe(true);

@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FeishuAdapter } from '../../adapters/feishu/adapter.ts';
 import { type Attachment, AttachmentFetchError, type Inbound } from '../../src/core/types.ts';
-import { PDF, PNG, JPEG, VOICE } from '../helpers/media-fixtures.ts';
+import { JPEG, PDF, PNG, VOICE, VOICE_SECONDS } from '../helpers/media-fixtures.ts';
 import { waitFor } from '../helpers/harness.ts';
 import { closeFeishu, startBare } from './helpers.ts';
 
@@ -38,7 +38,7 @@ describe('feishu: downloading attachments', () => {
     const { fs, adapter, reported, alice, dm, log } = await setup();
     await fs.push(fs.mediaEvent(alice, dm, { image: { bytes: PNG.bytes, mimeType: 'image/png' } }).event);
     await fs.push(fs.mediaEvent(alice, dm, { file: { bytes: PDF.bytes, mimeType: 'application/pdf', name: 'report.pdf' } }).event);
-    await fs.push(fs.mediaEvent(alice, dm, { audio: { bytes: VOICE.bytes, durationMs: 3650 } }).event);
+    await fs.push(fs.mediaEvent(alice, dm, { audio: { bytes: VOICE.bytes, durationMs: VOICE_SECONDS * 1000 } }).event);
     await fs.push(
       fs.mediaEvent(alice, dm, {
         post: { text: 'what is this?', image: { bytes: JPEG.bytes, mimeType: 'image/jpeg', width: 320, height: 200 } },
@@ -54,7 +54,7 @@ describe('feishu: downloading attachments', () => {
     expect(pdf).toMatchObject({ kind: 'file', name: 'report.pdf' });
     expect((await download(adapter, pdf)).bytes.equals(PDF.bytes)).toBe(true);
     const voice = (await reported(3)).attachments[0]!;
-    expect(voice.kind).toBe('audio');
+    expect(voice).toMatchObject({ kind: 'audio', voice: true, durationSeconds: VOICE_SECONDS });
     expect((await download(adapter, voice)).bytes.equals(VOICE.bytes)).toBe(true);
     const post = await reported(4);
     expect(post.text).toBe('what is this?');

@@ -70,7 +70,7 @@ describe('telegram: downloading attachments', () => {
     expect(image).toMatchObject({ contentType: 'image/jpeg', size: sizes[1]!.file_size });
 
     const [voice] = await reported(2);
-    expect(voice).toMatchObject({ kind: 'audio', mimeType: 'audio/ogg' });
+    expect(voice).toMatchObject({ kind: 'audio', mimeType: 'audio/ogg', voice: true, durationSeconds: VOICE_SECONDS });
     expect((await download(adapter, voice!)).bytes.equals(VOICE.bytes)).toBe(true);
 
     const [pdf] = await reported(3);

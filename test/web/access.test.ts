@@ -18,7 +18,7 @@ describe('web console configuration', () => {
       secret: undefined,
       maxStreamsPerUser: 8,
       maxStreams: 200,
-      maxUploadBytes: 20 * 1024 * 1024,
+      maxUploadBytes: 20_000_000,
     });
     expect(webConfigFromEnv({ PARLEY_WEB: 'off' })).toBeUndefined();
     expect(await webChannel.fromEnv({ env: { PARLEY_WEB: 'false' }, log: silentLogger, botName: 'Parley' })).toBeUndefined();

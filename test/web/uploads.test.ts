@@ -93,9 +93,9 @@ describe('web console: uploads', () => {
   });
 
   it('over the cap: refused by Content-Length at once, and while streaming when none is given; nothing is kept', async () => {
-    const web = await startConsole({ webEnv: { PARLEY_WEB_MAX_UPLOAD_MB: '1' } });
+    const web = await startConsole({ webEnv: { PARLEY_MEDIA_MAX_MB: '1' } });
     const alice = new ConsoleClient(web.url);
-    const big = new Uint8Array(1024 * 1024 + 1);
+    const big = new Uint8Array(1_000_001);
     const declared = await upload(alice, big, 'big.bin', 'application/octet-stream');
     expect(declared.status).toBe(413);
     expect(((await declared.json()) as { error: string }).error).toBe('the file is larger than the 1 MB limit');
