@@ -5,6 +5,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { JPEG, PDF, PNG } from '../helpers/media-fixtures.ts';
 import { waitFor } from '../helpers/harness.ts';
+import { imagesOfLastUser, lastUser } from '../helpers/media-turns.ts';
 import { closeConsoles, launchBrowser, openChat, startConsole } from './console.ts';
 
 let browser: Browser;
@@ -59,6 +60,11 @@ describe('web console page: attaching files', () => {
       expect(await mine.locator('.attachments .chip').textContent()).toContain('report.pdf');
       await page.locator('.msg.bot', { hasText: 'Three files, thanks.' }).waitFor();
       await waitFor(() => web.harness.model.requests.length === 1 || undefined, 'one model turn');
+      // The two pictures went to the model as images, the PDF as its text.
+      const request = web.harness.model.requests[0]!;
+      // (in the order the uploads finished, which may vary)
+      expect((await imagesOfLastUser(request)).sort()).toEqual(['image/jpeg 2048x1365', 'image/jpeg 640x360']);
+      expect(lastUser(request).content).toContain('Quarterly report: revenue grew 12 percent.');
       expect(problems).toEqual([]);
     } finally {
       await context.close();

@@ -2,12 +2,13 @@
 // the upload is streamed to the data folder under a cap enforced while it arrives, only the
 // browser that sent it may attach it to a message, the transcript shows it (images come back only
 // when their bytes are an image, labelled by those bytes), and fetchAttachment serves the exact bytes.
-import { readdirSync } from 'node:fs';
+import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AttachmentFetchError } from '../../src/core/types.ts';
-import { PDF, PNG } from '../helpers/media-fixtures.ts';
-import { waitFor } from '../helpers/harness.ts';
+import { settled, waitFor } from '../helpers/harness.ts';
+import { JPEG, PDF, PNG, VOICE } from '../helpers/media-fixtures.ts';
+import { imagesOfLastUser, lastUser } from '../helpers/media-turns.ts';
 import { ConsoleClient } from './client.ts';
 import { closeConsoles, startConsole } from './console.ts';
 
@@ -81,6 +82,47 @@ describe('web console: uploads', () => {
     expect(shown.headers.get('x-content-type-options')).toBe('nosniff');
     expect(Buffer.from(await shown.arrayBuffer()).equals(PNG.bytes)).toBe(true);
     expect((await alice.get(`/api/uploads/${pdf.id}`)).status).toBe(415);
+  });
+
+  it('end to end: photos with and without text, a voice recording and a PDF reach the model; a lost file gets its line', async () => {
+    const web = await startConsole({ env: { OPENAI_TRANSCRIBE_MODEL: 'whisper-1' } });
+    web.harness.model.setTranscriber((request) =>
+      request.bytes.subarray(0, 4).toString() === 'OggS' ? 'Please book the room for Friday.' : 'garbled',
+    );
+    const alice = new ConsoleClient(web.url);
+    const key = `web:dm-${await alice.id()}`;
+    const botTexts = async () =>
+      (await alice.json<{ entries: { author?: { isBot: boolean }; text?: string }[] }>('/api/chat')).entries
+        .filter((e) => e.author?.isBot)
+        .map((e) => e.text ?? '');
+    const turn = async (answer: string, text: string, files: { bytes: Buffer; name: string; type: string }[]) => {
+      web.harness.model.enqueue({ text: answer });
+      const ids: string[] = [];
+      for (const file of files) ids.push(((await (await upload(alice, file.bytes, file.name, file.type)).json()) as UploadView).id);
+      expect((await alice.post('/api/messages', { name: 'Alice', text, attachments: ids })).status).toBe(202);
+      await waitFor(async () => (await botTexts()).includes(answer) || undefined, `the answer "${answer}"`);
+      await settled(web.harness.store, key);
+      return { request: web.harness.model.requests.at(-1)!, ids };
+    };
+
+    const captioned = await turn('A red square.', 'what is this?', [{ bytes: JPEG.bytes, name: 'photo.jpg', type: 'image/jpeg' }]);
+    expect(lastUser(captioned.request).parts?.map((p) => p.type)).toEqual(['text', 'image_url']);
+    expect(lastUser(captioned.request).content).toContain('what is this?');
+    expect(await imagesOfLastUser(captioned.request)).toEqual(['image/jpeg 2048x1365']);
+    const bare = await turn('A green screen.', '', [{ bytes: PNG.bytes, name: 'screen.png', type: 'image/png' }]);
+    expect(await imagesOfLastUser(bare.request)).toEqual(['image/jpeg 640x360']);
+    const voice = await turn('Booked.', '', [{ bytes: VOICE.bytes, name: 'voice.ogg', type: 'audio/ogg' }]);
+    expect(lastUser(voice.request).content).toMatch(/^\[Alice, .*\]: Please book the room for Friday\.$/);
+    const pdf = await turn('Revenue grew.', 'summarise', [{ bytes: PDF.bytes, name: 'report.pdf', type: 'application/pdf' }]);
+    expect(lastUser(pdf.request).content).toContain('Quarterly report: revenue grew 12 percent.');
+
+    // The file went missing from the data folder between the upload and the turn.
+    web.harness.model.enqueue({ text: 'Please attach it again.' });
+    const lost = (await (await upload(alice, PDF.bytes, 'lost.pdf', 'application/pdf')).json()) as UploadView;
+    rmSync(join(web.dataDir, 'web-uploads', lost.id));
+    expect((await alice.post('/api/messages', { name: 'Alice', text: 'and this one', attachments: [lost.id] })).status).toBe(202);
+    await waitFor(async () => (await botTexts()).includes('Please attach it again.') || undefined, 'the answer');
+    expect(await botTexts()).toContain('I could not download "lost.pdf": the platform no longer has it.');
   });
 
   it('a message of files alone (no text) is taken', async () => {
