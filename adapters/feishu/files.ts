@@ -10,7 +10,7 @@ import type { Client } from '@larksuiteoapi/node-sdk';
 import { type Attachment, type AttachmentDownload, AttachmentFetchError, type AttachmentFetchOptions } from '../../src/core/types.ts';
 
 /** Feishu's limit for this API. */
-export const FEISHU_RESOURCE_LIMIT = 100 * 1024 * 1024;
+const FEISHU_RESOURCE_LIMIT = 100 * 1024 * 1024;
 const ERROR_BODY_MAX_BYTES = 16 * 1024;
 
 type ResourceType = 'image' | 'file';

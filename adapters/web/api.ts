@@ -9,7 +9,6 @@ import { z } from 'zod';
 import { HttpError, jsonError, MAX_BODY_BYTES, validate } from './http.ts';
 import { chatFor, DisplayNameSchema, RoomSchema, type WebChat, type WebPerson } from './identity.ts';
 import type { EntryView } from './transcript.ts';
-import { registerUploadApi } from './upload-api.ts';
 import type { UploadStore } from './uploads.ts';
 
 const MAX_MESSAGE_CHARS = 8_000;
@@ -123,7 +122,6 @@ export function registerApi(app: Hono<ConsoleEnv>, backend: ConsoleBackend): voi
     return c.json({ id: entry.id }, 202);
   });
   app.all('/api/messages', methodNotAllowed('POST'));
-  if (backend.uploads) registerUploadApi(app, backend.uploads);
 
   app.post('/api/actions', ...jsonBody(ActionBodySchema), async (c) => {
     const body = c.req.valid('json');

@@ -10,6 +10,7 @@ import { registerApi, type ConsoleBackend, type ConsoleEnv } from './api.ts';
 import type { Asset } from './assets.ts';
 import { errorHandler, HttpError, jsonError } from './http.ts';
 import type { Identities } from './identities.ts';
+import { registerUploadApi } from './upload-api.ts';
 
 export interface ConsoleAppOptions {
   guard: AccessGuard;
@@ -105,6 +106,7 @@ export function createConsoleApp(options: ConsoleAppOptions): Hono<ConsoleEnv> {
     await next();
   });
   registerApi(app, backend);
+  if (backend.uploads) registerUploadApi(app, backend.uploads);
 
   app.notFound((c) => jsonError(c, 404, 'not found'));
   app.onError(errorHandler(options.log));

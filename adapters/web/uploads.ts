@@ -39,7 +39,7 @@ export interface AttachmentView {
   kind: Attachment['kind'];
 }
 
-export function kindOf(mimeType: string): Attachment['kind'] {
+function kindOf(mimeType: string): Attachment['kind'] {
   const family = mimeType.split('/')[0];
   return family === 'image' ? 'image' : family === 'audio' ? 'audio' : family === 'video' ? 'video' : 'file';
 }

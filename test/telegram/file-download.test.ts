@@ -7,7 +7,7 @@ import { TelegramAdapter } from '../../adapters/telegram/adapter.ts';
 import { loadTelegramConfig } from '../../adapters/telegram/config.ts';
 import { type Attachment, AttachmentFetchError, type Inbound, type InboundSink } from '../../src/core/types.ts';
 import { FakeTelegram } from '../fakes/telegram/index.ts';
-import { JPEG, PDF, PNG, VOICE, VOICE_SECONDS } from '../helpers/media-fixtures.ts';
+import { DOCX, JPEG, PDF, PNG, VOICE, VOICE_SECONDS } from '../helpers/media-fixtures.ts';
 import { waitFor } from '../helpers/harness.ts';
 import { RecordingLogger } from './helpers.ts';
 
@@ -53,7 +53,7 @@ async function refusal(promise: Promise<unknown>): Promise<AttachmentFetchError>
 }
 
 describe('telegram: downloading attachments', () => {
-  it('a photo (its largest size), a voice note and a PDF come back byte for byte', async () => {
+  it('a photo (its largest size), a voice note, a PDF and a DOCX come back byte for byte', async () => {
     const { tg, adapter, reported, log } = await setup();
     const alice = tg.user('Alice');
     const dm = tg.privateChat(alice);
@@ -61,6 +61,7 @@ describe('telegram: downloading attachments', () => {
     tg.sendMedia(alice, dm, { photo: sizes }, 'what is this?');
     tg.sendMedia(alice, dm, { voice: tg.files.voice(VOICE, VOICE_SECONDS) });
     tg.sendMedia(alice, dm, { document: tg.files.document(PDF) });
+    tg.sendMedia(alice, dm, { document: tg.files.document(DOCX) });
 
     const [photo] = await reported(1);
     expect(photo).toMatchObject({ kind: 'image', ref: sizes[1]!.file_id, size: sizes[1]!.file_size });
@@ -77,10 +78,15 @@ describe('telegram: downloading attachments', () => {
     expect(pdf).toMatchObject({ kind: 'file', name: 'report.pdf', mimeType: 'application/pdf' });
     expect((await download(adapter, pdf!)).bytes.equals(PDF.bytes)).toBe(true);
 
+    const [docx] = await reported(4);
+    expect(docx).toMatchObject({ kind: 'file', name: 'notes.docx', mimeType: DOCX.mimeType });
+    expect((await download(adapter, docx!)).bytes.equals(DOCX.bytes)).toBe(true);
+
     expect(tg.downloads).toEqual([
       expect.stringMatching(/^photos\/file_\d+\.jpg$/),
       expect.stringMatching(/^voice\/file_\d+\.oga$/),
       expect.stringMatching(/^documents\/file_\d+\.pdf$/),
+      expect.stringMatching(/^documents\/file_\d+\.docx$/),
     ]);
     expect(log.text()).not.toContain(tg.token);
   });

@@ -9,7 +9,7 @@ import { createHmac } from 'node:crypto';
 
 /** How long a signed URL lives (Discord: about 24 hours). */
 const URL_LIFETIME_S = 24 * 60 * 60;
-export const GONE_TEXT = 'This content is no longer available.';
+const GONE_TEXT = 'This content is no longer available.';
 
 export interface CdnFile {
   channelId: string;

@@ -51,7 +51,7 @@ export interface SayOptions {
   voice?: { bytes: Buffer; durationSecs: number };
 }
 
-export interface FileOptions {
+interface FileOptions {
   filename: string;
   /** Defaults to the length of `bytes`. */
   size?: number;

@@ -10,7 +10,7 @@
 // message withdrawn) are as we read the platform's error tables, not captured from the service.
 import { randomUUID } from 'node:crypto';
 
-export const FEISHU_RESOURCE_LIMIT = 100 * 1024 * 1024;
+const FEISHU_RESOURCE_LIMIT = 100 * 1024 * 1024;
 
 export interface StoredResource {
   messageId: string;

@@ -10,7 +10,7 @@ import { ApiFailure } from './methods.ts';
 import { errors } from './types.ts';
 
 /** The cloud Bot API serves files up to 20 MB through getFile. */
-export const BOT_API_DOWNLOAD_LIMIT = 20 * 1024 * 1024;
+const BOT_API_DOWNLOAD_LIMIT = 20 * 1024 * 1024;
 
 interface StoredFile {
   fileId: string;
