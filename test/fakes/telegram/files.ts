@@ -64,9 +64,12 @@ export class TelegramFiles {
     return { file_id: file.fileId, file_unique_id: file.uniqueId, file_size: file.size };
   }
 
-  /** A photo's sizes as Telegram sends them: a 90-px thumbnail, then the full picture (JPEG). */
+  /** A photo's sizes as Telegram sends them: a 90-px thumbnail, then the picture as a JPEG of at most 2560 px a side. */
   async photo(source: FileSource): Promise<TgPhotoSize[]> {
-    const jpeg = await sharp(source.bytes).jpeg({ quality: 87 }).toBuffer();
+    const jpeg = await sharp(source.bytes)
+      .resize({ width: 2560, height: 2560, fit: 'inside', withoutEnlargement: true })
+      .jpeg({ quality: 87 })
+      .toBuffer();
     const meta = await sharp(jpeg).metadata();
     const thumb = await sharp(jpeg).resize({ width: 90 }).jpeg().toBuffer();
     const thumbMeta = await sharp(thumb).metadata();
