@@ -70,7 +70,14 @@ export class SessionRunner {
     const { agent, store, scheduler } = this.#o;
     if (!agent) return 'not-now';
     const started = await scheduler.startFresh(key, (owner, leaseMs) =>
-      store.turnStart.fromMessage({ key, inbound, owner, leaseMs, origin: originOf(inbound), content: textForModel(inbound) }),
+      store.turnStart.fromMessage({
+        key,
+        inbound,
+        owner,
+        leaseMs,
+        origin: originOf(inbound),
+        content: this.#o.media?.describe(inbound) ?? textForModel(inbound),
+      }),
     );
     if (started === undefined) return 'not-now';
     if (started === 'duplicate') return 'duplicate';
@@ -144,10 +151,14 @@ export class SessionRunner {
   async #prepareQueued(sessionId: string): Promise<PreparedContents | undefined> {
     const media = this.#o.media;
     if (!media) return undefined;
-    const waiting = (await this.#o.store.inbound.queued(sessionId)).filter((inbound) => media.needsPreparing(inbound));
+    const waiting = (await this.#o.store.inbound.queued(sessionId)).filter((inbound) => inbound.attachments.length > 0);
     if (waiting.length === 0) return undefined;
     const prepared = new Map<string, string>();
     for (const inbound of waiting) {
+      if (!media.needsPreparing(inbound)) {
+        prepared.set(contentKey(inbound), media.describe(inbound));
+        continue;
+      }
       const made = await media.prepare(inbound, { sessionId });
       prepared.set(contentKey(inbound), made.content);
       for (const notice of made.notices) {

@@ -76,6 +76,10 @@ export class Media implements MessageMedia {
     return this.intake.unreadableReply(inbound);
   }
 
+  describe(inbound: Inbound): string {
+    return this.intake.describe(inbound);
+  }
+
   needsPreparing(inbound: Inbound): boolean {
     return this.intake.needsPreparing(inbound);
   }

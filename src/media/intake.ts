@@ -95,10 +95,16 @@ export class MediaIntake {
     return unreadableReply(inbound, (attachment) => this.canRead(attachment), locale);
   }
 
+  /** The user message for a message with nothing to fetch (see needsPreparing): its text and a note per attachment. */
+  describe(inbound: Inbound, locale: Locale = DEFAULT_LOCALE): string {
+    return [personText(inbound.text), ...inbound.attachments.map((a) => this.#unread(inbound, a, locale))]
+      .filter((part) => part.trim() !== '')
+      .join('\n');
+  }
+
   /** The user message for `inbound`, its attachments read. Never throws for a bad file: it becomes a notice. */
   async prepare(inbound: Inbound, context: PrepareContext): Promise<PreparedMessage> {
     const locale = context.locale ?? DEFAULT_LOCALE;
-    if (!this.needsPreparing(inbound)) return { content: textForModel(inbound, locale), notices: [] };
     const blocks: Block[] = [];
     let documentTokens = this.#o.documentTokens;
     for (const [index, attachment] of inbound.attachments.entries()) {
