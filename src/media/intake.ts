@@ -6,7 +6,7 @@
 // transcribed ("[Alice, voice message, 0:42]: …"); a document's text is read within a budget. What
 // cannot be used gets a short line in the chat (`notices`) and a note for the model; the message's
 // own text always goes on.
-import { describeAttachment, imageMarker, personText, quotedName, senderOf, textForModel, unreadableReply } from '../core/attachments.ts';
+import { describeAttachment, imageMarker, personText, quotedName, senderOf, unreadableReply } from '../core/attachments.ts';
 import { DEFAULT_LOCALE, type Locale, t } from '../core/i18n/index.ts';
 import type { Attachment, ChannelAdapter, Inbound } from '../core/types.ts';
 import type { Logger } from '../log.ts';

@@ -2,8 +2,8 @@
 // channel serves real files through fetchAttachment, the fake OpenAI-compatible model records the
 // content parts it is sent and answers from them, and transcription goes through its
 // /audio/transcriptions endpoint. Per-platform downloads are tested in each adapter's suite.
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import sharp from 'sharp';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Attachment, AttachmentFetchError } from '../../src/core/types.ts';
@@ -232,4 +232,27 @@ describe('bad input: a short line in the chat, and the turn goes on with the tex
       if (model) expect(user.content).toMatch(model);
     },
   );
+});
+
+describe('the cache and /reset', () => {
+  it("/reset deletes the session's cached images; the model then gets no image from before", async () => {
+    const { h } = await mediaHarness();
+    h.adapter.serveFile('photo-1', { bytes: fixture('photo.jpg') });
+    await h.adapter.say('look', { attachments: [photo] });
+    await settled(h.store, KEY);
+    const session = (await h.store.sessions.getByKey(KEY))!;
+    const folder = join(h.app.media.cache.dir, session.id);
+    expect(readdirSync(folder).filter((f) => f.endsWith('.jpg'))).toHaveLength(1);
+    await h.adapter.say('/reset');
+    await waitForText(h, 'Started a fresh conversation');
+    expect(existsSync(folder)).toBe(false);
+    await h.adapter.say('and now?');
+    await settled(h.store, KEY);
+    expect(imagesOf(h.model.requests.at(-1)!)).toEqual([]);
+  });
+
+  it('the cache is beside the database, in its media folder', async () => {
+    const { h } = await mediaHarness();
+    expect(h.app.media.cache.dir).toBe(join(dirname(h.dbFile), 'media'));
+  });
 });
