@@ -70,8 +70,10 @@ export class MediaIntake {
     this.#o = options;
   }
 
-  /** Whether this attachment would be read (fetched) for a turn now. */
-  canRead(attachment: Attachment): boolean {
+  /** Whether this attachment of a message on `channel` would be read (fetched) for a turn now. */
+  canRead(channel: string, attachment: Attachment): boolean {
+    // A channel that cannot download (no fetchAttachment) has its attachments described, as before there was an intake.
+    if (!this.#o.adapterFor(channel)?.fetchAttachment) return false;
     switch (attachment.kind) {
       case 'image':
       case 'sticker':
@@ -86,13 +88,13 @@ export class MediaIntake {
   }
 
   /** Whether the message has anything to fetch before its turn (then it takes the mailbox's way, not the immediate start). */
-  needsPreparing(inbound: Pick<Inbound, 'attachments'>): boolean {
-    return inbound.attachments.some((attachment) => this.canRead(attachment));
+  needsPreparing(inbound: Pick<Inbound, 'attachments' | 'channel'>): boolean {
+    return inbound.attachments.some((attachment) => this.canRead(inbound.channel, attachment));
   }
 
   /** The reply to a message with no text and only attachments that cannot be read now; undefined otherwise. */
-  unreadableReply(inbound: Pick<Inbound, 'attachments' | 'text'>, locale: Locale = DEFAULT_LOCALE): string | undefined {
-    return unreadableReply(inbound, (attachment) => this.canRead(attachment), locale);
+  unreadableReply(inbound: Pick<Inbound, 'attachments' | 'text' | 'channel'>, locale: Locale = DEFAULT_LOCALE): string | undefined {
+    return unreadableReply(inbound, (attachment) => this.canRead(inbound.channel, attachment), locale);
   }
 
   /** The user message for a message with nothing to fetch (see needsPreparing): its text and a note per attachment. */
@@ -109,7 +111,7 @@ export class MediaIntake {
     let documentTokens = this.#o.documentTokens;
     for (const [index, attachment] of inbound.attachments.entries()) {
       if (context.signal?.aborted) throw context.signal.reason;
-      if (index >= MAX_ATTACHMENTS || !this.canRead(attachment)) {
+      if (index >= MAX_ATTACHMENTS || !this.canRead(inbound.channel, attachment)) {
         blocks.push({ text: this.#unread(inbound, attachment, locale) });
         continue;
       }
@@ -124,6 +126,7 @@ export class MediaIntake {
   /** The note for an attachment that is not read (a video; audio without transcription; an image the model cannot see). */
   #unread(inbound: Inbound, attachment: Attachment, locale: Locale): string {
     const vars = { who: senderOf(inbound), what: describeAttachment(attachment, locale) };
+    if (!this.#o.adapterFor(inbound.channel)?.fetchAttachment) return t(locale, 'media.note.cannot', vars);
     if ((attachment.kind === 'image' || attachment.kind === 'sticker') && !this.#o.vision.canSee)
       return t(locale, 'media.note.cannotSee', vars);
     if (attachment.kind === 'audio' && !this.#o.transcriber) return t(locale, 'media.note.cannotListen', vars);

@@ -145,3 +145,23 @@ describe('the media intake', () => {
     expect(prepared.notices).toEqual(['I cannot read "tool": I do not know this kind of file (unknown data).']);
   });
 });
+
+describe('a channel that cannot download', () => {
+  it('has its attachments described as before: the plain note, and the short reply to attachments alone', async () => {
+    const adapter = new MemoryAdapter({ id: 'plain' });
+    Object.defineProperty(adapter, 'fetchAttachment', { value: undefined });
+    const media = new MediaIntake({
+      adapterFor: () => adapter,
+      cache: new MediaCache(join(dir, 'plain')),
+      vision: new VisionState('on', { model: 'm' }, join(dir, 'plain.json')),
+      maxBytes: 1_000,
+      timeoutMs: 1_000,
+      documentTokens: 100,
+      log: silentLogger,
+    });
+    const message = { ...inbound('', [photo]), channel: 'plain' };
+    expect(media.needsPreparing(message)).toBe(false);
+    expect(media.unreadableReply(message)).toBe('I cannot read images yet. Tell me in words what you need, and I will help.');
+    expect(media.describe({ ...message, text: 'hi' })).toBe('hi\n[Alice attached an image ("photo.jpg"): I cannot see attachments yet]');
+  });
+});
