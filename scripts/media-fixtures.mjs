@@ -1,15 +1,14 @@
 // Writes the small real files the media tests read (test/fixtures/media/): images made with sharp,
 // a voice note encoded by opusenc (OGG/Opus, as Telegram, Discord and Feishu send them), a PDF
 // with text written by hand (three pages), a damaged PDF, a DOCX (a minimal OOXML package zipped
-// with JSZip), a decompression bomb (a 20,000 × 20,000 one-bit PNG, deflated to a few dozen KB)
+// by hand), a decompression bomb (a 20,000 × 20,000 one-bit PNG, deflated to a few dozen KB)
 // and an HTML page named like a PNG. Run once: `node scripts/media-fixtures.mjs`; the files are
 // committed, so tests do not need opusenc.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { deflateSync, crc32 } from 'node:zlib';
-import JSZip from 'jszip';
+import { crc32, deflateRawSync, deflateSync } from 'node:zlib';
 import sharp from 'sharp';
 import { textPdf } from '../test/helpers/media-files.ts';
 
@@ -41,22 +40,57 @@ function bombPng(side) {
   ]);
 }
 
-async function docx(paragraphs) {
-  const zip = new JSZip();
-  zip.file(
-    '[Content_Types].xml',
-    '<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>',
-  );
-  zip.file(
-    '_rels/.rels',
-    '<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>',
-  );
+/** A ZIP archive (deflated entries) of `files`: name → content. */
+function zip(files) {
+  const locals = [];
+  const centrals = [];
+  let offset = 0;
+  for (const [name, content] of Object.entries(files)) {
+    const data = Buffer.from(content);
+    const packed = deflateRawSync(data);
+    const nameBytes = Buffer.from(name);
+    const local = Buffer.alloc(30);
+    local.writeUInt32LE(0x04034b50, 0);
+    local.writeUInt16LE(20, 4);
+    local.writeUInt16LE(8, 8);
+    local.writeUInt32LE(crc32(data), 14);
+    local.writeUInt32LE(packed.length, 18);
+    local.writeUInt32LE(data.length, 22);
+    local.writeUInt16LE(nameBytes.length, 26);
+    const central = Buffer.alloc(46);
+    central.writeUInt32LE(0x02014b50, 0);
+    central.writeUInt16LE(20, 4);
+    central.writeUInt16LE(20, 6);
+    central.writeUInt16LE(8, 10);
+    central.writeUInt32LE(crc32(data), 16);
+    central.writeUInt32LE(packed.length, 20);
+    central.writeUInt32LE(data.length, 24);
+    central.writeUInt16LE(nameBytes.length, 28);
+    central.writeUInt32LE(offset, 42);
+    locals.push(local, nameBytes, packed);
+    centrals.push(central, nameBytes);
+    offset += local.length + nameBytes.length + packed.length;
+  }
+  const directory = Buffer.concat(centrals);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(Object.keys(files).length, 8);
+  end.writeUInt16LE(Object.keys(files).length, 10);
+  end.writeUInt32LE(directory.length, 12);
+  end.writeUInt32LE(offset, 16);
+  return Buffer.concat([...locals, directory, end]);
+}
+
+/** A minimal Word document: the three parts a DOCX needs, one paragraph per line. */
+function docx(paragraphs) {
   const body = paragraphs.map((p) => `<w:p><w:r><w:t xml:space="preserve">${p}</w:t></w:r></w:p>`).join('');
-  zip.file(
-    'word/document.xml',
-    `<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>${body}</w:body></w:document>`,
-  );
-  return zip.generateAsync({ type: 'nodebuffer', compression: 'DEFLATE' });
+  return zip({
+    '[Content_Types].xml':
+      '<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>',
+    '_rels/.rels':
+      '<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>',
+    'word/document.xml': `<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>${body}</w:body></w:document>`,
+  });
 }
 
 /** A mono 16-bit WAV of `seconds` of a 440 Hz tone at 16 kHz. */
@@ -122,7 +156,7 @@ async function main() {
     join(out, 'corrupt.pdf'),
     Buffer.concat([Buffer.from('%PDF-1.7\n1 0 obj\n<< /Type /Catalog /Pages 2 0 R'), Buffer.alloc(300, 0xa7)]),
   );
-  writeFileSync(join(out, 'notes.docx'), await docx(['Meeting notes for the launch.', 'Action: Bob books the venue.']));
+  writeFileSync(join(out, 'notes.docx'), docx(['Meeting notes for the launch.', 'Action: Bob books the venue.']));
   writeFileSync(join(out, 'notes.txt'), 'Shopping list:\n- oat milk\n- coffee beans\n');
   const dir = mkdtempSync(join(tmpdir(), 'parley-fixtures-'));
   try {

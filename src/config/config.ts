@@ -134,7 +134,7 @@ export interface ModelConfig {
 }
 
 /** What the bot does with attachments (src/media, docs/multimodal.md). */
-export interface MediaConfig {
+interface MediaConfig {
   /** Send images to the model: auto (until the server refuses them, remembered per model), on, off. */
   vision: 'auto' | 'on' | 'off';
   /** Voice notes and audio through the transcription endpoint; off when unset. */

@@ -22,6 +22,8 @@ export interface ApprovalHandler {
 export interface MessageMedia {
   /** The reply to a message of attachments alone, none of which can be read now; undefined otherwise. */
   unreadableReply(inbound: Inbound): string | undefined;
+  /** The user message's content for a message with nothing to fetch: its text and a note per attachment. */
+  describe(inbound: Inbound): string;
   /** Whether the message has attachments to fetch before its turn (it then waits in the mailbox, not started at once). */
   needsPreparing(inbound: Inbound): boolean;
   /** The user message's content with its attachments read, and short lines for the chat about those that could not be. */

@@ -70,7 +70,14 @@ export class SessionRunner {
     const { agent, store, scheduler } = this.#o;
     if (!agent) return 'not-now';
     const started = await scheduler.startFresh(key, (owner, leaseMs) =>
-      store.turnStart.fromMessage({ key, inbound, owner, leaseMs, origin: originOf(inbound), content: textForModel(inbound) }),
+      store.turnStart.fromMessage({
+        key,
+        inbound,
+        owner,
+        leaseMs,
+        origin: originOf(inbound),
+        content: this.#o.media?.describe(inbound) ?? textForModel(inbound),
+      }),
     );
     if (started === undefined) return 'not-now';
     if (started === 'duplicate') return 'duplicate';
@@ -133,6 +140,8 @@ export class SessionRunner {
   /** The queued messages, claimed into the turn (steering), their attachments read first. */
   async #takeSteering(sessionId: string, turnId: string, epoch: number): Promise<Inbound[]> {
     const prepared = await this.#prepareQueued(sessionId);
+    // Nothing was queued when looked at: what came since waits for the next look, to be read first.
+    if (this.#o.media && !prepared) return [];
     return this.#o.store.inbound.claimAsMessages(sessionId, turnId, epoch, 50, prepared);
   }
 
@@ -144,19 +153,25 @@ export class SessionRunner {
   async #prepareQueued(sessionId: string): Promise<PreparedContents | undefined> {
     const media = this.#o.media;
     if (!media) return undefined;
-    const waiting = (await this.#o.store.inbound.queued(sessionId)).filter((inbound) => media.needsPreparing(inbound));
-    if (waiting.length === 0) return undefined;
-    const prepared = new Map<string, string>();
-    for (const inbound of waiting) {
+    const queued = await this.#o.store.inbound.queued(sessionId);
+    const last = queued.at(-1);
+    if (!last) return undefined;
+    const contents = new Map<string, string>();
+    for (const { inbound } of queued) {
+      if (inbound.attachments.length === 0) continue;
+      if (!media.needsPreparing(inbound)) {
+        contents.set(contentKey(inbound), media.describe(inbound));
+        continue;
+      }
       const made = await media.prepare(inbound, { sessionId });
-      prepared.set(contentKey(inbound), made.content);
+      contents.set(contentKey(inbound), made.content);
       for (const notice of made.notices) {
         await this.#o.output
           .reply(chatOf(inbound), notice, inbound)
           .catch((error: unknown) => this.#o.log.warn({ err: error }, 'could not tell the chat about an attachment'));
       }
     }
-    return prepared;
+    return { contents, upToId: last.id };
   }
 
   /** A turn left running (its storage failed under it) is not retried at once: the sweep continues it later. */

@@ -15,12 +15,6 @@ import { mediaClient } from './media-client.ts';
 import { Transcriber } from './transcribe.ts';
 import { VisionState } from './vision.ts';
 
-export { MediaCache } from './cache.ts';
-export { MediaIntake, type PreparedMessage } from './intake.ts';
-export { mediaClient } from './media-client.ts';
-export { Transcriber } from './transcribe.ts';
-export { isImageRefusal, VisionState } from './vision.ts';
-
 /** Where per-install files go: beside the SQLite database, ./data for PostgreSQL, a temporary folder for an in-memory database. */
 export function dataDirFor(database: DatabaseTarget): string {
   if (database.provider !== 'sqlite') return resolve('data');
@@ -74,6 +68,10 @@ export class Media implements MessageMedia {
 
   unreadableReply(inbound: Inbound): string | undefined {
     return this.intake.unreadableReply(inbound);
+  }
+
+  describe(inbound: Inbound): string {
+    return this.intake.describe(inbound);
   }
 
   needsPreparing(inbound: Inbound): boolean {

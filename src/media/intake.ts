@@ -6,7 +6,7 @@
 // transcribed ("[Alice, voice message, 0:42]: …"); a document's text is read within a budget. What
 // cannot be used gets a short line in the chat (`notices`) and a note for the model; the message's
 // own text always goes on.
-import { describeAttachment, imageMarker, personText, quotedName, senderOf, textForModel, unreadableReply } from '../core/attachments.ts';
+import { describeAttachment, imageMarker, personText, quotedName, senderOf, unreadableReply } from '../core/attachments.ts';
 import { DEFAULT_LOCALE, type Locale, t } from '../core/i18n/index.ts';
 import type { Attachment, ChannelAdapter, Inbound } from '../core/types.ts';
 import type { Logger } from '../log.ts';
@@ -70,8 +70,10 @@ export class MediaIntake {
     this.#o = options;
   }
 
-  /** Whether this attachment would be read (fetched) for a turn now. */
-  canRead(attachment: Attachment): boolean {
+  /** Whether this attachment of a message on `channel` would be read (fetched) for a turn now. */
+  canRead(channel: string, attachment: Attachment): boolean {
+    // A channel that cannot download (no fetchAttachment) has its attachments described, as before there was an intake.
+    if (!this.#o.adapterFor(channel)?.fetchAttachment) return false;
     switch (attachment.kind) {
       case 'image':
       case 'sticker':
@@ -86,24 +88,30 @@ export class MediaIntake {
   }
 
   /** Whether the message has anything to fetch before its turn (then it takes the mailbox's way, not the immediate start). */
-  needsPreparing(inbound: Pick<Inbound, 'attachments'>): boolean {
-    return inbound.attachments.some((attachment) => this.canRead(attachment));
+  needsPreparing(inbound: Pick<Inbound, 'attachments' | 'channel'>): boolean {
+    return inbound.attachments.some((attachment) => this.canRead(inbound.channel, attachment));
   }
 
   /** The reply to a message with no text and only attachments that cannot be read now; undefined otherwise. */
-  unreadableReply(inbound: Pick<Inbound, 'attachments' | 'text'>, locale: Locale = DEFAULT_LOCALE): string | undefined {
-    return unreadableReply(inbound, (attachment) => this.canRead(attachment), locale);
+  unreadableReply(inbound: Pick<Inbound, 'attachments' | 'text' | 'channel'>, locale: Locale = DEFAULT_LOCALE): string | undefined {
+    return unreadableReply(inbound, (attachment) => this.canRead(inbound.channel, attachment), locale);
+  }
+
+  /** The user message for a message with nothing to fetch (see needsPreparing): its text and a note per attachment. */
+  describe(inbound: Inbound, locale: Locale = DEFAULT_LOCALE): string {
+    return [personText(inbound.text), ...inbound.attachments.map((a) => this.#unread(inbound, a, locale))]
+      .filter((part) => part.trim() !== '')
+      .join('\n');
   }
 
   /** The user message for `inbound`, its attachments read. Never throws for a bad file: it becomes a notice. */
   async prepare(inbound: Inbound, context: PrepareContext): Promise<PreparedMessage> {
     const locale = context.locale ?? DEFAULT_LOCALE;
-    if (!this.needsPreparing(inbound)) return { content: textForModel(inbound, locale), notices: [] };
     const blocks: Block[] = [];
     let documentTokens = this.#o.documentTokens;
     for (const [index, attachment] of inbound.attachments.entries()) {
       if (context.signal?.aborted) throw context.signal.reason;
-      if (index >= MAX_ATTACHMENTS || !this.canRead(attachment)) {
+      if (index >= MAX_ATTACHMENTS || !this.canRead(inbound.channel, attachment)) {
         blocks.push({ text: this.#unread(inbound, attachment, locale) });
         continue;
       }
@@ -118,6 +126,7 @@ export class MediaIntake {
   /** The note for an attachment that is not read (a video; audio without transcription; an image the model cannot see). */
   #unread(inbound: Inbound, attachment: Attachment, locale: Locale): string {
     const vars = { who: senderOf(inbound), what: describeAttachment(attachment, locale) };
+    if (!this.#o.adapterFor(inbound.channel)?.fetchAttachment) return t(locale, 'media.note.cannot', vars);
     if ((attachment.kind === 'image' || attachment.kind === 'sticker') && !this.#o.vision.canSee)
       return t(locale, 'media.note.cannotSee', vars);
     if (attachment.kind === 'audio' && !this.#o.transcriber) return t(locale, 'media.note.cannotListen', vars);

@@ -58,12 +58,13 @@ function withShowings(message: UserMessage, showings: Showing[]): UserMessage {
     const end = lineEnd < 0 ? message.content.length : lineEnd;
     text += message.content.slice(at, end);
     at = end;
-    if (text.trim()) parts.push({ type: 'text', text: text.replace(/ +\]/g, ']') });
+    // Each part stands alone: the line break before a line that follows an image is dropped.
+    if (text.trim()) parts.push({ type: 'text', text: (parts.length ? text.replace(/^\n/, '') : text).replace(/ +\]/g, ']') });
     parts.push({ type: 'image', url: showing.url });
     text = '';
   }
   text += message.content.slice(at);
-  if (text.trim()) parts.push({ type: 'text', text: text.replace(/^\n/, '') });
+  if (text.trim()) parts.push({ type: 'text', text: parts.length ? text.replace(/^\n/, '') : text });
   const notesOnly = parts.every((part) => part.type === 'text');
   const shown: UserMessage = notesOnly
     ? { role: 'user', content: parts.map((p) => (p.type === 'text' ? p.text : '')).join('') }

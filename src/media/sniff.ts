@@ -1,7 +1,7 @@
 // What a file is, told by its first bytes (magic numbers), never by its name or the type the
 // platform claims: a "photo.png" that is an HTML page is an HTML page.
 
-export type SniffedKind = 'image' | 'audio' | 'video' | 'pdf' | 'docx' | 'zip' | 'html' | 'text' | 'binary';
+type SniffedKind = 'image' | 'audio' | 'video' | 'pdf' | 'docx' | 'zip' | 'html' | 'text' | 'binary';
 
 export interface Sniffed {
   kind: SniffedKind;

@@ -15,7 +15,7 @@ export interface TranscriberSettings {
 }
 
 /** Formats the endpoint accepts (OpenAI: flac, mp3, mp4, mpeg, mpga, m4a, ogg, wav, webm). */
-export const TRANSCRIBABLE = new Set(['flac', 'mp3', 'mp4', 'm4a', 'ogg', 'wav', 'webm']);
+const TRANSCRIBABLE = new Set(['flac', 'mp3', 'mp4', 'm4a', 'ogg', 'wav', 'webm']);
 
 const AnswerSchema = z.object({ text: z.string() });
 

@@ -72,7 +72,7 @@ interface HangStep {
 export type Step = TextStep | ErrorStep | MalformedStep | HangStep | MidStreamErrorStep;
 
 /** A part of a user message's content, as the chat completions API takes it. */
-export type RecordedPart = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string; detail?: string } };
+type RecordedPart = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string; detail?: string } };
 
 /**
  * How real servers refuse image input from a model that cannot see (the request is refused before
@@ -541,7 +541,7 @@ function withPartsApart(body: RecordedRequest['body']): RecordedRequest['body'] 
 }
 
 /** The image_url parts of a request's user messages, in order. */
-export function imagePartsOf(request: RecordedRequest): { url: string; message: number }[] {
+function imagePartsOf(request: RecordedRequest): { url: string; message: number }[] {
   return request.body.messages.flatMap((message, index) =>
     (message.parts ?? []).flatMap((part) => (part.type === 'image_url' ? [{ url: part.image_url.url, message: index }] : [])),
   );

@@ -2,15 +2,15 @@
 // channel serves real files through fetchAttachment, the fake OpenAI-compatible model records the
 // content parts it is sent and answers from them, and transcription goes through its
 // /audio/transcriptions endpoint. Per-platform downloads are tested in each adapter's suite.
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import sharp from 'sharp';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Attachment, AttachmentFetchError } from '../../src/core/types.ts';
 import { textPdf } from '../helpers/media-files.ts';
 import type { ServedFile } from '../fakes/memory-adapter.ts';
 import { imagesOf, type RecordedRequest } from '../fakes/model-server.ts';
-import { closeAll, createHarness, settled } from '../helpers/harness.ts';
+import { closeAll, createHarness, settled, tempDir, waitFor } from '../helpers/harness.ts';
 
 afterEach(closeAll);
 
@@ -232,4 +232,78 @@ describe('bad input: a short line in the chat, and the turn goes on with the tex
       if (model) expect(user.content).toMatch(model);
     },
   );
+});
+
+describe('the cache and /reset', () => {
+  it("/reset deletes the session's cached images; the model then gets no image from before", async () => {
+    const { h } = await mediaHarness();
+    h.adapter.serveFile('photo-1', { bytes: fixture('photo.jpg') });
+    await h.adapter.say('look', { attachments: [photo] });
+    await settled(h.store, KEY);
+    const session = (await h.store.sessions.getByKey(KEY))!;
+    const folder = join(h.app.media.cache.dir, session.id);
+    expect(readdirSync(folder).filter((f) => f.endsWith('.jpg'))).toHaveLength(1);
+    await h.adapter.say('/reset');
+    await waitForText(h, 'Started a fresh conversation');
+    expect(existsSync(folder)).toBe(false);
+    await h.adapter.say('and now?');
+    await settled(h.store, KEY);
+    expect(imagesOf(h.model.requests.at(-1)!)).toEqual([]);
+  });
+
+  it('the cache is beside the database, in its media folder', async () => {
+    const { h } = await mediaHarness();
+    expect(h.app.media.cache.dir).toBe(join(dirname(h.dbFile), 'media'));
+  });
+});
+
+describe('attachments sent while a turn runs (steering)', () => {
+  it('a photo sent mid-turn is read and reaches the model in the same turn, after the tool step', async () => {
+    const { h } = await mediaHarness();
+    h.adapter.serveFile('photo-1', { bytes: fixture('photo.jpg') });
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    // First round: a tool call whose answer is held until the photo is in the mailbox.
+    h.model.enqueue({ text: 'Let me think', hold: held, toolCalls: [{ name: 'recall', arguments: {} }] });
+    await h.adapter.say('wait for my photo');
+    await waitFor(() => h.model.requests.length === 1, 'the first request');
+    await h.adapter.say('here it is', { attachments: [photo] });
+    release();
+    const turns = await settled(h.store, KEY);
+    expect(turns).toHaveLength(1);
+    const images = h.model.requests.map((r) => imagesOf(r).length);
+    expect(images.at(-1)).toBe(1);
+    expect(h.model.requests.at(-1)!.body.messages.some((m) => m.content?.includes('here it is'))).toBe(true);
+  });
+});
+
+const adminUrl = process.env.PARLEY_TEST_POSTGRES_URL;
+
+describe.skipIf(!adminUrl)('on PostgreSQL', () => {
+  it('a photo and a PDF reach the model through the mailbox the same way', async () => {
+    const database = `parley_media_${Math.random().toString(16).slice(2, 10)}`;
+    const pg = await import('pg');
+    const admin = new pg.default.Client({ connectionString: adminUrl });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${database}`);
+    const url = new URL(adminUrl!);
+    url.pathname = `/${database}`;
+    const dataDir = tempDir('parley-media-pg-');
+    try {
+      const h = await createHarness({ databaseUrl: url.toString(), dataDir });
+      h.model.setFallback(() => ({ text: 'answered' }));
+      h.adapter.serveFile('photo-1', { bytes: fixture('photo.jpg') }).serveFile('pdf-1', { bytes: fixture('report.pdf') });
+      await h.adapter.say('both', { attachments: [photo, { kind: 'file', ref: 'pdf-1', name: 'report.pdf' }] });
+      await settled(h.store, KEY);
+      const user = h.model.requests[0]!.body.messages.findLast((m) => m.role === 'user')!;
+      expect(imagesOf(h.model.requests[0]!)).toHaveLength(1);
+      expect(user.content).toContain('Page two: the new office opens in March.');
+      expect(readdirSync(join(dataDir, 'media'))).toHaveLength(1);
+      await h.close();
+    } finally {
+      await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+      await admin.end();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
 });
