@@ -33,8 +33,8 @@ describe('telegram: attachments end to end', () => {
     );
     expect(lastUser(captioned).parts?.map((p) => p.type)).toEqual(['text', 'image_url']);
     expect(lastUser(captioned).content).toContain('what is this?');
-    // Telegram's largest size (the fake re-encodes as Telegram does), downscaled to 2048 px.
-    expect(await imagesOfLastUser(captioned)).toEqual(['image/jpeg 2048x1365']);
+    // Telegram's largest size (2560×1707, as Telegram stores a 3000×2000 photo), downscaled to 2048 px.
+    expect(await imagesOfLastUser(captioned)).toEqual(['image/jpeg 2048x1366']);
 
     const bare = await turn('A green screen.', async () => tg.sendMedia(alice, dm, { photo: await tg.files.photo(PNG) }));
     expect(await imagesOfLastUser(bare)).toEqual(['image/jpeg 640x360']);
