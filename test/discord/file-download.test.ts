@@ -100,6 +100,18 @@ describe('discord: downloading attachments', () => {
     expect(dc.cdn.requests.map((r) => r.status)).toEqual([404, 200, 200]);
   });
 
+  it('an expired link Discord does not renew → expired', async () => {
+    const { dc, adapter, alice, dm, reported } = await setup();
+    dc.say(alice, dm, '', { files: [{ filename: 'photo.jpg', contentType: 'image/jpeg', bytes: JPEG.bytes }] });
+    const [photo] = await reported(1);
+    dc.cdn.expireAll();
+    dc.cdn.renewsNothing = true;
+    const error = await refusal(download(adapter, photo!));
+    expect(error).toMatchObject({ reason: 'expired', message: 'the link to the file expired and Discord would not renew it' });
+    expect(refreshCalls(dc)).toHaveLength(1);
+    expect(dc.cdn.requests.map((r) => r.status)).toEqual([404]);
+  });
+
   it('a URL that looks valid but the CDN refuses (404) is renewed once; a deleted file is then not-found', async () => {
     const { dc, adapter, alice, dm, reported } = await setup();
     const message = dc.say(alice, dm, '', { files: [{ filename: 'report.pdf', contentType: 'application/pdf', bytes: PDF.bytes }] });

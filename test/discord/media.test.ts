@@ -2,7 +2,8 @@
 // its signed, expiring CDN, the real core and media intake, the fake model. In one DM: a photo with
 // a caption and one without reach the model as image parts, a voice message (flags 8192) as its
 // transcription, a PDF as its text; an expired link is renewed and still read; a file over the
-// cap and a deleted one each get a short line while the turn goes on with the text.
+// cap, a deleted one and a link Discord does not renew each get a short line while the turn goes on
+// with the text.
 import { afterEach, describe, expect, it } from 'vitest';
 import { settled, waitFor } from '../helpers/harness.ts';
 import { JPEG, PDF, PDF_PAGES, PNG, VOICE, VOICE_SECONDS } from '../helpers/media-fixtures.ts';
@@ -65,5 +66,15 @@ describe('discord: attachments end to end', () => {
     const deleted = await turn('Please send it again.', () => dc.gateway.dispatch('MESSAGE_CREATE', doomed.event));
     expect(texts()).toContainEqual(expect.stringMatching(/^I could not download .*old\.pdf.*: the platform no longer has it\.$/));
     expect(lastUser(deleted).content).toContain('the old one');
+
+    // An expired link Discord does not renew: the chat is asked to send the file again.
+    const stale = dc.compose(alice, dm, 'from last week', { files: [file('week.png', 'image/png', PNG.bytes)] });
+    dc.cdn.expireAll();
+    dc.cdn.renewsNothing = true;
+    const expiredForGood = await turn('I cannot see it; please send it again.', () => dc.gateway.dispatch('MESSAGE_CREATE', stale.event));
+    expect(texts()).toContainEqual(
+      expect.stringMatching(/^I could not download .*week\.png.*: its link has expired\. Please send it again\.$/),
+    );
+    expect(lastUser(expiredForGood).content).toContain('from last week');
   });
 });

@@ -53,6 +53,9 @@ export class FakeCdn {
     return path;
   }
 
+  /** Injected failure: refresh-urls renews nothing (answers an empty list) from now on. */
+  renewsNothing = false;
+
   /** Every URL handed out so far is past its expiry. */
   expireAll(): void {
     this.#skewS += URL_LIFETIME_S + 60;
@@ -86,7 +89,7 @@ export class FakeCdn {
   /** POST /attachments/refresh-urls: a fresh signature for each URL on this CDN. */
   refresh(body: unknown): { refreshed_urls: { original: string; refreshed: string }[] } {
     const urls = (body as { attachment_urls?: unknown } | undefined)?.attachment_urls;
-    const list = Array.isArray(urls) ? urls.filter((u): u is string => typeof u === 'string') : [];
+    const list = Array.isArray(urls) && !this.renewsNothing ? urls.filter((u): u is string => typeof u === 'string') : [];
     return {
       refreshed_urls: list.flatMap((original) => {
         let parsed: URL;
