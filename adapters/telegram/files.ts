@@ -47,8 +47,11 @@ export async function fetchTelegramFile(
     if (options.signal.aborted) throw new AttachmentFetchError('unavailable', 'the download was stopped', { cause: options.signal.reason });
     throw getFileError(error, token);
   }
-  if (!filePath) throw new AttachmentFetchError('unavailable', 'Telegram gave no download path for the file');
-  const path = filePath.split('/').map(encodeURIComponent).join('/');
+  const segments = filePath?.split('/') ?? [];
+  // The path goes after the token in the URL: nothing in it may climb out of /file/bot<token>/.
+  if (!filePath || segments.some((segment) => segment === '' || segment === '.' || segment === '..'))
+    throw new AttachmentFetchError('unavailable', 'Telegram gave no usable download path for the file');
+  const path = segments.map(encodeURIComponent).join('/');
   let response: Response;
   try {
     response = await fetch(`${apiRoot}/file/bot${token}/${path}`, { signal: options.signal, redirect: 'error' });

@@ -129,6 +129,18 @@ describe('telegram: downloading attachments', () => {
     expect(log.text()).not.toContain(tg.token);
   });
 
+  it('a file_path that would climb out of /file/bot<token>/ is not fetched', async () => {
+    const { tg, adapter, reported } = await setup();
+    const alice = tg.user('Alice');
+    const doc = tg.files.document(PDF);
+    tg.sendMedia(alice, tg.privateChat(alice), { document: doc });
+    const [pdf] = await reported(1);
+    tg.files.reportPath(doc.file_id, '../../getMe');
+    const error = await refusal(download(adapter, pdf!));
+    expect(error).toMatchObject({ reason: 'unavailable', message: 'Telegram gave no usable download path for the file' });
+    expect(tg.downloads).toEqual([]);
+  });
+
   it('Telegram out of reach: unavailable, and the message names no token', async () => {
     const { tg, adapter, reported } = await setup();
     const alice = tg.user('Alice');

@@ -106,6 +106,12 @@ export class TelegramFiles {
     if (file) this.#byPath.delete(file.path);
   }
 
+  /** Injected fault: getFile reports this file_path (a broken or hostile API server). */
+  reportPath(fileId: string, path: string): void {
+    const file = this.#byId.get(fileId);
+    if (file) this.#byId.set(fileId, { ...file, path });
+  }
+
   /** getFile still answers, but the download path answers 404 (the file server lost it). */
   loseBytes(fileId: string): void {
     const file = this.#byId.get(fileId);
