@@ -182,8 +182,9 @@ export class MediaIntake {
     const { locale } = context;
     const who = senderOf(inbound);
     const what = describeAttachment(attachment, locale);
-    const declaredImage = attachment.kind === 'image' || attachment.kind === 'sticker';
-    if (declaredImage && sniffed.kind !== 'image') {
+    // Animated stickers (Telegram's Lottie .tgs, WebM video stickers) are not images: described, no complaint.
+    if (attachment.kind === 'sticker' && sniffed.kind !== 'image') return { text: t(locale, 'media.note.cannot', { who, what }) };
+    if (attachment.kind === 'image' && sniffed.kind !== 'image') {
       throw new MediaError('not-an-image', `the bytes are ${sniffed.mime}`, { detail: t(locale, `media.what.${sniffed.kind}`) });
     }
     switch (sniffed.kind) {

@@ -602,3 +602,35 @@ function imageRefusalStep(style: ImageRefusal, request: RecordedRequest): ErrorS
       };
   }
 }
+
+/** Width × height from an image's header (JPEG's start-of-frame, PNG's IHDR); undefined for other formats. */
+function headerSize(bytes: Buffer): { width: number; height: number } | undefined {
+  if (bytes[0] === 0x89 && bytes.subarray(12, 16).toString('latin1') === 'IHDR') {
+    return { width: bytes.readUInt32BE(16), height: bytes.readUInt32BE(20) };
+  }
+  if (bytes[0] !== 0xff || bytes[1] !== 0xd8) return undefined;
+  for (let at = 2; at + 9 < bytes.length; ) {
+    if (bytes[at] !== 0xff) return undefined;
+    const marker = bytes[at + 1]!;
+    // SOF0..SOF15 carry the size, except DHT (C4), JPG (C8) and DAC (CC).
+    if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc) {
+      return { height: bytes.readUInt16BE(at + 5), width: bytes.readUInt16BE(at + 7) };
+    }
+    at += 2 + bytes.readUInt16BE(at + 2);
+  }
+  return undefined;
+}
+
+/**
+ * What a seeing model would say it was sent, worked out from the parts (so a test can check the
+ * answer the chat gets comes from them): "2 images: image/jpeg 2048×1365, image/png 640×360".
+ */
+export function describeImages(request: RecordedRequest): string {
+  const images = imagesOf(request);
+  if (images.length === 0) return 'no images';
+  const each = images.map(({ mime, bytes }) => {
+    const size = headerSize(bytes);
+    return size ? `${mime} ${size.width}×${size.height}` : mime;
+  });
+  return `${images.length} image${images.length === 1 ? '' : 's'}: ${each.join(', ')}`;
+}

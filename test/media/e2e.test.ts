@@ -4,12 +4,11 @@
 // /audio/transcriptions endpoint. Per-platform downloads are tested in each adapter's suite.
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import sharp from 'sharp';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Attachment, AttachmentFetchError } from '../../src/core/types.ts';
 import { textPdf } from '../helpers/media-files.ts';
 import type { ServedFile } from '../fakes/memory-adapter.ts';
-import { imagesOf, type RecordedRequest } from '../fakes/model-server.ts';
+import { describeImages, imagesOf } from '../fakes/model-server.ts';
 import { closeAll, createHarness, settled, tempDir, waitFor } from '../helpers/harness.ts';
 
 afterEach(closeAll);
@@ -18,36 +17,21 @@ const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'media');
 const fixture = (name: string) => readFileSync(join(FIXTURES, name));
 const KEY = 'memory:dm-u-alice';
 
-/** The fake model answers from what it was sent: how many images, their size, and the last user text. */
-async function answerFromParts(request: RecordedRequest): Promise<string> {
-  const images = imagesOf(request);
-  const sizes = await Promise.all(
-    images.map(async (image) => {
-      const meta = await sharp(image.bytes).metadata();
-      return `${image.mime} ${meta.width}x${meta.height}`;
-    }),
-  );
-  const last = request.body.messages.findLast((m) => m.role === 'user')?.content ?? '';
-  return `images: ${images.length}${sizes.length ? ` (${sizes.join(', ')})` : ''}; text: ${last}`;
-}
-
+/** The fake model answers from what it was sent: the images it got (from their headers) and the last user text. */
 async function mediaHarness(env: Record<string, string> = {}) {
   const h = await createHarness({ env });
-  const answers: Promise<string>[] = [];
   h.model.setFallback((request) => {
-    // The step is given at once; its text is worked out from the parts before the test reads it.
-    const answer = answerFromParts(request);
-    answers.push(answer);
-    return { text: 'answered' };
+    const last = request.body.messages.findLast((m) => m.role === 'user')?.content ?? '';
+    return { text: `I got ${describeImages(request)}; the text: ${last.split('\n')[0]}` };
   });
-  return { h, answers };
+  return { h };
 }
 
 const photo: Attachment = { kind: 'image', ref: 'photo-1', name: 'photo.jpg', mimeType: 'image/jpeg', size: 38_497 };
 
 describe('media end to end (in-memory channel, fake model)', () => {
   it('a photo with a caption reaches the model as an image part beside the caption, downscaled', async () => {
-    const { h, answers } = await mediaHarness();
+    const { h } = await mediaHarness();
     h.adapter.serveFile('photo-1', { bytes: fixture('photo.jpg'), contentType: 'image/jpeg' });
     await h.adapter.say('what colour is the square?', { attachments: [photo] });
     await settled(h.store, KEY);
@@ -55,22 +39,22 @@ describe('media end to end (in-memory channel, fake model)', () => {
     const user = h.model.requests[0]!.body.messages.findLast((m) => m.role === 'user')!;
     expect(user.parts?.map((p) => p.type)).toEqual(['text', 'image_url']);
     expect(user.content).toContain('what colour is the square?');
-    expect(await answers[0]).toBe(`images: 1 (image/jpeg 2048x1365); text: ${user.content}`);
+    expect(h.adapter.lastBotMessage()!.text).toBe('I got 1 image: image/jpeg 2048×1365; the text: what colour is the square?');
     // History keeps a reference to the cached file, never the image itself.
     const session = (await h.store.sessions.getByKey(KEY))!;
     const stored = (await h.store.messages.history(session.id, 0)).find((m) => m.role === 'user')!;
     expect(stored.content).toMatch(/⟦image:[0-9a-f]{64}\.jpg⟧/);
     expect(stored.content.length).toBeLessThan(300);
-    expect(h.adapter.lastBotMessage()!.text).toBe('answered');
   });
 
   it('a photo without a caption is answered by a turn (not "I cannot read images"), the image sent', async () => {
-    const { h, answers } = await mediaHarness();
+    const { h } = await mediaHarness();
     h.adapter.serveFile('photo-1', { bytes: fixture('photo.jpg') });
     await h.adapter.say('', { attachments: [photo] });
     await settled(h.store, KEY);
-    expect(await answers[0]).toMatch(/^images: 1 \(image\/jpeg 2048x1365\)/);
-    expect(h.adapter.lastBotMessage()!.text).toBe('answered');
+    expect(h.adapter.lastBotMessage()!.text).toBe(
+      'I got 1 image: image/jpeg 2048×1365; the text: [Alice sent an image ("photo.jpg", image/jpeg, 38 KB)]',
+    );
   });
 
   it('a voice note reaches the model as its transcription', async () => {
@@ -126,7 +110,7 @@ describe('a model that refuses images (OPENAI_VISION=auto)', () => {
       expect(retried).toContain('(not shown: this model cannot see images)');
       const texts = h.adapter.botMessages().map((m) => m.text);
       expect(texts.join('\n')).toContain('This model does not take images');
-      expect(texts.join('\n')).toContain('answered');
+      expect(texts.join('\n')).toContain('I got no images; the text: what is this?');
 
       // The next photo is not even downloaded; the turn goes on with the caption and a note.
       await h.adapter.say('and this one?', { attachments: [{ kind: 'image', ref: 'photo-2', name: 'screenshot.png' }] });
@@ -221,14 +205,14 @@ describe('bad input: a short line in the chat, and the turn goes on with the tex
       await h.adapter.say('please look', { attachments: [attachment] });
       await settled(h.store, KEY);
       const texts = h.adapter.botMessages().map((m) => m.text);
-      expect(texts.at(-1)).toBe('answered');
+      expect(texts.at(-1)).toBe('I got no images; the text: please look');
       const user = h.model.requests[0]!.body.messages.findLast((m) => m.role === 'user')!;
       expect(user.content).toContain('please look');
       expect(user.parts).toBeUndefined();
       if (line) {
         expect(texts).toContain(line);
         expect(user.content).toContain(`it could not be read: ${line}`);
-      } else expect(texts).toEqual(['answered']);
+      } else expect(texts).toEqual(['I got no images; the text: please look']);
       if (model) expect(user.content).toMatch(model);
     },
   );

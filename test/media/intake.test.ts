@@ -165,3 +165,21 @@ describe('a channel that cannot download', () => {
     expect(media.describe({ ...message, text: 'hi' })).toBe('hi\n[Alice attached an image ("photo.jpg"): I cannot see attachments yet]');
   });
 });
+
+describe('stickers', () => {
+  it('a static sticker (WebP) is an image; an animated one (Lottie, gzip) is described without a complaint', async () => {
+    const sharp = (await import('sharp')).default;
+    const { adapter, media } = intake();
+    adapter
+      .serveFile('webp', {
+        bytes: await sharp({ create: { width: 512, height: 512, channels: 4, background: '#f00f' } })
+          .webp()
+          .toBuffer(),
+      })
+      .serveFile('tgs', { bytes: Buffer.from([0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00]) });
+    const still = await media.prepare(inbound('', [{ kind: 'sticker', ref: 'webp', name: '😀' }]), { sessionId: 's' });
+    expect(imageFilesIn(still.content)).toHaveLength(1);
+    const animated = await media.prepare(inbound('', [{ kind: 'sticker', ref: 'tgs', name: '😀' }]), { sessionId: 's' });
+    expect(animated).toEqual({ content: '[Alice attached a sticker ("😀"): I cannot see attachments yet]', notices: [] });
+  });
+});

@@ -101,6 +101,17 @@ describe('images in requests', () => {
     expect(notices).toHaveLength(1);
   });
 
+  it.each(['deepseek', 'llamacpp'] as const)('%s: its refusal is recognised too (llama.cpp answers 500)', async (style) => {
+    const { model, client, messages, state } = await setup('auto');
+    model.refuseImages(style);
+    expect((await client.complete({ messages }, { sessionId: 's1' })).text).toBe('ok');
+    expect(model.requests.map((r) => [r.answer?.status, imagesOf(r).length])).toEqual([
+      [style === 'llamacpp' ? 500 : 400, 2],
+      [200, 0],
+    ]);
+    expect(state.canSee).toBe(false);
+  });
+
   it('on: a refusal is answered from the notes too, but not remembered', async () => {
     const { model, client, messages, state } = await setup('on');
     model.refuseImages('ollama');
