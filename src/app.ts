@@ -27,6 +27,7 @@ import type { Logger } from './log.ts';
 import { createMemoryTools, memoryContextSection } from './memory/memory.ts';
 import type { Store } from './store/store.ts';
 import { storeJournal } from './store-journal.ts';
+import { dataDirFor, Media } from './media/index.ts';
 import { createHttpRequestTool } from './tools/http-request.ts';
 
 export interface AppOptions {
@@ -43,6 +44,8 @@ export interface AppOptions {
   sweepIntervalMs?: number;
   /** The process heartbeat's interval (PARLEY_HEARTBEAT_MS, 2 s by default). */
   heartbeatMs?: number;
+  /** The folder of per-install files (the media cache is its media/ folder); beside the database by default. */
+  dataDir?: string;
   /** What is known of the model (src/main.ts makes it first, for /readyz); one is made otherwise. */
   modelHealth?: ModelHealth;
   now?: () => Date;
@@ -60,6 +63,8 @@ export interface App {
   modelHealth: ModelHealth;
   llm?: LlmClient;
   knowledge: KnowledgeBase;
+  /** The media intake and cache (attachments read for the model). */
+  media: Media;
   start(): Promise<void>;
   stop(graceMs?: number): Promise<void>;
 }
@@ -106,8 +111,10 @@ export function createApp(options: AppOptions): App {
   const client =
     options.llm ??
     llmClientFromConfig(config.model, (status) => log.warn({ status }, `model server answered ${status}; retrying if attempts remain`));
-  // Every request tells the model's health how it went (the ready block and /readyz read it).
-  const llm = client && modelHealth.observe(client);
+  const media = new Media({ config, dataDir: options.dataDir ?? dataDirFor(config.database), adapters: options.adapters, log });
+  // Every request tells the model's health how it went (the ready block and /readyz read it); the
+  // media client around it sends the conversation's cached images.
+  const llm = client && media.client(modelHealth.observe(client));
   const knowledge = new KnowledgeBase({
     repo: store.knowledge,
     indexFile: knowledgeIndexFile(config.database),
@@ -181,6 +188,7 @@ export function createApp(options: AppOptions): App {
     wakeups,
     sweepIntervalMs: options.sweepIntervalMs,
     limits: { settings: config.limits, admins: config.approvals.admins },
+    media,
   });
   return {
     gateway,
@@ -193,7 +201,9 @@ export function createApp(options: AppOptions): App {
     llm,
     modelHealth,
     knowledge,
+    media,
     async start() {
+      media.start();
       await wakeups.start();
       await heartbeat.start();
       await gateway.start();
@@ -211,6 +221,7 @@ export function createApp(options: AppOptions): App {
       await wakeups.publish({ kind: 'gone', owners: [scheduler.owner] });
       await wakeups.stop();
       await knowledge.close();
+      media.stop();
     },
   };
 }

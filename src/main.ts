@@ -203,7 +203,7 @@ async function main(): Promise<void> {
     },
   });
   for (const adapter of adapters) adapter.routes?.(host);
-  const app = createApp({ config: withChannelAdmins(config, adapters), store, adapters, log, modelHealth });
+  const app = createApp({ config: withChannelAdmins(config, adapters), store, adapters, log, modelHealth, dataDir: dataDirOf(config) });
   const mcp: Mcp =
     fileConfig.mcpServers.length === 0
       ? NO_MCP

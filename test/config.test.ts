@@ -69,3 +69,52 @@ describe('configuration', () => {
     expect(config.database.provider).toBe('postgresql');
   });
 });
+
+describe('media configuration', () => {
+  const base = { OPENAI_BASE_URL: 'http://127.0.0.1:9/v1', OPENAI_MODEL: 'm', OPENAI_API_KEY: 'chat-key' };
+
+  it('defaults: vision auto, no transcription, 20 MB, 60 s, 6,000 document tokens, 4 images, 7 days', () => {
+    expect(loadConfig(base).media).toEqual({
+      vision: 'auto',
+      transcribe: undefined,
+      maxBytes: 20_000_000,
+      timeoutMs: 60_000,
+      documentTokens: 6_000,
+      imagesInContext: 4,
+      cacheMaxAgeMs: 7 * 86_400_000,
+    });
+  });
+
+  it('transcription uses the chat model server and key unless given its own', () => {
+    expect(loadConfig({ ...base, OPENAI_TRANSCRIBE_MODEL: 'whisper-1' }).media.transcribe).toEqual({
+      model: 'whisper-1',
+      baseUrl: 'http://127.0.0.1:9/v1',
+      apiKey: 'chat-key',
+    });
+    expect(
+      loadConfig({
+        ...base,
+        OPENAI_TRANSCRIBE_MODEL: 'whisper-1',
+        OPENAI_TRANSCRIBE_BASE_URL: 'https://stt.example/v1',
+        OPENAI_TRANSCRIBE_API_KEY: 'stt',
+      }).media.transcribe,
+    ).toEqual({ model: 'whisper-1', baseUrl: 'https://stt.example/v1', apiKey: 'stt' });
+  });
+
+  it.each([
+    [{ OPENAI_VISION: 'sometimes' }, 'OPENAI_VISION expects one of: auto, on, off'],
+    [{ PARLEY_MEDIA_MAX_MB: 'lots' }, 'PARLEY_MEDIA_MAX_MB expects a number from 0.01 to 2000'],
+    [{ PARLEY_MEDIA_TIMEOUT: '-1' }, 'PARLEY_MEDIA_TIMEOUT expects a duration'],
+    [{ PARLEY_MEDIA_IMAGES_IN_CONTEXT: '99' }, 'PARLEY_MEDIA_IMAGES_IN_CONTEXT expects a whole number from 0 to 50'],
+    [{ OPENAI_TRANSCRIBE_BASE_URL: 'ftp://x' }, 'OPENAI_TRANSCRIBE_BASE_URL expects an http:// or https:// URL'],
+    [{ OPENAI_TRANSCRIBE_API_KEY: 'k' }, 'OPENAI_TRANSCRIBE_BASE_URL and OPENAI_TRANSCRIBE_API_KEY need OPENAI_TRANSCRIBE_MODEL'],
+  ])('%o is refused with one clear line', (env, message) => {
+    expect(() => loadConfig({ ...base, ...env })).toThrow(message);
+  });
+
+  it('a transcription model with no server to send to is refused', () => {
+    expect(() => loadConfig({ OPENAI_TRANSCRIBE_MODEL: 'whisper-1' })).toThrow(
+      'OPENAI_TRANSCRIBE_MODEL needs OPENAI_TRANSCRIBE_BASE_URL or OPENAI_BASE_URL',
+    );
+  });
+});

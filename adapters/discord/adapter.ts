@@ -21,6 +21,9 @@ import { ChatOrder } from '../../src/core/chat-order.ts';
 import { COMMANDS } from '../../src/core/commands.ts';
 import { localeOrDefault, t } from '../../src/core/i18n/index.ts';
 import type {
+  Attachment,
+  AttachmentDownload,
+  AttachmentFetchOptions,
   ChannelAdapter,
   ChannelCapabilities,
   ChatRef,
@@ -33,6 +36,7 @@ import type {
 import { isEphemeralCommand, slashCommandsOf } from './commands.ts';
 import type { DiscordConfig } from './config.ts';
 import { closeCodeMessage, DiscordStartError, safeErrorMessage } from './errors.ts';
+import { fetchDiscordFile } from './files.ts';
 import { classifyButton, classifyCommand, classifyMessage } from './inbound.ts';
 import { InteractionAnswer } from './interactions.ts';
 import { repairDispatch, type GatewayPacket } from './payloads.ts';
@@ -347,6 +351,11 @@ export class DiscordAdapter implements ChannelAdapter {
 
   mentionName(): string | undefined {
     return this.client.user?.username;
+  }
+
+  /** The attachment's CDN URL, renewed through REST when it expired (files.ts). */
+  fetchAttachment(attachment: Attachment, options: AttachmentFetchOptions): Promise<AttachmentDownload> {
+    return fetchDiscordFile({ rest: this.client.rest, apiRoot: this.#config.apiRoot }, attachment, options);
   }
 
   describe(): string[] {

@@ -3,6 +3,7 @@
 // threadId the thread (which is where the answer goes).
 import {
   ChannelType,
+  MessageFlags,
   MessageReferenceType,
   type APIInteractionGuildMember,
   type ButtonInteraction,
@@ -78,6 +79,8 @@ function kindOf(contentType: string | null): Attachment['kind'] {
 
 /** Files and stickers; the ref is the attachment's CDN URL (or the sticker's id), which the adapter can fetch. */
 function attachmentsOf(message: Message): Attachment[] {
+  // A voice message (flag IsVoiceMessage, 8192) carries one .ogg attachment with duration_secs.
+  const voice = message.flags.has(MessageFlags.IsVoiceMessage);
   const files = [...message.attachments.values()].map(
     (file): Attachment => ({
       kind: kindOf(file.contentType),
@@ -85,6 +88,10 @@ function attachmentsOf(message: Message): Attachment[] {
       ...(file.name ? { name: file.name } : {}),
       ...(file.contentType ? { mimeType: file.contentType } : {}),
       ...(Number.isSafeInteger(file.size) && file.size >= 0 ? { size: file.size } : {}),
+      ...(typeof file.duration === 'number' && Number.isFinite(file.duration) && file.duration >= 0
+        ? { durationSeconds: file.duration }
+        : {}),
+      ...(voice ? { voice: true } : {}),
     }),
   );
   const stickers = [...message.stickers.values()].map(

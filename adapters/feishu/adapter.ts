@@ -5,6 +5,9 @@
 // conversation: its id is the topic's root message, so anything for it is a reply in the topic.
 import { EventDispatcher, LoggerLevel, type WSClient } from '@larksuiteoapi/node-sdk';
 import type {
+  Attachment,
+  AttachmentDownload,
+  AttachmentFetchOptions,
   ChannelAdapter,
   ChannelCapabilities,
   ChatRef,
@@ -22,6 +25,7 @@ import { uuidOf } from './idempotency.ts';
 import { CardClicks, type Clicker } from './clicks.ts';
 import type { FeishuConfig } from './config.ts';
 import { EventNotTaken, FeishuApiError, toFeishuError } from './errors.ts';
+import { fetchFeishuResource } from './files.ts';
 import { classifyMessage, type BotIdentity } from './inbound.ts';
 import { openLongConnection } from './long-connection.ts';
 import { RecentKeys } from './recent-keys.ts';
@@ -180,6 +184,11 @@ export class FeishuAdapter implements ChannelAdapter {
 
   async edit(ref: SentRef, message: OutboundMessage): Promise<void> {
     await this.api.patch(ref.messageId, this.#card(message));
+  }
+
+  /** The message resource named by the ref (files.ts). */
+  fetchAttachment(attachment: Attachment, options: AttachmentFetchOptions): Promise<AttachmentDownload> {
+    return fetchFeishuResource(this.api.client, attachment, options);
   }
 
   describe(): string[] {

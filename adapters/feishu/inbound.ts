@@ -3,6 +3,7 @@
 // command "/stop") and decides whether the bot was addressed.
 import { z } from 'zod';
 import type { Attachment, Inbound } from '../../src/core/types.ts';
+import { resourceRef } from './files.ts';
 import { optionalText } from './lenient.ts';
 import {
   MessageEventSchema,
@@ -62,7 +63,13 @@ function postElementText(element: PostElement): string {
   }
 }
 
-const FileContentSchema = z.looseObject({ file_key: optionalText, image_key: optionalText, file_name: optionalText });
+const FileContentSchema = z.looseObject({
+  file_key: optionalText,
+  image_key: optionalText,
+  file_name: optionalText,
+  /** Audio and media messages: milliseconds. */
+  duration: z.number().nonnegative().optional().catch(undefined),
+});
 
 const ATTACHMENT_KINDS: Record<string, Attachment['kind']> = {
   image: 'image',
@@ -72,12 +79,26 @@ const ATTACHMENT_KINDS: Record<string, Attachment['kind']> = {
   sticker: 'sticker',
 };
 
-function attachmentOf(kind: Attachment['kind'], raw: unknown): Attachment | undefined {
+/**
+ * The ref names the message and the resource (files.ts downloads it from
+ * im/v1/messages/:message_id/resources/:key): images by image_key (type image), files, audio
+ * and videos by file_key (type file). Stickers cannot be downloaded; their key stays bare.
+ */
+function attachmentOf(kind: Attachment['kind'], raw: unknown, messageId: string): Attachment | undefined {
   const parsed = FileContentSchema.safeParse(raw);
   if (!parsed.success) return undefined;
-  const ref = parsed.data.file_key ?? parsed.data.image_key;
-  if (!ref) return undefined;
-  return { kind, ref, ...(parsed.data.file_name ? { name: parsed.data.file_name } : {}) };
+  const { file_key: fileKey, image_key: imageKey, file_name: name, duration } = parsed.data;
+  const key = fileKey ?? imageKey;
+  if (!key) return undefined;
+  const ref = kind === 'sticker' ? key : resourceRef(messageId, fileKey ? 'file' : 'image', key);
+  return {
+    kind,
+    ref,
+    ...(name ? { name } : {}),
+    ...(duration !== undefined ? { durationSeconds: duration / 1000 } : {}),
+    // Feishu's `audio` message is a voice note recorded in the app.
+    ...(kind === 'audio' ? { voice: true } : {}),
+  };
 }
 
 interface MessageContent {
@@ -87,7 +108,7 @@ interface MessageContent {
 }
 
 /** What a message says and carries; undefined for kinds Parley does not read (cards, shared chats, ...). */
-function contentOf(messageType: string, content: string): MessageContent | undefined {
+function contentOf(messageType: string, content: string, messageId: string): MessageContent | undefined {
   const json = parseJson(content);
   if (messageType === 'text') {
     const parsed = TextContentSchema.safeParse(json);
@@ -99,13 +120,13 @@ function contentOf(messageType: string, content: string): MessageContent | undef
     const lines = body.content.map((line) => line.map(postElementText).join(''));
     const attachments = body.content.flat().flatMap((element) => {
       const kind = element.tag === 'img' ? 'image' : element.tag === 'media' ? 'video' : undefined;
-      const attachment = kind ? attachmentOf(kind, element) : undefined;
+      const attachment = kind ? attachmentOf(kind, element, messageId) : undefined;
       return attachment ? [attachment] : [];
     });
     return { text: [body.title, ...lines].filter((line) => line !== undefined && line !== '').join('\n'), attachments };
   }
   const kind = ATTACHMENT_KINDS[messageType];
-  const attachment = kind ? attachmentOf(kind, json) : undefined;
+  const attachment = kind ? attachmentOf(kind, json, messageId) : undefined;
   return attachment ? { text: '', attachments: [attachment] } : undefined;
 }
 
@@ -139,7 +160,7 @@ export function classifyMessage(raw: unknown, bot: BotIdentity, channel: string,
   if (!senderId) return { kind: 'malformed', reason: 'sender.sender_id.open_id: missing' };
   if (senderId === bot.openId) return { kind: 'ignored', reason: 'my own message' };
   if (message.chat_type !== 'p2p' && message.chat_type !== 'group') return { kind: 'ignored', reason: `chat type ${message.chat_type}` };
-  const content = contentOf(message.message_type, message.content);
+  const content = contentOf(message.message_type, message.content, message.message_id);
   if (content === undefined)
     return {
       kind: 'ignored',

@@ -13,6 +13,9 @@ import { reportDelay } from '../../src/core/delivery-delays.ts';
 import { errorText } from '../../src/core/errors.ts';
 import { holdUntilTaken } from '../../src/core/hold.ts';
 import type {
+  Attachment,
+  AttachmentDownload,
+  AttachmentFetchOptions,
   ChannelAdapter,
   ChannelCapabilities,
   ChatRef,
@@ -25,6 +28,7 @@ import type {
 } from '../../src/core/types.ts';
 import { safeErrorMessage, TelegramApiError, toSafeError } from './api-errors.ts';
 import type { TelegramConfig } from './config.ts';
+import { fetchTelegramFile } from './files.ts';
 import type { BotIdentity, ButtonPress, ClassifiedUpdate } from './inbound.ts';
 import { TelegramOutbound } from './outbound.ts';
 import { updateRouter } from './updates.ts';
@@ -284,6 +288,11 @@ export class TelegramAdapter implements ChannelAdapter {
 
   mentionName(): string | undefined {
     return this.#identity?.username;
+  }
+
+  /** getFile, then the file server's download (files.ts); the ref is the file_id. */
+  fetchAttachment(attachment: Attachment, options: AttachmentFetchOptions): Promise<AttachmentDownload> {
+    return fetchTelegramFile({ api: this.bot.api, apiRoot: this.#config.apiRoot, token: this.#config.token }, attachment, options);
   }
 
   describe(): string[] {

@@ -1,7 +1,9 @@
 // What a Telegram message carries besides text, as neutral attachments. `ref` is the file_id, which
-// getFile resolves later. Photos come in several sizes; the largest stands for the photo.
+// getFile resolves later. Photos come in several sizes; the largest one getFile will still serve
+// (20 MB, files.ts) stands for the photo.
 import type { Message, PhotoSize } from 'grammy/types';
 import type { Attachment } from '../../src/core/types.ts';
+import { TELEGRAM_DOWNLOAD_LIMIT } from './files.ts';
 
 interface TelegramFile {
   file_id: string;
@@ -22,6 +24,10 @@ function attachment(kind: Attachment['kind'], file: TelegramFile, mimeType = fil
   };
 }
 
+function withDuration(found: Attachment, media: { duration?: number }): Attachment {
+  return Number.isFinite(media.duration) && (media.duration ?? -1) >= 0 ? { ...found, durationSeconds: media.duration as number } : found;
+}
+
 /** A document is described by its MIME type: an image sent as a file is still an image. */
 function documentKind(mimeType: string | undefined): Attachment['kind'] {
   const family = mimeType?.split('/')[0];
@@ -35,14 +41,19 @@ function stickerMime(sticker: NonNullable<Message['sticker']>): string {
 export function attachmentsOf(message: Message): Attachment[] {
   const found: Attachment[] = [];
   // A photo may come with no size Parley can refer to (payloads.ts leaves those out): no attachment then.
-  const largest = message.photo?.reduce<PhotoSize | undefined>(
+  const servable = message.photo?.filter((size) => (size.file_size ?? 0) <= TELEGRAM_DOWNLOAD_LIMIT);
+  const sizes = servable?.length ? servable : message.photo;
+  const largest = sizes?.reduce<PhotoSize | undefined>(
     (best, size) => (best === undefined || (size.file_size ?? 0) >= (best.file_size ?? 0) ? size : best),
     undefined,
   );
   if (largest) found.push(attachment('image', largest, 'image/jpeg'));
   if (message.document && !message.animation) found.push(attachment(documentKind(message.document.mime_type), message.document));
-  for (const video of [message.video, message.animation, message.video_note]) if (video) found.push(attachment('video', video));
-  for (const audio of [message.audio, message.voice]) if (audio) found.push(attachment('audio', audio));
+  for (const video of [message.video, message.animation, message.video_note])
+    if (video) found.push(withDuration(attachment('video', video), video));
+  if (message.audio) found.push(withDuration(attachment('audio', message.audio), message.audio));
+  // A voice note recorded in the app (OGG/Opus), shown to the model as "voice message, 0:42".
+  if (message.voice) found.push({ ...withDuration(attachment('audio', message.voice), message.voice), voice: true });
   if (message.sticker)
     found.push({
       ...attachment('sticker', message.sticker, stickerMime(message.sticker)),

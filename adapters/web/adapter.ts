@@ -2,10 +2,13 @@
 // Action, and what the core sends or edits lands in the chat's transcript and is pushed to every
 // page showing that chat. It serves no HTTP itself: routes() mounts its app on the process's host.
 import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
 import type { Context } from 'hono';
 import type { AdminPort } from '../../src/core/admin.ts';
 import type {
   Action,
+  Attachment,
+  AttachmentDownload,
   ChannelAdapter,
   ChannelCapabilities,
   ChatRef,
@@ -33,6 +36,7 @@ import { pageTexts } from './page-texts.ts';
 import { loadSecret } from './secret.ts';
 import { SseHub } from './sse-hub.ts';
 import { Transcript, viewOf, type EntryView, type MessageEntry, type ReplyPreview, type TranscriptEntry } from './transcript.ts';
+import { attachmentOfUpload, UploadStore, viewOfUpload } from './uploads.ts';
 
 export interface WebAdapterOptions {
   config: WebConfig;
@@ -66,6 +70,8 @@ export class WebAdapter implements ChannelAdapter, ConsoleBackend {
     editIntervalMs: { direct: 100, group: 100 },
   };
   readonly botName: string;
+  /** Files dropped or pasted into the console, kept in the data folder (uploads.ts). */
+  readonly uploads: UploadStore;
   /** The operator identity (a browser becomes it with the admin login link) decides any approval. */
   readonly admins: readonly string[];
   readonly #config: WebConfig;
@@ -102,6 +108,7 @@ export class WebAdapter implements ChannelAdapter, ConsoleBackend {
       onAdminsReset: () => this.#hub?.endViewer(this.#identities.operatorId),
     });
     this.admins = [this.#identities.operatorId];
+    this.uploads = new UploadStore({ dir: join(options.dataDir, 'web-uploads'), maxBytes: options.config.maxUploadBytes });
     this.#configuredAdmins = new Set(
       (options.configuredAdmins ?? []).filter((entry) => entry.startsWith('web:')).map((entry) => entry.slice('web:'.length)),
     );
@@ -217,6 +224,11 @@ export class WebAdapter implements ChannelAdapter, ConsoleBackend {
     if (updated) this.#publish(chat.chatId, updated);
   }
 
+  /** A file a browser uploaded (ref `upload:<id>`), from the data folder. */
+  fetchAttachment(attachment: Attachment): Promise<AttachmentDownload> {
+    return this.uploads.open(attachment);
+  }
+
   // ---- ConsoleBackend (the page's API) ----------------------------------------------------
 
   async history(chat: WebChat, viewer: string): Promise<EntryView[]> {
@@ -237,14 +249,17 @@ export class WebAdapter implements ChannelAdapter, ConsoleBackend {
     return viewer === this.#identities.operatorId || this.#configuredAdmins.has(viewer);
   }
 
-  async post(chat: WebChat, person: WebPerson, text: string): Promise<{ id: string }> {
+  async post(chat: WebChat, person: WebPerson, text: string, uploads: string[] = []): Promise<{ id: string }> {
     const { sink } = this.#running();
+    const files = uploads.length ? await this.uploads.claim(person.id, uploads, chat.chatId) : [];
+    if (!files) throw new HttpError(400, 'an attached file is not one this browser uploaded, or it was deleted; attach it again');
     await this.#seed({ channel: this.id, ...chat }, person.id);
     const entry = this.#transcript.add(chat.chatId, {
       kind: 'message',
       author: { id: person.id, name: person.name, isBot: false },
       text,
       buttons: [],
+      ...(files.length ? { attachments: files.map(viewOfUpload) } : {}),
     });
     this.#publish(chat.chatId, entry);
     const forBot = normaliseCommand(text, this.botName);
@@ -258,7 +273,7 @@ export class WebAdapter implements ChannelAdapter, ConsoleBackend {
       eventId: randomUUID(),
       sender: { id: person.id, displayName: person.name, isBot: false },
       text: forBot,
-      attachments: [],
+      attachments: files.map(attachmentOfUpload),
       mentionsBot: mentionsBot(text, this.botName),
       repliesToBot: false,
       ...(person.locale ? { locale: person.locale } : {}),

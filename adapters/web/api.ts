@@ -10,8 +10,10 @@ import { adminNav, localeOfRequest } from './admin/layout.ts';
 import { HttpError, jsonError, MAX_BODY_BYTES, validate } from './http.ts';
 import { chatFor, DisplayNameSchema, RoomSchema, type WebChat, type WebPerson } from './identity.ts';
 import type { EntryView } from './transcript.ts';
+import type { UploadStore } from './uploads.ts';
 
 const MAX_MESSAGE_CHARS = 8_000;
+const MAX_ATTACHMENTS = 8;
 /** Bytes a button payload may take (the channel's capabilities.maxButtonPayload). */
 export const MAX_BUTTON_PAYLOAD_BYTES = 256;
 
@@ -21,12 +23,15 @@ export interface ConsoleBackend {
   history(chat: WebChat, viewer: string): Promise<EntryView[]>;
   /** Opens the viewer's event stream of the chat (429/503 when over a cap). */
   events(c: Context, chat: WebChat, viewer: string): Response;
-  post(chat: WebChat, person: WebPerson, text: string): Promise<{ id: string }>;
+  /** `uploads`: ids from POST /api/uploads that this message carries. */
+  post(chat: WebChat, person: WebPerson, text: string, uploads?: string[]): Promise<{ id: string }>;
   /** Presses a button; resolves with the toast meant for the presser alone. */
   press(chat: WebChat, person: WebPerson, messageId: string, payload: string): Promise<string | undefined>;
   isAdmin(viewer: string): boolean;
   /** The page's own words in the language for this Accept-Language header (GET /api/texts). */
   texts(acceptLanguage: string | undefined): { locale: string; texts: Record<string, string> };
+  /** Where dropped and pasted files go (upload-api.ts). */
+  readonly uploads?: UploadStore;
 }
 
 export type ConsoleEnv = { Variables: { viewer: string } };
@@ -39,13 +44,19 @@ const PersonFields = {
   user: z.never({ error: "not accepted: the console knows who you are from this browser's cookie" }).optional(),
 };
 
-const MessageBodySchema = z.strictObject({
-  ...PersonFields,
-  text: z
-    .string()
-    .refine((text) => text.trim().length > 0, { error: 'expects some text' })
-    .refine((text) => text.length <= MAX_MESSAGE_CHARS, { error: `expects at most ${MAX_MESSAGE_CHARS} characters` }),
-});
+const MessageBodySchema = z
+  .strictObject({
+    ...PersonFields,
+    text: z.string().refine((text) => text.length <= MAX_MESSAGE_CHARS, { error: `expects at most ${MAX_MESSAGE_CHARS} characters` }),
+    attachments: z
+      .array(z.string().regex(/^[0-9a-f]{32}$/, { error: 'expects upload ids from POST /api/uploads' }))
+      .max(MAX_ATTACHMENTS, { error: `expects at most ${MAX_ATTACHMENTS} files` })
+      .optional(),
+  })
+  .refine((body) => body.text.trim().length > 0 || (body.attachments?.length ?? 0) > 0, {
+    error: 'expects some text',
+    path: ['text'],
+  });
 
 const ActionBodySchema = z.strictObject({
   ...PersonFields,
@@ -123,7 +134,7 @@ export function registerApi(app: Hono<ConsoleEnv>, backend: ConsoleBackend): voi
   app.post('/api/messages', ...jsonBody(MessageBodySchema), async (c) => {
     const body = c.req.valid('json');
     const viewer = c.get('viewer');
-    const entry = await backend.post(chatFor(viewer, body.room), personOf(c, body.name), body.text);
+    const entry = await backend.post(chatFor(viewer, body.room), personOf(c, body.name), body.text, body.attachments);
     return c.json({ id: entry.id }, 202);
   });
   app.all('/api/messages', methodNotAllowed('POST'));

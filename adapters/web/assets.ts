@@ -14,6 +14,7 @@ const PUBLIC_DIR = join(dirname(fileURLToPath(import.meta.url)), 'public');
 const FILES: Record<string, string> = {
   'index.html': 'text/html; charset=utf-8',
   'app.js': 'text/javascript; charset=utf-8',
+  'uploads.js': 'text/javascript; charset=utf-8',
   'style.css': 'text/css; charset=utf-8',
   'admin.css': 'text/css; charset=utf-8',
   'admin.js': 'text/javascript; charset=utf-8',

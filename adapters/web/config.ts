@@ -4,7 +4,17 @@
 // PARLEY_WEB_PUBLIC_URL) without an access token.
 import { isIP } from 'node:net';
 import { z } from 'zod';
-import { boolean, ConfigError, httpUrl, integer, localeSetting, optionalString, parseEnv, stringWithDefault } from '../../src/core/env.ts';
+import {
+  boolean,
+  ConfigError,
+  decimal,
+  httpUrl,
+  integer,
+  localeSetting,
+  optionalString,
+  parseEnv,
+  stringWithDefault,
+} from '../../src/core/env.ts';
 import type { LocaleSetting } from '../../src/core/i18n/index.ts';
 
 const MIN_TOKEN_LENGTH = 16;
@@ -25,6 +35,8 @@ const WebEnvSchema = z.object({
   PARLEY_WEB_PUBLIC_URL: httpUrl(),
   // The language of the page's own words: the core's setting (src/config), read here for the page.
   PARLEY_LOCALE: localeSetting(),
+  // The media intake's cap (src/config), read here so an upload is refused while it arrives.
+  PARLEY_MEDIA_MAX_MB: decimal(20, 0.01, 2_000),
 });
 
 export interface WebConfig {
@@ -35,6 +47,8 @@ export interface WebConfig {
   secret: string | undefined;
   maxStreamsPerUser: number;
   maxStreams: number;
+  /** Largest file a browser may drop or paste into the console (PARLEY_MEDIA_MAX_MB, as every channel). */
+  maxUploadBytes: number;
   /**
    * Where people open the console (PARLEY_WEB_PUBLIC_URL, an origin, e.g. behind a TLS-terminating
    * proxy): the links Parley prints use it, and https:// makes every cookie Secure.
@@ -82,6 +96,7 @@ export function webConfigFromEnv(env: Record<string, string | undefined>): WebCo
     maxStreamsPerUser: parsed.PARLEY_WEB_MAX_STREAMS_PER_USER,
     maxStreams: parsed.PARLEY_WEB_MAX_STREAMS,
     locale: parsed.PARLEY_LOCALE,
+    maxUploadBytes: Math.round(parsed.PARLEY_MEDIA_MAX_MB * 1_000_000),
     ...(publicUrl ? { publicUrl: publicUrl.origin } : {}),
   };
 }

@@ -11,6 +11,7 @@ import type { Asset } from './assets.ts';
 import { errorHandler, HttpError, jsonError } from './http.ts';
 import { registerAdminRoutes, type AdminRoutesOptions } from './admin/routes.ts';
 import { type Identities, isCrossSite } from './identities.ts';
+import { registerUploadApi } from './upload-api.ts';
 
 export interface ConsoleAppOptions {
   guard: AccessGuard;
@@ -114,6 +115,7 @@ export function createConsoleApp(options: ConsoleAppOptions): Hono<ConsoleEnv> {
   });
   registerAdminRoutes(app, options.admin);
   registerApi(app, backend);
+  if (backend.uploads) registerUploadApi(app, backend.uploads);
 
   app.notFound((c) => jsonError(c, 404, 'not found'));
   app.onError(errorHandler(options.log));

@@ -3,6 +3,7 @@
 // process; after a restart a chat is seeded from the conversation the core stored (seed()).
 import { randomBytes } from 'node:crypto';
 import type { Button } from '../../src/core/types.ts';
+import type { AttachmentView } from './uploads.ts';
 
 interface Author {
   id: string;
@@ -29,6 +30,8 @@ export interface MessageEntry {
   html?: string;
   buttons: Button[][];
   replyTo?: ReplyPreview;
+  /** Files the person dropped or pasted with the message. */
+  attachments?: AttachmentView[];
   at: string;
 }
 

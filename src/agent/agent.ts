@@ -376,6 +376,8 @@ export class Agent {
         { messages: context.messages, tools: specs, toolChoice: atLimit ? 'none' : 'auto' },
         {
           signal: run.signal,
+          sessionId: run.session.id,
+          onNotice: (text) => run.emit({ type: 'notice', turnId: run.turn.id, text }),
           onDelta: (delta) => {
             if (delta.kind === 'text') partial += delta.text;
             run.emit({ type: 'message_delta', turnId: run.turn.id, round, kind: delta.kind, text: delta.text });

@@ -85,6 +85,15 @@ const CoreEnvSchema = z.object({
   PARLEY_PRICE_INPUT: optionalDecimal(0, 1_000_000),
   PARLEY_PRICE_CACHED_INPUT: optionalDecimal(0, 1_000_000),
   PARLEY_PRICE_OUTPUT: optionalDecimal(0, 1_000_000),
+  OPENAI_VISION: oneOf(['auto', 'on', 'off'] as const, 'auto'),
+  OPENAI_TRANSCRIBE_MODEL: optionalString(),
+  OPENAI_TRANSCRIBE_BASE_URL: httpUrl(),
+  OPENAI_TRANSCRIBE_API_KEY: optionalString(),
+  PARLEY_MEDIA_MAX_MB: decimal(20, 0.01, 2_000),
+  PARLEY_MEDIA_TIMEOUT: duration(60_000),
+  PARLEY_MEDIA_DOCUMENT_TOKENS: integer(6_000, 100, 1_000_000),
+  PARLEY_MEDIA_IMAGES_IN_CONTEXT: integer(4, 0, 50),
+  PARLEY_MEDIA_CACHE_DAYS: decimal(7, 0.01, 3_650),
   PARLEY_LOG_LEVEL: oneOf(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const, 'info'),
 });
 
@@ -127,8 +136,27 @@ export interface ModelConfig {
   streamUsage: boolean;
 }
 
+/** What the bot does with attachments (src/media, docs/multimodal.md). */
+interface MediaConfig {
+  /** Send images to the model: auto (until the server refuses them, remembered per model), on, off. */
+  vision: 'auto' | 'on' | 'off';
+  /** Voice notes and audio through the transcription endpoint; off when unset. */
+  transcribe?: { model: string; baseUrl: string; apiKey?: string };
+  /** Larger downloads are stopped at this many bytes. */
+  maxBytes: number;
+  /** One download may take this long. */
+  timeoutMs: number;
+  /** A message's documents show at most this many tokens of text. */
+  documentTokens: number;
+  /** The newest images of a conversation re-sent to the model with each request; older ones become their note. */
+  imagesInContext: number;
+  /** Cached images are deleted after this long. */
+  cacheMaxAgeMs: number;
+}
+
 export interface Config {
   database: DatabaseTarget;
+  media: MediaConfig;
   model: ModelConfig;
   bot: {
     name: string;
@@ -212,6 +240,30 @@ function knowledgeThreshold(
   };
 }
 
+function transcription(
+  model: string | undefined,
+  baseUrl: string | undefined,
+  apiKey: string | undefined,
+  chat: { baseUrl?: string; apiKey?: string },
+): MediaConfig['transcribe'] {
+  if (!model) {
+    if (baseUrl || apiKey) {
+      throw new ConfigError(
+        'Invalid configuration: OPENAI_TRANSCRIBE_BASE_URL and OPENAI_TRANSCRIBE_API_KEY need OPENAI_TRANSCRIBE_MODEL (e.g. whisper-1)',
+      );
+    }
+    return undefined;
+  }
+  const url = baseUrl ?? chat.baseUrl ?? ((apiKey ?? chat.apiKey) ? 'https://api.openai.com/v1' : undefined);
+  if (!url) {
+    throw new ConfigError(
+      'Invalid configuration: OPENAI_TRANSCRIBE_MODEL needs OPENAI_TRANSCRIBE_BASE_URL or OPENAI_BASE_URL (or an API key for OpenAI)',
+    );
+  }
+  const key = apiKey ?? chat.apiKey;
+  return { model, baseUrl: url, ...(key ? { apiKey: key } : {}) };
+}
+
 function readSystemPrompt(inline: string | undefined, file: string | undefined, cwd: string): string | undefined {
   if (inline) return inline;
   if (!file) return undefined;
@@ -237,6 +289,18 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   return {
     database: parseDatabaseUrl(parsed.DATABASE_URL, cwd),
+    media: {
+      vision: parsed.OPENAI_VISION,
+      transcribe: transcription(parsed.OPENAI_TRANSCRIBE_MODEL, parsed.OPENAI_TRANSCRIBE_BASE_URL, parsed.OPENAI_TRANSCRIBE_API_KEY, {
+        baseUrl: parsed.OPENAI_BASE_URL,
+        apiKey: parsed.OPENAI_API_KEY,
+      }),
+      maxBytes: Math.round(parsed.PARLEY_MEDIA_MAX_MB * 1_000_000),
+      timeoutMs: parsed.PARLEY_MEDIA_TIMEOUT,
+      documentTokens: parsed.PARLEY_MEDIA_DOCUMENT_TOKENS,
+      imagesInContext: parsed.PARLEY_MEDIA_IMAGES_IN_CONTEXT,
+      cacheMaxAgeMs: Math.round(parsed.PARLEY_MEDIA_CACHE_DAYS * 86_400_000),
+    },
     model: {
       configured: Boolean(parsed.OPENAI_MODEL && (parsed.OPENAI_BASE_URL || parsed.OPENAI_API_KEY)),
       baseUrl: parsed.OPENAI_BASE_URL,

@@ -19,7 +19,11 @@ const SenderSchema = z.object({
   isBot: z.boolean(),
 });
 
-/** Something attached to a message. The core cannot read attachments yet; it tells the model and the person so. */
+/**
+ * Something attached to a message, as the adapter reports it. The core's media intake (src/media)
+ * fetches what a turn uses through `ChannelAdapter.fetchAttachment` and reads it by its bytes, not
+ * by these fields.
+ */
 const AttachmentSchema = z.object({
   kind: z.enum(['image', 'file', 'audio', 'video', 'sticker', 'other']),
   /** File name as the sender gave it. */
@@ -29,6 +33,10 @@ const AttachmentSchema = z.object({
   size: z.number().int().nonnegative().optional(),
   /** Opaque, resolvable later by the adapter that reported it (e.g. Telegram's file_id). */
   ref: z.string().min(1),
+  /** Seconds of a voice note or recording, when the platform tells (shown as "voice message, 0:42"). */
+  durationSeconds: z.number().nonnegative().optional(),
+  /** A voice note recorded in the app (Telegram voice, Discord/Feishu voice messages), not an uploaded audio file. */
+  voice: z.boolean().optional(),
 });
 export type Attachment = z.infer<typeof AttachmentSchema>;
 

@@ -6,7 +6,7 @@ import { markdownText } from '../core/markdown-text.ts';
 import type { Inbound } from '../core/types.ts';
 import type { Store } from '../store/store.ts';
 import type { SessionRecord } from '../store/types.ts';
-import type { ApprovalHandler } from './ports.ts';
+import type { ApprovalHandler, MessageMedia } from './ports.ts';
 import type { SessionRunner } from './sessions.ts';
 
 export interface ChatCommandsOptions {
@@ -16,6 +16,8 @@ export interface ChatCommandsOptions {
   /** The bot's @name on a channel (its platform username), when the channel tells. */
   mentionName?: (channel: string) => string | undefined;
   approvals?: ApprovalHandler;
+  /** /reset deletes the session's cached files through it. */
+  media?: MessageMedia;
 }
 
 export class ChatCommands {
@@ -43,6 +45,7 @@ export class ChatCommands {
       case 'reset': {
         await this.#o.sessions.stopSession(session.id, who);
         await this.#o.store.sessions.reset(session.id);
+        await this.#o.media?.forgetSession(session.id);
         return t(locale, 'reply.reset');
       }
       default:

@@ -2,6 +2,7 @@
 // after a reload or a restart): the user and assistant messages of the session's current epoch,
 // and the prompts of approvals still pending, with their buttons, under the message ids they were
 // sent as (so the decision's edit still finds them).
+import { readableContent } from '../core/attachments.ts';
 import { localeOrDefault } from '../core/i18n/index.ts';
 import type { ChatRef, ConversationEntry } from '../core/types.ts';
 import type { Store } from '../store/store.ts';
@@ -31,7 +32,8 @@ export async function storedConversation(
       message.role === 'user'
         ? { id: message.senderId ?? 'someone', displayName: message.senderName ?? 'someone' }
         : { id: 'bot', displayName: source.botName };
-    entries.push({ role: message.role, author, text: message.content, at: message.createdAt });
+    const text = message.role === 'user' ? readableContent(message.content) : message.content;
+    entries.push({ role: message.role, author, text, at: message.createdAt });
   }
   if (source.prompts) {
     const pending = await source.store.approvals.list({ status: 'pending', sessionId: session.id });

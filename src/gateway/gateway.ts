@@ -14,7 +14,7 @@ import { Limits } from './limits.ts';
 import { storedConversation } from './conversation.ts';
 import { thisProcess } from './lease-owner.ts';
 import { Output } from './output.ts';
-import type { ApprovalHandler } from './ports.ts';
+import type { ApprovalHandler, MessageMedia } from './ports.ts';
 import { Recovery } from './recovery.ts';
 import { Router } from './routing.ts';
 import type { SessionScheduler } from './scheduler.ts';
@@ -37,6 +37,8 @@ export interface GatewayOptions {
   wakeups?: Wakeups;
   /** Per person and per chat limits, and who is exempt from them ("channel:userId"). */
   limits?: { settings: LimitSettings; admins: readonly string[] };
+  /** Reads attachments (src/media); without it they are described to the model, never read. */
+  media?: MessageMedia;
   /**
    * A periodic sweep besides the wake-ups (tests with a fake clock); none by default. Also the
    * delay of the follow-up sweep after work (5 s by default).
@@ -61,13 +63,15 @@ export class Gateway implements InboundSink {
     const approvals = options.approvals;
     this.#locales = new ChatLocales(options.locale ?? 'auto');
     const output = new Output({ store, adapters: this.#adapters, log, prompts: approvals?.prompts, owner: scheduler.owner });
-    this.#sessions = new SessionRunner({ store, agent: options.agent, scheduler, output, log, approvals });
+    const media = options.media;
+    this.#sessions = new SessionRunner({ store, agent: options.agent, scheduler, output, log, approvals, ...(media ? { media } : {}) });
     const commands = new ChatCommands({
       store,
       sessions: this.#sessions,
       botName: options.botName,
       mentionName: (channel) => this.#adapters.get(channel)?.mentionName?.(),
       approvals,
+      ...(media ? { media } : {}),
     });
     const limits = options.limits ? new Limits({ store, output, log, ...options.limits }) : undefined;
     this.#limits = limits;
@@ -82,6 +86,7 @@ export class Gateway implements InboundSink {
       output,
       locales: this.#locales,
       usualLocale: (channel) => this.#adapters.get(channel)?.usualLocale,
+      ...(media ? { media } : {}),
     });
     this.#recovery = new Recovery({
       store,

@@ -17,3 +17,17 @@ export interface ApprovalHandler {
   /** A turn decided elsewhere (the command line, a process that went away) is resumed: show its prompts' outcomes. */
   showOutcomes?(turnId: string): Promise<void>;
 }
+
+/** What the gateway needs from the media intake (src/media); without one, attachments are described, not read. */
+export interface MessageMedia {
+  /** The reply to a message of attachments alone, none of which can be read now; undefined otherwise. */
+  unreadableReply(inbound: Inbound): string | undefined;
+  /** The user message's content for a message with nothing to fetch: its text and a note per attachment. */
+  describe(inbound: Inbound): string;
+  /** Whether the message has attachments to fetch before its turn (it then waits in the mailbox, not started at once). */
+  needsPreparing(inbound: Inbound): boolean;
+  /** The user message's content with its attachments read, and short lines for the chat about those that could not be. */
+  prepare(inbound: Inbound, context: { sessionId: string; signal?: AbortSignal }): Promise<{ content: string; notices: string[] }>;
+  /** The session was reset: its cached files go. */
+  forgetSession(sessionId: string): Promise<void>;
+}

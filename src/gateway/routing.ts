@@ -16,6 +16,7 @@ import type { ChatLocales } from './locales.ts';
 import type { Output } from './output.ts';
 import { chatOf, sessionSpecFor, type GroupSessionMode } from './session-key.ts';
 import type { SessionRunner } from './sessions.ts';
+import type { MessageMedia } from './ports.ts';
 
 export interface RouterOptions {
   store: Store;
@@ -32,6 +33,8 @@ export interface RouterOptions {
   locales: ChatLocales;
   /** A channel's usual language (ChannelAdapter.usualLocale), if it has one. */
   usualLocale?: (channel: string) => string | undefined;
+  /** Reads attachments; without it they are described to the model, never read. */
+  media?: MessageMedia;
 }
 
 export class Router {
@@ -67,11 +70,12 @@ export class Router {
       inbound = await limits.cut(inbound, chat);
     }
     let firstInChat = false;
-    if (this.#o.hasModel && !this.#o.commands.isControl(command) && !unreadableReply(inbound)) {
+    if (this.#o.hasModel && !this.#o.commands.isControl(command) && !this.#unreadable(inbound)) {
       if (limits && !(await limits.admitTokens(inbound, chat))) return;
       // The common case, a message for the model in an idle chat that has its session: recorded,
-      // its turn started and the session leased in one write.
-      const started = await this.#o.sessions.startNow(spec.key, inbound);
+      // its turn started and the session leased in one write. A message with attachments to read
+      // goes to the mailbox instead: the session's worker reads them before the turn starts.
+      const started = this.#o.media?.needsPreparing(inbound) ? 'not-now' : await this.#o.sessions.startNow(spec.key, inbound);
       if (started === 'duplicate') return this.#duplicate(inbound);
       if (started === 'started') return;
       if (limits && !(await limits.admitQueued(inbound, chat, spec.key))) return;
@@ -99,8 +103,8 @@ export class Router {
       else await interaction?.whisper(t(locale, 'general.doneCommand', { command: command.name }));
       return;
     }
-    // Only attachments, none of which the bot can read yet: say so, no model turn needed.
-    const unreadable = unreadableReply(inbound);
+    // Only attachments, none of which the bot can read: say so, no model turn needed.
+    const unreadable = this.#unreadable(inbound);
     if (unreadable) {
       if (await store.inbound.record(inbound, session.id, 'done')) await output.reply(chat, unreadable, inbound);
       return;
@@ -111,6 +115,10 @@ export class Router {
     }
     if (!(await store.inbound.record(inbound, session.id, 'queued'))) return this.#duplicate(inbound);
     await this.#queued(chat, inbound, session.id, known?.active?.status);
+  }
+
+  #unreadable(inbound: Inbound): string | undefined {
+    return this.#o.media ? this.#o.media.unreadableReply(inbound) : unreadableReply(inbound);
   }
 
   #duplicate(inbound: Inbound): void {

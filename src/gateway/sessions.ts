@@ -7,14 +7,15 @@ import type { Agent, TurnOutcome, TurnRun } from '../agent/agent.ts';
 import { textForModel } from '../core/attachments.ts';
 import { type Inbound, InboundSchema } from '../core/types.ts';
 import type { Logger } from '../log.ts';
+import { contentKey, type PreparedContents } from '../store/repos/inbound.ts';
 import type { SessionState } from '../store/repos/turn-reads.ts';
 import type { Store } from '../store/store.ts';
 import type { TurnRecord } from '../store/types.ts';
 import type { Output } from './output.ts';
 import type { ReplyRenderer } from './renderer.ts';
-import type { ApprovalHandler } from './ports.ts';
+import type { ApprovalHandler, MessageMedia } from './ports.ts';
 import type { LeasedLook, SessionScheduler } from './scheduler.ts';
-import { originOf } from './session-key.ts';
+import { chatOf, originOf } from './session-key.ts';
 
 export interface SessionRunnerOptions {
   store: Store;
@@ -23,6 +24,8 @@ export interface SessionRunnerOptions {
   output: Output;
   log: Logger;
   approvals?: ApprovalHandler;
+  /** Reads attachments (downloads, images, transcription, documents) before their messages join a turn. */
+  media?: MessageMedia;
 }
 
 export class SessionRunner {
@@ -71,7 +74,14 @@ export class SessionRunner {
     const { agent, store, scheduler } = this.#o;
     if (!agent) return 'not-now';
     const started = await scheduler.startFresh(key, (owner, leaseMs) =>
-      store.turnStart.fromMessage({ key, inbound, owner, leaseMs, origin: originOf(inbound), content: textForModel(inbound) }),
+      store.turnStart.fromMessage({
+        key,
+        inbound,
+        owner,
+        leaseMs,
+        origin: originOf(inbound),
+        content: this.#o.media?.describe(inbound) ?? textForModel(inbound),
+      }),
     );
     if (started === undefined) return 'not-now';
     if (started === 'duplicate') return 'duplicate';
@@ -118,11 +128,54 @@ export class SessionRunner {
     }
     if (!state.queuedPayload) return 'idle';
     const first = InboundSchema.parse(JSON.parse(state.queuedPayload));
+    const prepared = await this.#prepareQueued(session.id);
     // The turn, its claimed messages and their user messages are written in one transaction.
-    const started = await store.turns.startWithQueued({ sessionId: session.id, epoch: session.epoch, origin: originOf(first) });
+    const started = await store.turns.startWithQueued({
+      sessionId: session.id,
+      epoch: session.epoch,
+      origin: originOf(first),
+      ...(prepared ? { prepared } : {}),
+    });
     if (!started) return 'idle';
     const { turn } = started;
     return this.#after(await this.#execute(turn, state, setTurn, (run) => agent.start(run)));
+  }
+
+  /** The queued messages, claimed into the turn (steering), their attachments read first. */
+  async #takeSteering(sessionId: string, turnId: string, epoch: number): Promise<Inbound[]> {
+    const prepared = await this.#prepareQueued(sessionId);
+    // Nothing was queued when looked at: what came since waits for the next look, to be read first.
+    if (this.#o.media && !prepared) return [];
+    return this.#o.store.inbound.claimAsMessages(sessionId, turnId, epoch, 50, prepared);
+  }
+
+  /**
+   * The contents of the queued messages whose attachments are to be read (downloaded, transcribed,
+   * extracted: this can take a while, so it is done here, under the session's lease, never where
+   * the message comes in). What cannot be used is told to the chat as it is found.
+   */
+  async #prepareQueued(sessionId: string): Promise<PreparedContents | undefined> {
+    const media = this.#o.media;
+    if (!media) return undefined;
+    const queued = await this.#o.store.inbound.queued(sessionId);
+    const last = queued.at(-1);
+    if (!last) return undefined;
+    const contents = new Map<string, string>();
+    for (const { inbound } of queued) {
+      if (inbound.attachments.length === 0) continue;
+      if (!media.needsPreparing(inbound)) {
+        contents.set(contentKey(inbound), media.describe(inbound));
+        continue;
+      }
+      const made = await media.prepare(inbound, { sessionId });
+      contents.set(contentKey(inbound), made.content);
+      for (const notice of made.notices) {
+        await this.#o.output
+          .reply(chatOf(inbound), notice, inbound)
+          .catch((error: unknown) => this.#o.log.warn({ err: error }, 'could not tell the chat about an attachment'));
+      }
+    }
+    return { contents, upToId: last.id };
   }
 
   /** A turn left running (its storage failed under it) is not retried at once: the sweep continues it later. */
@@ -146,7 +199,7 @@ export class SessionRunner {
         signal,
         ...(memory ? { preread: { memory } } : {}),
         emit: renderer?.handle ?? (() => {}),
-        takeSteering: () => this.#o.store.inbound.claimAsMessages(session.id, turn.id, turn.epoch),
+        takeSteering: () => this.#takeSteering(session.id, turn.id, turn.epoch),
       });
       return outcome;
     } finally {
@@ -182,7 +235,7 @@ export class SessionRunner {
           outcome = await agent.resume(turnId, {
             signal,
             emit: renderer?.handle ?? (() => {}),
-            takeSteering: () => this.#o.store.inbound.claimAsMessages(turn.sessionId, turnId, turn.epoch),
+            takeSteering: () => this.#takeSteering(turn.sessionId, turnId, turn.epoch),
           });
         } finally {
           delivered = this.#deliver(turn, renderer, outcome);

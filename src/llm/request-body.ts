@@ -4,7 +4,14 @@
 // once, and a request only adds the messages that are new since the conversation's last one,
 // instead of the whole conversation being serialized and encoded each time.
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
-import type { ChatMessage, ToolSpec } from './types.ts';
+import type { ChatMessage, ContentPart, ToolSpec } from './types.ts';
+
+/** A user message's parts in the API's shape: text parts and image_url parts. */
+function sdkParts(parts: readonly ContentPart[]) {
+  return parts.map((part) =>
+    part.type === 'text' ? { type: 'text' as const, text: part.text } : { type: 'image_url' as const, image_url: { url: part.url } },
+  );
+}
 
 function toSdkMessage(message: ChatMessage): ChatCompletionMessageParam {
   switch (message.role) {
@@ -27,6 +34,8 @@ function toSdkMessage(message: ChatMessage): ChatCompletionMessageParam {
       };
     case 'tool':
       return { role: 'tool', tool_call_id: message.toolCallId, content: message.content };
+    case 'user':
+      return message.parts ? { role: 'user', content: sdkParts(message.parts) } : { role: 'user', content: message.content };
     default:
       return { role: message.role, content: message.content };
   }

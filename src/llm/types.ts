@@ -9,9 +9,16 @@ export interface ToolCall {
   extra?: Record<string, unknown>;
 }
 
+/** A piece of a user message made of parts: text, or an image (a data: or https: URL). */
+export type ContentPart = { type: 'text'; text: string } | { type: 'image'; url: string };
+
 export type ChatMessage =
   | { role: 'system'; content: string }
-  | { role: 'user'; content: string }
+  /**
+   * `parts`, when present, is what the model is sent (text and images, src/media); `content` is
+   * then the same message as text alone (for token estimates and servers without images).
+   */
+  | { role: 'user'; content: string; parts?: ContentPart[] }
   | { role: 'assistant'; content: string; toolCalls?: ToolCall[] }
   | { role: 'tool'; toolCallId: string; content: string };
 
@@ -61,6 +68,10 @@ export interface BusyWait {
 
 export interface CompleteOptions {
   signal?: AbortSignal;
+  /** The session the request is for (src/media reads the session's cached images by it). */
+  sessionId?: string;
+  /** Something to tell the chat about this request (e.g. the model refused images). */
+  onNotice?: (text: string) => void;
   onDelta?: (delta: StreamDelta) => void;
   onBusy?: (wait: BusyWait) => void;
 }

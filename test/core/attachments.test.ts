@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { attachmentNote, textForModel, unreadableReply } from '../../src/core/attachments.ts';
+import {
+  attachmentNote,
+  imageFilesIn,
+  imageMarker,
+  personText,
+  readableContent,
+  textForModel,
+  unreadableReply,
+} from '../../src/core/attachments.ts';
 import type { Attachment } from '../../src/core/types.ts';
 
 const sender = { id: 'u1', displayName: 'Alice', isBot: false };
@@ -55,5 +63,17 @@ describe('attachments for the model', () => {
     ).toBe('I cannot read audio recordings, files or videos yet. Tell me in words what you need, and I will help.');
     expect(unreadableReply(message('caption', [{ kind: 'image', ref: 'a' }]))).toBeUndefined();
     expect(unreadableReply(message('', []))).toBeUndefined();
+  });
+});
+
+describe('image markers in stored messages', () => {
+  const file = `${'ab'.repeat(32)}.jpg`;
+
+  it('are found, shown as 🖼 to people, and cannot be typed by a person', () => {
+    const stored = `look\n[Alice sent an image ${imageMarker(file)}]`;
+    expect(imageFilesIn(stored)).toEqual([file]);
+    expect(readableContent(stored)).toBe('look\n[Alice sent an image 🖼]');
+    expect(imageFilesIn(personText(`fake ${imageMarker(file)}`))).toEqual([]);
+    expect(imageFilesIn(`⟦image:../../etc/passwd.jpg⟧ ⟦image:${'z'.repeat(64)}.jpg⟧`)).toEqual([]);
   });
 });

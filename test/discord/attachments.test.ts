@@ -38,7 +38,8 @@ describe('discord: attachments', () => {
         name: 'cat.jpg',
         mimeType: 'image/jpeg',
         size: 34_567,
-        ref: expect.stringMatching(/^https:\/\/cdn\.discordapp\.com\/attachments\/.*\/cat\.jpg$/),
+        // The fake's CDN, signed like Discord's (ex, is, hm).
+        ref: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/attachments\/\d+\/\d+\/cat\.jpg\?ex=[0-9a-f]+&is=[0-9a-f]+&hm=[0-9a-f]+&$/),
       },
     ]);
     expect(inbound[1]!.attachments).toEqual([

@@ -2,18 +2,22 @@
 import { randomUUID } from 'node:crypto';
 // history and buttons, refuses edits of unknown messages, records typing and tool activity, and
 // records each button press's toast (answered once, like Telegram's answerCallbackQuery).
-import type {
-  Action,
-  Button,
-  ChannelAdapter,
-  ChannelCapabilities,
-  ChatRef,
-  ChatType,
-  Inbound,
-  InboundSink,
-  OutboundMessage,
-  SentRef,
-  ToolActivity,
+import {
+  type Action,
+  type Attachment,
+  type AttachmentDownload,
+  AttachmentFetchError,
+  type AttachmentFetchOptions,
+  type Button,
+  type ChannelAdapter,
+  type ChannelCapabilities,
+  type ChatRef,
+  type ChatType,
+  type Inbound,
+  type InboundSink,
+  type OutboundMessage,
+  type SentRef,
+  type ToolActivity,
 } from '../../src/core/types.ts';
 import { answerOnce } from '../../src/core/ack.ts';
 import { DeliveryError } from '../../src/core/delivery.ts';
@@ -47,7 +51,16 @@ export interface SayOptions {
   eventId?: string;
   /** The sender's language as a platform would tag it (e.g. Telegram's "zh-hans"). */
   locale?: string;
+  /** Files sent with the message (serve their bytes with `serveFile`). */
+  attachments?: Attachment[];
 }
+
+/** What fetchAttachment gives for a ref: bytes (streamed in chunks), or a refusal like a platform's. */
+export type ServedFile =
+  | { bytes: Buffer; contentType?: string; chunkSize?: number; size?: number }
+  | { error: AttachmentFetchError }
+  /** Sends the first bytes, then never the rest (a stalled download). */
+  | { stallAfter: Buffer };
 
 export interface Toast {
   userId: string;
@@ -73,6 +86,9 @@ export class MemoryAdapter implements ChannelAdapter {
   #sink: InboundSink | undefined;
   #nextId = 1;
   #nextEvent = 1;
+  readonly #files = new Map<string, ServedFile>();
+  /** Every fetchAttachment call: the ref and the cap it was given. */
+  readonly fetches: { ref: string; maxBytes: number }[] = [];
 
   constructor(options: { id?: string; capabilities?: Partial<ChannelCapabilities> } = {}) {
     this.id = options.id ?? 'memory';
@@ -141,6 +157,42 @@ export class MemoryAdapter implements ChannelAdapter {
     this.activity.push(activity);
   }
 
+  /** fetchAttachment serves `file` for attachments with this ref. */
+  serveFile(ref: string, file: ServedFile): this {
+    this.#files.set(ref, file);
+    return this;
+  }
+
+  async fetchAttachment(attachment: Attachment, options: AttachmentFetchOptions): Promise<AttachmentDownload> {
+    this.fetches.push({ ref: attachment.ref, maxBytes: options.maxBytes });
+    const file = this.#files.get(attachment.ref);
+    if (!file) throw new AttachmentFetchError('not-found', `no file ${attachment.ref}`);
+    if ('error' in file) throw file.error;
+    if ('stallAfter' in file) {
+      const head = file.stallAfter;
+      return {
+        body: new ReadableStream<Uint8Array>({
+          start(controller) {
+            controller.enqueue(new Uint8Array(head));
+          },
+        }),
+      };
+    }
+    const chunk = file.chunkSize ?? 64 * 1024;
+    let at = 0;
+    return {
+      body: new ReadableStream<Uint8Array>({
+        pull(controller) {
+          if (at >= file.bytes.length) return controller.close();
+          controller.enqueue(new Uint8Array(file.bytes.subarray(at, at + chunk)));
+          at += chunk;
+        },
+      }),
+      ...(file.contentType ? { contentType: file.contentType } : {}),
+      ...(file.size !== undefined ? { size: file.size } : {}),
+    };
+  }
+
   /** A person writes in a chat. Resolves once the gateway has accepted (not answered) it. */
   async say(text: string, options: SayOptions = {}): Promise<Inbound> {
     if (!this.#sink) throw new Error('adapter not started');
@@ -164,7 +216,7 @@ export class MemoryAdapter implements ChannelAdapter {
       eventId: options.eventId ?? `evt-${this.#nextEvent++}-${randomUUID()}`,
       sender: { id: from.id, displayName: from.name, isBot: from.isBot ?? false },
       text,
-      attachments: [],
+      attachments: options.attachments ?? [],
       mentionsBot: options.mention ?? false,
       repliesToBot: replyTarget?.fromBot ?? false,
       ...(options.replyTo ? { replyToMessageId: options.replyTo } : {}),

@@ -70,6 +70,32 @@ interface HangStep {
 }
 
 export type Step = TextStep | ErrorStep | MalformedStep | HangStep | MidStreamErrorStep;
+
+/** A part of a user message's content, as the chat completions API takes it. */
+type RecordedPart = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string; detail?: string } };
+
+/**
+ * How real servers refuse image input from a model that cannot see (the request is refused before
+ * the model runs; the script's next step stays queued):
+ * - openai: 400 `Invalid content type. image_url is only supported by certain models.` (param
+ *   messages.[i].content.[j].type), e.g. gpt-3.5-turbo (vllm-project/vllm#11629, browser-use/web-ui#274);
+ * - deepseek: 400 `Failed to deserialize the JSON body into the target type: messages[1]: unknown
+ *   variant \`image_url\`, expected \`text\` at line 1 column …` (rikkahub/rikkahub#1433);
+ * - ollama: 400 `this model does not support image input` (ollama/ollama#17301);
+ * - llamacpp: 500 `image input is not supported - hint: if this is unexpected, you may need to
+ *   provide the mmproj`, type server_error (ggml-org/llama.cpp#15377).
+ */
+export type ImageRefusal = 'openai' | 'deepseek' | 'ollama' | 'llamacpp';
+
+/** One POST /audio/transcriptions, as its multipart form came. */
+export interface TranscriptionRequest {
+  model: string | undefined;
+  filename: string | undefined;
+  mime: string | undefined;
+  bytes: Buffer;
+  responseFormat: string | undefined;
+  authorization: string | undefined;
+}
 export type Responder = (request: RecordedRequest) => Step;
 
 export interface RecordedRequest {
@@ -77,7 +103,10 @@ export interface RecordedRequest {
     model: string;
     messages: {
       role: string;
+      /** The text; for a message sent as parts (text and image_url), its text parts joined. */
       content: string | null;
+      /** The parts, as sent, of a message whose content was a list (see `raw` for the body as it came). */
+      parts?: RecordedPart[];
       tool_calls?: {
         id: string;
         type?: string;
@@ -115,6 +144,10 @@ export class FakeModelServer {
   readonly modelListRequests: { authorization: string | undefined }[] = [];
   #embeddingStatus: number | undefined;
   readonly #queue: (Step | Responder)[] = [];
+  /** POST /audio/transcriptions requests (see setTranscriber). */
+  readonly transcriptionRequests: TranscriptionRequest[] = [];
+  #transcribe: ((request: TranscriptionRequest) => string | ErrorStep) | undefined;
+  #refuseImages: ImageRefusal | undefined;
   #fallback: Responder | undefined;
   readonly #server: Server;
   #port = 0;
@@ -184,6 +217,22 @@ export class FakeModelServer {
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data }));
   }
 
+  /**
+   * Serves POST /audio/transcriptions like OpenAI's: a multipart form with `file` and `model`
+   * (400 without either), answering `{ "text": ... }` with what `transcribe` returns (or that
+   * error). Unset: 404, like a server without the endpoint.
+   */
+  setTranscriber(transcribe: ((request: TranscriptionRequest) => string | ErrorStep) | undefined): this {
+    this.#transcribe = transcribe;
+    return this;
+  }
+
+  /** Refuses every chat request that carries an image_url part, the way `style`'s server does (undefined: accepts images). */
+  refuseImages(style: ImageRefusal | undefined): this {
+    this.#refuseImages = style;
+    return this;
+  }
+
   get pending(): number {
     return this.#queue.length;
   }
@@ -203,12 +252,15 @@ export class FakeModelServer {
     for await (const chunk of req) chunks.push(chunk as Buffer);
     if (req.method === 'POST' && req.url?.endsWith('/embeddings') && this.#embed) return this.#embeddings(Buffer.concat(chunks), res);
     if (req.method === 'GET' && req.url?.endsWith('/models') && this.#models) return this.#modelList(req, res, this.#models);
+    if (req.method === 'POST' && req.url?.endsWith('/audio/transcriptions') && this.#transcribe) {
+      return this.#transcription(req, Buffer.concat(chunks), res);
+    }
     if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) {
       res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'not found' } }));
       return;
     }
     const raw = Buffer.concat(chunks).toString('utf8');
-    const recorded: RecordedRequest = { body: JSON.parse(raw), headers: req.headers, receivedAt: Date.now(), raw };
+    const recorded: RecordedRequest = { body: withPartsApart(JSON.parse(raw)), headers: req.headers, receivedAt: Date.now(), raw };
     this.requests.push(recorded);
     // Like Gemini 3: a call it signed must come back with its signature, or the request is refused
     // before the model runs (the script's next step stays queued).
@@ -216,6 +268,12 @@ export class FakeModelServer {
     if (refusal) {
       recorded.answer = { status: 400, refusal };
       return this.#error(res, { status: 400, body: geminiErrorBody(refusal) });
+    }
+    const imageRefusal =
+      this.#refuseImages && imagePartsOf(recorded).length > 0 ? imageRefusalStep(this.#refuseImages, recorded) : undefined;
+    if (imageRefusal) {
+      recorded.answer = { status: imageRefusal.status, refusal: 'image input' };
+      return this.#error(res, imageRefusal);
     }
     recorded.answer = { status: 200 };
     const next = this.#queue.shift() ?? this.#fallback;
@@ -256,6 +314,57 @@ export class FakeModelServer {
     const profile = step.profile ?? this.#profile;
     if (profile === 'plain') await this.#stream(res, recorded, step);
     else await this.#profiled(res, recorded, step, profile);
+  }
+
+  async #transcription(req: IncomingMessage, raw: Buffer, res: ServerResponse): Promise<void> {
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(req.headers)) if (typeof value === 'string') headers.set(name, value);
+    let form: FormData;
+    try {
+      form = await new Request('http://fake/audio/transcriptions', { method: 'POST', headers, body: raw }).formData();
+    } catch {
+      this.#error(res, { status: 400, body: { error: { message: 'Could not parse multipart form', type: 'invalid_request_error' } } });
+      return;
+    }
+    const file = form.get('file');
+    const model = form.get('model');
+    const request: TranscriptionRequest = {
+      model: typeof model === 'string' ? model : undefined,
+      filename: file instanceof File ? file.name : undefined,
+      mime: file instanceof File ? file.type : undefined,
+      bytes: file instanceof File ? Buffer.from(await file.arrayBuffer()) : Buffer.alloc(0),
+      responseFormat: typeof form.get('response_format') === 'string' ? (form.get('response_format') as string) : undefined,
+      authorization: req.headers.authorization,
+    };
+    this.transcriptionRequests.push(request);
+    // OpenAI's answers to a form without them.
+    if (!request.model) {
+      this.#error(res, {
+        status: 400,
+        body: { error: { message: 'you must provide a model parameter', type: 'invalid_request_error', param: null, code: null } },
+      });
+      return;
+    }
+    if (!(file instanceof File)) {
+      this.#error(res, {
+        status: 400,
+        body: {
+          error: {
+            message: '1 validation error for Request\nbody -> file\n  field required (type=value_error.missing)',
+            type: 'invalid_request_error',
+            param: null,
+            code: null,
+          },
+        },
+      });
+      return;
+    }
+    const answer = this.#transcribe!(request);
+    if (typeof answer !== 'string') {
+      this.#error(res, answer);
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ text: answer }));
   }
 
   #embeddings(raw: Buffer, res: ServerResponse): void {
@@ -418,4 +527,110 @@ async function cut(res: ServerResponse): Promise<void> {
   // Ended (not destroyed) first, so that every byte written so far reaches the client before the FIN.
   await new Promise<void>((resolve) => socket.end(() => resolve()));
   socket.destroy();
+}
+
+/** A body whose messages' list contents are kept as `parts`, with their text as `content`. */
+function withPartsApart(body: RecordedRequest['body']): RecordedRequest['body'] {
+  for (const message of body.messages) {
+    const content: unknown = message.content;
+    if (!Array.isArray(content)) continue;
+    message.parts = content as RecordedPart[];
+    message.content = message.parts.map((part) => (part.type === 'text' ? part.text : '')).join('');
+  }
+  return body;
+}
+
+/** The image_url parts of a request's user messages, in order. */
+function imagePartsOf(request: RecordedRequest): { url: string; message: number }[] {
+  return request.body.messages.flatMap((message, index) =>
+    (message.parts ?? []).flatMap((part) => (part.type === 'image_url' ? [{ url: part.image_url.url, message: index }] : [])),
+  );
+}
+
+/** The images a request carried, decoded from their data: URLs. */
+export function imagesOf(request: RecordedRequest): { mime: string; bytes: Buffer }[] {
+  return imagePartsOf(request).map(({ url }) => {
+    const match = /^data:([^;,]+);base64,(.*)$/s.exec(url);
+    if (!match) throw new Error(`not a base64 data: URL: ${url.slice(0, 40)}`);
+    return { mime: match[1]!, bytes: Buffer.from(match[2]!, 'base64') };
+  });
+}
+
+function imageRefusalStep(style: ImageRefusal, request: RecordedRequest): ErrorStep {
+  const [first] = imagePartsOf(request);
+  const at = first?.message ?? 0;
+  switch (style) {
+    case 'openai':
+      return {
+        status: 400,
+        body: {
+          error: {
+            message: 'Invalid content type. image_url is only supported by certain models.',
+            type: 'invalid_request_error',
+            param: `messages.[${at}].content.[1].type`,
+            code: null,
+          },
+        },
+      };
+    case 'deepseek':
+      return {
+        status: 400,
+        body: {
+          error: {
+            message: `Failed to deserialize the JSON body into the target type: messages[${at}]: unknown variant \`image_url\`, expected \`text\` at line 1 column ${request.raw.indexOf('image_url')}`,
+            type: 'invalid_request_error',
+            param: null,
+            code: 'invalid_request_error',
+          },
+        },
+      };
+    case 'ollama':
+      return {
+        status: 400,
+        body: { error: { message: 'this model does not support image input', type: 'invalid_request_error', param: null, code: null } },
+      };
+    case 'llamacpp':
+      return {
+        status: 500,
+        body: {
+          error: {
+            code: 500,
+            message: 'image input is not supported - hint: if this is unexpected, you may need to provide the mmproj',
+            type: 'server_error',
+          },
+        },
+      };
+  }
+}
+
+/** Width × height from an image's header (JPEG's start-of-frame, PNG's IHDR); undefined for other formats. */
+function headerSize(bytes: Buffer): { width: number; height: number } | undefined {
+  if (bytes[0] === 0x89 && bytes.subarray(12, 16).toString('latin1') === 'IHDR') {
+    return { width: bytes.readUInt32BE(16), height: bytes.readUInt32BE(20) };
+  }
+  if (bytes[0] !== 0xff || bytes[1] !== 0xd8) return undefined;
+  for (let at = 2; at + 9 < bytes.length; ) {
+    if (bytes[at] !== 0xff) return undefined;
+    const marker = bytes[at + 1]!;
+    // SOF0..SOF15 carry the size, except DHT (C4), JPG (C8) and DAC (CC).
+    if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc) {
+      return { height: bytes.readUInt16BE(at + 5), width: bytes.readUInt16BE(at + 7) };
+    }
+    at += 2 + bytes.readUInt16BE(at + 2);
+  }
+  return undefined;
+}
+
+/**
+ * What a seeing model would say it was sent, worked out from the parts (so a test can check the
+ * answer the chat gets comes from them): "2 images: image/jpeg 2048×1365, image/png 640×360".
+ */
+export function describeImages(request: RecordedRequest): string {
+  const images = imagesOf(request);
+  if (images.length === 0) return 'no images';
+  const each = images.map(({ mime, bytes }) => {
+    const size = headerSize(bytes);
+    return size ? `${mime} ${size.width}×${size.height}` : mime;
+  });
+  return `${images.length} image${images.length === 1 ? '' : 's'}: ${each.join(', ')}`;
 }

@@ -92,9 +92,11 @@ describe('feishu: attachments', () => {
     await fs.push(withContent('sticker', { file_key: 'file_v3_0sticker' }));
     await waitFor(() => inbound.length === 3, 'three messages');
     expect(inbound.map((m) => m.text)).toEqual(['', '', '']);
+    // Downloadable ones name their message and resource type (adapters/feishu/files.ts); a sticker cannot be downloaded.
+    const [image, file] = inbound.map((m) => m.messageId);
     expect(inbound.map((m) => m.attachments)).toEqual([
-      [{ kind: 'image', ref: 'img_v3_0abc' }],
-      [{ kind: 'file', ref: 'file_v3_0def', name: 'report.pdf' }],
+      [{ kind: 'image', ref: `${image}/image/img_v3_0abc` }],
+      [{ kind: 'file', ref: `${file}/file/file_v3_0def`, name: 'report.pdf' }],
       [{ kind: 'sticker', ref: 'file_v3_0sticker' }],
     ]);
   });

@@ -75,6 +75,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     ...(options.sections ? { sections: options.sections } : {}),
     ...(options.now ? { now: options.now } : {}),
     ...(options.llm ? { llm: options.llm } : {}),
+    ...(options.dataDir ? { dataDir: options.dataDir } : {}),
   });
   if (options.start !== false) await app.start();
   let stopped = false;

@@ -1,68 +1,64 @@
-// Photos, files and other attachments through the real adapter, grammY and the core: a caption is
-// the message's text and the model is told what was attached; a message that is only attachments
-// gets a short "cannot read yet" reply in a private chat, and is ignored in a group unless addressed.
+// Telegram media end to end: real grammY and adapter, the fake Bot API serving real files through
+// getFile and /file/bot<token>/<path>, the real core and media intake, the fake model. In one
+// private chat: a photo with a caption and one without reach the model as image parts, a voice
+// note as its transcription, a PDF as its text; a file over Telegram's 20 MB getFile limit and a
+// deleted one each get a short line in the chat while the turn goes on with the caption.
 import { afterEach, describe, expect, it } from 'vitest';
 import { settled, waitFor } from '../helpers/harness.ts';
-import { botMessages, closeTelegram, drained, sessionKey, startTelegram } from './helpers.ts';
+import { JPEG, PDF, PDF_PAGES, PNG, VOICE, VOICE_SECONDS } from '../helpers/media-fixtures.ts';
+import { imagesOfLastUser, lastUser } from '../helpers/media-turns.ts';
+import { closeTelegram, sessionKey, startTelegram } from './helpers.ts';
 
 afterEach(closeTelegram);
 
-const PHOTO = {
-  photo: [
-    { file_id: 'small-photo', file_unique_id: 's', width: 90, height: 60, file_size: 2_100 },
-    { file_id: 'large-photo', file_unique_id: 'l', width: 1280, height: 853, file_size: 34_000 },
-  ],
-};
-
-describe('telegram: attachments', () => {
-  it('a photo with a caption reaches the model as the caption plus a note about the photo', async () => {
-    const { tg, h } = await startTelegram();
+describe('telegram: attachments end to end', () => {
+  it('photos, a voice note and a PDF reach the model; a too-big and a deleted file get their line and are answered', async () => {
+    const { tg, h } = await startTelegram({ coreEnv: { OPENAI_TRANSCRIBE_MODEL: 'whisper-1' } });
+    h.model.setTranscriber((request) =>
+      request.bytes.subarray(0, 4).toString() === 'OggS' ? 'Please book the room for Friday.' : 'garbled',
+    );
     const alice = tg.user('Alice');
     const dm = tg.privateChat(alice);
-    h.model.enqueue({ text: 'I cannot see it, but tell me about it.' });
-    tg.sendMedia(alice, dm, PHOTO, 'What is in this picture?');
-    await waitFor(() => tg.botMessages(dm).some((m) => m.message.text === 'I cannot see it, but tell me about it.'), 'the answer');
-    await settled(h.store, sessionKey(dm));
-    expect(h.model.requests).toHaveLength(1);
-    expect(h.model.requests[0]!.body.messages.at(-1)).toMatchObject({
-      role: 'user',
-      content: 'What is in this picture?\n[Alice attached an image (image/jpeg, 34 KB): I cannot see attachments yet]',
-    });
-  });
+    const texts = () => tg.botMessages(dm).map((m) => m.message.text ?? '');
+    const turn = async (answer: string, send: () => unknown) => {
+      h.model.enqueue({ text: answer });
+      await send();
+      await waitFor(() => texts().includes(answer) || undefined, `the answer "${answer}"`);
+      await settled(h.store, sessionKey(dm));
+      return h.model.requests.at(-1)!;
+    };
 
-  it('a photo without a caption: a short reply in a private chat, nothing in a group unless addressed', async () => {
-    const { tg, h } = await startTelegram();
-    const alice = tg.user('Alice');
-    const dm = tg.privateChat(alice);
-    tg.sendMedia(alice, dm, PHOTO);
-    const [reply] = await botMessages(tg, dm);
-    expect(reply!.message.text).toBe('I cannot read images yet. Tell me in words what you need, and I will help.');
-    tg.sendMedia(alice, dm, { voice: { file_id: 'voice-1', file_unique_id: 'v', duration: 3, mime_type: 'audio/ogg', file_size: 9_000 } });
-    await botMessages(tg, dm, 2);
-    expect(tg.botMessages(dm).at(-1)!.message.text).toBe(
-      'I cannot read audio recordings yet. Tell me in words what you need, and I will help.',
+    const captioned = await turn('A red square.', async () =>
+      tg.sendMedia(alice, dm, { photo: await tg.files.photo(JPEG) }, 'what is this?'),
     );
+    expect(lastUser(captioned).parts?.map((p) => p.type)).toEqual(['text', 'image_url']);
+    expect(lastUser(captioned).content).toContain('what is this?');
+    // Telegram's largest size (2560×1707, as Telegram stores a 3000×2000 photo), downscaled to 2048 px.
+    expect(await imagesOfLastUser(captioned)).toEqual(['image/jpeg 2048x1366']);
 
-    const group = tg.group('Team', { supergroup: true });
-    tg.sendMedia(alice, group, PHOTO);
-    tg.sendMedia(alice, group, {
-      document: { file_id: 'doc-1', file_unique_id: 'd', file_name: 'report.pdf', mime_type: 'application/pdf', file_size: 120_000 },
-    });
-    await drained(tg);
-    h.model.enqueue({ text: 'Noted.' });
-    tg.sendMedia(
-      alice,
-      group,
-      { document: { file_id: 'doc-2', file_unique_id: 'd2', file_name: 'plan.pdf', mime_type: 'application/pdf', file_size: 2_500_000 } },
-      '@parley_test_bot please file this',
+    const bare = await turn('A green screen.', async () => tg.sendMedia(alice, dm, { photo: await tg.files.photo(PNG) }));
+    expect(await imagesOfLastUser(bare)).toEqual(['image/jpeg 640x360']);
+
+    const voice = await turn('Booked.', () => tg.sendMedia(alice, dm, { voice: tg.files.voice(VOICE, VOICE_SECONDS) }));
+    expect(lastUser(voice).content).toBe('[Alice, voice message, 0:02]: Please book the room for Friday.');
+    expect(h.model.transcriptionRequests).toHaveLength(1);
+
+    const pdf = await turn('Revenue grew.', () =>
+      tg.sendMedia(alice, dm, { document: tg.files.document({ ...PDF, name: 'report.pdf' }) }, 'summarise'),
     );
-    await waitFor(() => tg.botMessages(group).some((m) => m.message.text === 'Noted.'), 'the answer in the group');
-    await settled(h.store, sessionKey(group));
-    // Only the addressed message reached the model, and it was the only reply in the group.
-    expect(tg.botMessages(group)).toHaveLength(1);
-    expect(h.model.requests).toHaveLength(1);
-    expect(h.model.requests[0]!.body.messages.at(-1)!.content).toBe(
-      '[Alice] @parley_test_bot please file this\n[Alice attached a file ("plan.pdf", application/pdf, 2.5 MB): I cannot see attachments yet]',
-    );
+    expect(lastUser(pdf).content).toContain('summarise');
+    expect(lastUser(pdf).content).toContain(PDF_PAGES[0]);
+
+    const big = tg.files.bigDocument('scan.pdf', 'application/pdf', 25 * 1024 * 1024);
+    const tooBig = await turn('Tell me what it says, then.', () => tg.sendMedia(alice, dm, { document: big }, 'and this scan?'));
+    expect(texts()).toContainEqual(expect.stringMatching(/^I could not read .*scan\.pdf.*: it is over the 20 MB limit\.$/));
+    expect(lastUser(tooBig).content).toContain('and this scan?');
+
+    const gone = tg.files.document({ ...PDF, name: 'old.pdf' });
+    tg.files.forget(gone.file_id);
+    const deleted = await turn('Please send it again.', () => tg.sendMedia(alice, dm, { document: gone }, 'the old one'));
+    expect(texts()).toContainEqual(expect.stringMatching(/^I could not download .*old\.pdf.*: the platform no longer has it\.$/));
+    expect(lastUser(deleted).content).toContain('the old one');
+    expect(texts().join('\n')).not.toContain(tg.token);
   });
 });

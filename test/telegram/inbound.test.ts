@@ -142,6 +142,9 @@ describe('telegram inbound normalisation', () => {
     });
     const kinds = async (fields: Record<string, unknown>) => (await inbound({ message: message(fields) })).attachments;
     expect(await kinds({ photo })).toEqual([{ kind: 'image', ref: 'p-large', mimeType: 'image/jpeg', size: 50_000 }]);
+    // A size getFile would refuse (over 20 MB) does not stand for the photo while a smaller one exists.
+    const huge = { file_id: 'p-huge', file_unique_id: 'c', width: 9000, height: 9000, file_size: 21 * 1024 * 1024 };
+    expect(await kinds({ photo: [...photo, huge] })).toEqual([{ kind: 'image', ref: 'p-large', mimeType: 'image/jpeg', size: 50_000 }]);
     expect(
       await kinds({ document: { file_id: 'd', file_unique_id: 'd', file_name: 'a.pdf', mime_type: 'application/pdf', file_size: 10 } }),
     ).toEqual([{ kind: 'file', ref: 'd', name: 'a.pdf', mimeType: 'application/pdf', size: 10 }]);
@@ -149,18 +152,19 @@ describe('telegram inbound normalisation', () => {
       { kind: 'image', ref: 'i', mimeType: 'image/png' },
     ]);
     expect(await kinds({ video: { file_id: 'v', file_unique_id: 'v', width: 1, height: 1, duration: 2, mime_type: 'video/mp4' } })).toEqual(
-      [{ kind: 'video', ref: 'v', mimeType: 'video/mp4' }],
+      [{ kind: 'video', ref: 'v', mimeType: 'video/mp4', durationSeconds: 2 }],
     );
     // A GIF comes as an animation plus the same file as a document: one attachment.
     const gif = { file_id: 'g', file_unique_id: 'g', width: 1, height: 1, duration: 1, mime_type: 'video/mp4' };
     expect(await kinds({ animation: gif, document: { file_id: 'g', file_unique_id: 'g', mime_type: 'video/mp4' } })).toEqual([
-      { kind: 'video', ref: 'g', mimeType: 'video/mp4' },
+      { kind: 'video', ref: 'g', mimeType: 'video/mp4', durationSeconds: 1 },
     ]);
     expect(await kinds({ voice: { file_id: 'o', file_unique_id: 'o', duration: 3, mime_type: 'audio/ogg' } })).toEqual([
-      { kind: 'audio', ref: 'o', mimeType: 'audio/ogg' },
+      // A voice note recorded in the app, with its length.
+      { kind: 'audio', ref: 'o', mimeType: 'audio/ogg', durationSeconds: 3, voice: true },
     ]);
     expect(await kinds({ audio: { file_id: 'm', file_unique_id: 'm', duration: 3, file_name: 'song.mp3' } })).toEqual([
-      { kind: 'audio', ref: 'm', name: 'song.mp3' },
+      { kind: 'audio', ref: 'm', name: 'song.mp3', durationSeconds: 3 },
     ]);
     expect(
       await kinds({

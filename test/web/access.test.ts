@@ -19,6 +19,7 @@ describe('web console configuration', () => {
       maxStreamsPerUser: 8,
       maxStreams: 200,
       locale: 'auto',
+      maxUploadBytes: 20_000_000,
     });
     expect(webConfigFromEnv({ PARLEY_WEB: 'off' })).toBeUndefined();
     expect(await webChannel.fromEnv({ env: { PARLEY_WEB: 'false' }, log: silentLogger, botName: 'Parley' })).toBeUndefined();

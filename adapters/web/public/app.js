@@ -4,7 +4,10 @@
 // The chat's history comes from /api/chat, changes arrive over Server-Sent Events (/api/events).
 // Bot messages arrive as HTML the server rendered from Markdown with any raw HTML escaped;
 // everything else is inserted as plain text. The page's own words come from /api/texts, in the
-// browser's language (or PARLEY_LOCALE's), English until they arrive.
+// browser's language (or PARLEY_LOCALE's), English until they arrive. Files dropped or pasted go
+// through uploads.js.
+
+import { attachmentsElement, clearAttachments, hasAttachments, readyAttachments, setUpUploads } from './uploads.js';
 
 const byId = (id) => document.getElementById(id);
 const messages = byId('messages');
@@ -49,6 +52,9 @@ let texts = {
   'web.answered': 'The console answered {status}.',
   'web.lostTooMany': 'Lost the connection (too many open console tabs in this browser?). Reload the page to reconnect.',
   'web.reconnecting': 'Connection lost; reconnecting…',
+  'web.uploading': '{name} · uploading…',
+  'web.pastedFile': 'pasted file',
+  'web.removeFile': 'Remove',
 };
 
 /** The text for `key`, {placeholders} filled from `vars` (plain text: inserted with textContent only). */
@@ -96,8 +102,8 @@ async function post(path, body) {
   return data;
 }
 
-function sendText(text) {
-  return post('/api/messages', { name, room, text });
+function sendText(text, attachments) {
+  return post('/api/messages', { name, room, text, ...(attachments?.length ? { attachments } : {}) });
 }
 
 async function loadHistory() {
@@ -178,6 +184,7 @@ function messageElement(entry) {
     body.className = 'body plain';
     body.textContent = entry.text;
   }
+  if (entry.attachments?.length) element.appendChild(attachmentsElement(entry.attachments));
   for (const row of entry.buttons) {
     const bar = element.appendChild(document.createElement('div'));
     bar.className = 'buttons';
@@ -286,12 +293,18 @@ nameInput.addEventListener('change', () => {
 
 async function submit() {
   const text = box.value;
-  if (!text.trim()) return;
+  if (!text.trim() && !hasAttachments()) return;
+  const attachments = readyAttachments();
+  if (attachments === undefined) {
+    showToast('A file is still uploading; send again in a moment.');
+    return;
+  }
   const send = byId('send');
   send.disabled = true;
   try {
-    await sendText(text);
+    await sendText(text, attachments);
     box.value = '';
+    clearAttachments();
   } catch (error) {
     showToast(error.message, true);
   } finally {
@@ -317,6 +330,7 @@ for (const [id, command] of [
   byId(id).addEventListener('click', () => void sendText(command).catch((error) => showToast(error.message, true)));
 }
 
+setUpUploads(box, (message) => showToast(message, true), say);
 setBotName(botName);
 void loadTexts();
 connect();

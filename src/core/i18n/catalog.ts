@@ -6,6 +6,7 @@ import { chat } from './catalog/chat.ts';
 import { commands } from './catalog/commands.ts';
 import { general } from './catalog/general.ts';
 import { limits } from './catalog/limits.ts';
+import { media } from './catalog/media.ts';
 import { web } from './catalog/web.ts';
 import { webAdmin } from './catalog/web-admin.ts';
 import type { Locale } from './locale.ts';
@@ -32,6 +33,7 @@ const AREAS = [
   area(adapters),
   area(web),
   area(webAdmin),
+  area(media),
 ] as const;
 
 type AreaTexts = (typeof AREAS)[number]['en'];

@@ -12,16 +12,38 @@ const queuedRow = z.object({ sessionId: z.string(), activeStatus: z.enum(['runni
 
 const parsePayload = (payload: unknown): Inbound => InboundSchema.parse(JSON.parse(z.string().parse(payload)));
 
+/** The key of a message in `PreparedContents`. */
+export const contentKey = (inbound: Pick<Inbound, 'channel' | 'eventId'>): string => `${inbound.channel}\u0000${inbound.eventId}`;
+
+/**
+ * User message contents made beforehand (the media intake read their attachments), by contentKey,
+ * for the queued messages up to the one with id `upToId`: the claim takes no later message (one
+ * that came after they were looked at waits for the next claim, to be prepared first).
+ */
+export interface PreparedContents {
+  contents: ReadonlyMap<string, string>;
+  upToId: number;
+}
+
 /**
  * Moves the session's queued messages, oldest first, into the conversation of `turnId`: each is
- * marked done and appended as a user message. Run inside a transaction (the caller's), so a crash
- * can neither lose nor duplicate one. Callers hold the session lease.
+ * marked done and appended as a user message (its prepared content when `prepared` has one, else
+ * textForModel). Run inside a transaction (the caller's), so a crash can neither lose nor
+ * duplicate one. Callers hold the session lease.
  */
-export async function claimQueued(tx: SqlRunner, sessionId: string, turnId: string, epoch: number, limit = 50): Promise<Inbound[]> {
+export async function claimQueued(
+  tx: SqlRunner,
+  sessionId: string,
+  turnId: string,
+  epoch: number,
+  limit = 50,
+  prepared?: PreparedContents,
+): Promise<Inbound[]> {
   const rows = await tx.all(
     `UPDATE "InboundEvent" SET "status" = 'done', "turnId" = $1 WHERE "id" IN
-      (SELECT "id" FROM "InboundEvent" WHERE "sessionId" = $2 AND "status" = 'queued' ORDER BY "id" LIMIT $3) RETURNING "id", "payload"`,
-    [turnId, sessionId, limit],
+      (SELECT "id" FROM "InboundEvent" WHERE "sessionId" = $2 AND "status" = 'queued' AND "id" <= $3 ORDER BY "id" LIMIT $4) RETURNING "id", "payload"`,
+    // Placeholders in the order they appear (SQLite's are positional).
+    [turnId, sessionId, prepared?.upToId ?? 2_147_483_647, limit],
   );
   const claimed = rows
     .map((row) => ({ id: intColumn.parse(row.id), inbound: parsePayload(row.payload ?? '{}') }))
@@ -34,7 +56,7 @@ export async function claimQueued(tx: SqlRunner, sessionId: string, turnId: stri
       epoch,
       turnId,
       role: 'user' as const,
-      content: textForModel(inbound),
+      content: prepared?.contents.get(contentKey(inbound)) ?? textForModel(inbound),
       senderId: inbound.sender.id,
       senderName: inbound.sender.displayName,
     })),
@@ -108,10 +130,19 @@ export function inboundRepo(sql: SqlDriver) {
 
     hasQueued,
 
+    /** The session's queued messages with their ids, oldest first (at most `limit`), without claiming them. */
+    async queued(sessionId: string, limit = 50): Promise<{ id: number; inbound: Inbound }[]> {
+      const rows = await sql.all(
+        `SELECT "id", "payload" FROM "InboundEvent" WHERE "sessionId" = $1 AND "status" = 'queued' ORDER BY "id" LIMIT $2`,
+        [sessionId, limit],
+      );
+      return rows.flatMap((row) => (row.payload ? [{ id: intColumn.parse(row.id), inbound: parsePayload(row.payload) }] : []));
+    },
+
     /** claimQueued in a transaction of its own; an empty mailbox costs one cheap read, no transaction. */
-    async claimAsMessages(sessionId: string, turnId: string, epoch: number, limit = 50): Promise<Inbound[]> {
+    async claimAsMessages(sessionId: string, turnId: string, epoch: number, limit = 50, prepared?: PreparedContents): Promise<Inbound[]> {
       if (!(await hasQueued(sessionId))) return [];
-      return sql.transaction((tx) => claimQueued(tx, sessionId, turnId, epoch, limit));
+      return sql.transaction((tx) => claimQueued(tx, sessionId, turnId, epoch, limit, prepared));
     },
 
     /** Sessions with queued messages, for the sweeper that picks up work nobody is running. */

@@ -3,7 +3,7 @@ import { timeOrderedId } from '../time-ordered-id.ts';
 import type { Inbound } from '../../core/types.ts';
 import { boolColumn, dateColumn, intColumn, optionalText, unprefixed } from '../sql/columns.ts';
 import type { SqlDriver, SqlRunner, SqlValue } from '../sql/driver.ts';
-import { claimQueued } from './inbound.ts';
+import { claimQueued, type PreparedContents } from './inbound.ts';
 import type { HistoryCache } from './history-cache.ts';
 import { insertEachWhileTurn, insertManyFrom, insertOneFrom, queuedLook, writtenRecords } from './messages.ts';
 import { owedRecordSql, ReplyStateSchema } from './owed-answers.ts';
@@ -336,11 +336,13 @@ export function turnsRepo(sql: SqlDriver, histories: HistoryCache) {
       sessionId: string;
       epoch: number;
       origin: TurnOrigin;
+      /** Contents made beforehand for some of the queued messages (their attachments read). */
+      prepared?: PreparedContents;
     }): Promise<{ turn: TurnRecord; claimed: Inbound[] } | undefined> {
       try {
         return await sql.transaction(async (tx) => {
-          const turn = await createTurn(tx, input);
-          const claimed = await claimQueued(tx, input.sessionId, turn.id, input.epoch);
+          const turn = await createTurn(tx, { sessionId: input.sessionId, epoch: input.epoch, origin: input.origin });
+          const claimed = await claimQueued(tx, input.sessionId, turn.id, input.epoch, 50, input.prepared);
           if (claimed.length === 0) throw new NothingQueued();
           return { turn, claimed };
         });

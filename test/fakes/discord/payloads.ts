@@ -59,6 +59,11 @@ interface DAttachment {
   url: string;
   proxy_url: string;
   content_type?: string;
+  width?: number;
+  height?: number;
+  /** Voice messages (message flag 8192): length in seconds and a base64 waveform of up to 256 bytes. */
+  duration_secs?: number;
+  waveform?: string;
 }
 
 export interface DMessage {

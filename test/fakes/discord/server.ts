@@ -7,6 +7,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { applicationRoute } from './application.ts';
+import { FakeCdn } from './cdn.ts';
 import { FakeGateway } from './gateway.ts';
 import {
   ChannelKind,
@@ -45,8 +46,24 @@ export interface StoredMessage {
 export interface SayOptions {
   mention?: boolean;
   replyTo?: DMessage;
-  files?: { filename: string; size: number; contentType?: string }[];
+  files?: FileOptions[];
+  /** A voice message (flags 8192): one .ogg attachment with duration_secs and a waveform. */
+  voice?: { bytes: Buffer; durationSecs: number };
 }
+
+interface FileOptions {
+  filename: string;
+  /** Defaults to the length of `bytes`. */
+  size?: number;
+  contentType?: string;
+  /** What the CDN serves at the attachment's URL (an empty file when absent). */
+  bytes?: Buffer;
+  width?: number;
+  height?: number;
+}
+
+/** MessageFlags.IsVoiceMessage. */
+const VOICE_MESSAGE_FLAG = 8192;
 
 export interface InteractionState {
   id: string;
@@ -90,6 +107,8 @@ export class FakeDiscord {
   readonly token = `${Buffer.from('1234567890123456789').toString('base64url')}.GfakeT.${'x'.repeat(27)}`;
   readonly bot: DUser = user('parley_test_bot', { bot: true });
   readonly calls: RecordedCall[] = [];
+  /** The attachment CDN on this fake's port (cdn.ts). */
+  readonly cdn = new FakeCdn(() => `http://127.0.0.1:${this.#port}`);
   readonly messages = new Map<string, StoredMessage>();
   /** Bot messages by channel and nonce (enforce_nonce: a repeated nonce returns the first message). */
   readonly #nonces = new Map<string, string>();
@@ -220,16 +239,47 @@ export class FakeDiscord {
     const message: DMessage = { ...this.#message(author, channel, text, []), nonce: snowflake(), referenced_message: null };
     message.attachments = (options.files ?? []).map((file) => {
       const id = snowflake();
-      const url = `https://cdn.discordapp.com/attachments/${channel.id}/${id}/${file.filename}`;
+      const bytes = file.bytes ?? Buffer.alloc(0);
+      const path = this.cdn.add({
+        channelId: channel.id,
+        attachmentId: id,
+        filename: file.filename,
+        bytes,
+        ...(file.contentType ? { contentType: file.contentType } : {}),
+      });
+      // proxy_url is the media proxy's copy (media.discordapp.net), signed the same way.
       return {
         id,
         filename: file.filename,
-        size: file.size,
-        url,
-        proxy_url: url,
+        size: file.size ?? bytes.length,
+        url: this.cdn.signed(path),
+        proxy_url: this.cdn.signed(path).replace('/attachments/', '/media-proxy/attachments/'),
         ...(file.contentType ? { content_type: file.contentType } : {}),
+        ...(file.width !== undefined ? { width: file.width, height: file.height ?? 0 } : {}),
       };
     });
+    if (options.voice) {
+      const id = snowflake();
+      const path = this.cdn.add({
+        channelId: channel.id,
+        attachmentId: id,
+        filename: 'voice-message.ogg',
+        bytes: options.voice.bytes,
+        contentType: 'audio/ogg',
+      });
+      const url = this.cdn.signed(path);
+      message.flags = VOICE_MESSAGE_FLAG;
+      message.attachments.push({
+        id,
+        filename: 'voice-message.ogg',
+        size: options.voice.bytes.length,
+        url,
+        proxy_url: url.replace('/attachments/', '/media-proxy/attachments/'),
+        content_type: 'audio/ogg',
+        duration_secs: options.voice.durationSecs,
+        waveform: Buffer.alloc(32, 96).toString('base64'),
+      });
+    }
     if (options.mention) message.mentions = [this.bot];
     if (options.replyTo) {
       message.type = 19;
@@ -319,6 +369,12 @@ export class FakeDiscord {
     let status = 200;
     let payload: unknown;
     const headers: Record<string, string> = { 'content-type': 'application/json' };
+    if (method === 'GET' && url.pathname.startsWith('/attachments/')) {
+      const served = this.cdn.serve(url.pathname, url.searchParams, req.headers.authorization);
+      call.status = served.status;
+      res.writeHead(served.status, served.headers).end(served.body);
+      return;
+    }
     try {
       if (!url.pathname.startsWith('/api/v10/')) throw new HttpError(404, 0, '404: Not Found');
       const needsBotAuth = !/^\/(webhooks|interactions)\//.test(path);
@@ -356,6 +412,7 @@ export class FakeDiscord {
       };
     }
     if (method === 'GET' && path === '/users/@me') return this.bot;
+    if (method === 'POST' && path === '/attachments/refresh-urls') return this.cdn.refresh(body);
     const application = applicationRoute(this, method, path);
     if (application) return application.body;
     if (method === 'GET' && path === '/users/@me/guilds') return this.guilds.map((g) => ({ id: g.id, name: g.name }));

@@ -11,6 +11,7 @@ import { z } from 'zod';
 import { encrypt, sign } from './crypto.ts';
 import { type ClickEventPayload, clickEventOf, type MessageEventPayload, messageEventOf, overLongConnection } from './events.ts';
 import { decodeFrame, encodeFrame, headerOf, type Frame } from './frames.ts';
+import { FeishuResources } from './resources.ts';
 import {
   type Card,
   type CardButton,
@@ -46,6 +47,16 @@ export interface StoredMessage {
   fromBot: boolean;
   senderId: string;
 }
+/** What a person sends that carries a file (resources.ts has the content shapes). */
+export type FeishuMedia =
+  | { image: { bytes: Buffer; mimeType: string } }
+  | { file: { bytes: Buffer; mimeType: string; name: string } }
+  | { audio: { bytes: Buffer; durationMs: number } }
+  /** A rich-text post: an image, then a line of text (the caption). */
+  | { post: { text: string; image: { bytes: Buffer; mimeType: string; width: number; height: number } } }
+  /** A file Feishu holds but will not hand out (over 100 MB); no real bytes. */
+  | { hugeFile: { name: string; size: number } };
+
 export interface ApiCall {
   method: string;
   path: string;
@@ -104,6 +115,8 @@ export class FakeFeishu {
   readonly botName: string;
   readonly tenantKey = randomUUID().replace(/-/g, '').slice(0, 16);
   readonly messages = new Map<string, StoredMessage>();
+  /** Files in messages, served at im/v1/messages/:id/resources/:key (resources.ts). */
+  readonly resources = new FeishuResources();
   readonly calls: ApiCall[] = [];
   readonly deliveries: Delivery[] = [];
   readonly toasts: { eventId: string; toast: NonNullable<EventAnswer['toast']> }[] = [];
@@ -239,6 +252,53 @@ export class FakeFeishu {
       ...(topic ? { threadId: topic.threadId } : {}),
     });
     return { messageId, event };
+  }
+
+  /** A person sends an image, a file, a voice note or a post with an image (the resources are served). */
+  mediaEvent(
+    from: FeishuUser,
+    chat: FeishuChat,
+    media: FeishuMedia,
+    options: { mention?: FeishuUser[] } = {},
+  ): { messageId: string; event: MessageEventPayload } {
+    const made = this.messageEvent(from, chat, '', options);
+    const { messageId, event } = made;
+    const add = (type: 'image' | 'file', bytes: Buffer, mimeType: string, size?: number) =>
+      this.resources.add(messageId, type, bytes, mimeType, size);
+    let messageType: string;
+    let content: Record<string, unknown>;
+    if ('image' in media) {
+      messageType = 'image';
+      content = { image_key: add('image', media.image.bytes, media.image.mimeType) };
+    } else if ('file' in media) {
+      messageType = 'file';
+      content = { file_key: add('file', media.file.bytes, media.file.mimeType), file_name: media.file.name };
+    } else if ('audio' in media) {
+      messageType = 'audio';
+      content = { file_key: add('file', media.audio.bytes, 'audio/ogg'), duration: media.audio.durationMs };
+    } else if ('post' in media) {
+      messageType = 'post';
+      const { image, text } = media.post;
+      const mentions = (options.mention ?? []).map((who, i) => ({ tag: 'at', user_id: `@_user_${i + 1}`, user_name: who.name, style: [] }));
+      content = {
+        title: '',
+        content: [
+          [{ tag: 'img', image_key: add('image', image.bytes, image.mimeType), width: image.width, height: image.height }],
+          [...mentions, { tag: 'text', text: ` ${text}`, style: [] }],
+        ],
+      };
+    } else {
+      messageType = 'file';
+      content = { file_key: add('file', Buffer.alloc(0), 'application/octet-stream', media.hugeFile.size), file_name: media.hugeFile.name };
+    }
+    event.event.message.message_type = messageType;
+    event.event.message.content = JSON.stringify(content);
+    const stored = this.messages.get(messageId);
+    if (stored) {
+      stored.msgType = messageType;
+      stored.content = content as MessageContent;
+    }
+    return made;
   }
 
   /** The topic a message is in, or the one it starts (its root). */
@@ -436,6 +496,13 @@ export class FakeFeishu {
     if (!auth || !this.#tokens.has(auth[1]!))
       return this.#answer(req, res, url, 401, { code: 99991663, msg: 'Invalid access token for authorization' });
 
+    const resource = /^\/open-apis\/im\/v1\/messages\/([^/]+)\/resources\/([^/]+)$/.exec(path);
+    if (req.method === 'GET' && resource) {
+      const answer = this.resources.serve(resource[1]!, resource[2]!, url.searchParams.get('type'));
+      this.calls.push({ method: 'GET', path, status: answer.status, code: answer.status === 200 ? 0 : -1 });
+      res.writeHead(answer.status, answer.headers).end(answer.body);
+      return;
+    }
     if (req.method === 'GET' && path === '/open-apis/bot/v3/info') {
       return this.#answer(req, res, url, 200, {
         code: 0,

@@ -8,6 +8,7 @@
 // connections, slow answers, flood control with 429 retry_after), and read every call made.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { TelegramFiles } from './files.ts';
 import { EntityParseError } from './html.ts';
 import { ApiFailure, MessageMethods, num } from './methods.ts';
 import { FloodControl, type RateLimits } from './rate-limit.ts';
@@ -71,6 +72,10 @@ export class FakeTelegram {
   readonly token: string;
   readonly calls: RecordedCall[] = [];
   readonly webhookDeliveries: WebhookDelivery[] = [];
+  /** Files the fake holds: getFile and the /file/bot<token>/<path> downloads (files.ts). */
+  readonly files = new TelegramFiles();
+  /** Download paths requested from /file/bot<token>/..., in order (the token is not kept). */
+  readonly downloads: string[] = [];
   webhook: WebhookState | undefined;
   /** What getWebhookInfo reports as the last failed delivery (set by failed deliveries, or by a test). */
   webhookLastError: WebhookLastError | undefined;
@@ -243,6 +248,11 @@ export class FakeTelegram {
 
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    const file = /^\/file\/bot([^/]+)\/(.+)$/.exec(url.pathname);
+    if (file) {
+      this.#download(res, file[1] ?? '', decodeURIComponent(file[2] ?? ''));
+      return;
+    }
     const route = /^\/bot([^/]+)\/([A-Za-z]+)$/.exec(url.pathname);
     const body = await readBody(req);
     if (!route) return send(res, { error_code: 404, description: 'Not Found' });
@@ -284,6 +294,19 @@ export class FakeTelegram {
       return send(res, failure);
     }
     if (!res.destroyed) res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: true, result }));
+  }
+
+  /** Telegram's file server: the bytes, or 404 with a Bot API error body (also for a wrong token). */
+  #download(res: ServerResponse, token: string, path: string): void {
+    this.downloads.push(path);
+    const bytes = token === this.token ? this.files.download(path) : undefined;
+    if (!bytes) {
+      send(res, { error_code: 404, description: 'Not Found' });
+      return;
+    }
+    // Telegram's file server labels by extension and falls back to application/octet-stream.
+    const type = /\.(jpe?g)$/.test(path) ? 'image/jpeg' : /\.oga$/.test(path) ? 'audio/ogg' : 'application/octet-stream';
+    res.writeHead(200, { 'content-type': type, 'content-length': String(bytes.length) }).end(bytes);
   }
 
   #takeFault(method: string, params: Record<string, unknown>): FaultAction | undefined {
@@ -331,6 +354,8 @@ export class FakeTelegram {
         return this.#methods.sendChatAction(p);
       case 'setMyCommands':
         return this.#methods.setMyCommands(p);
+      case 'getFile':
+        return this.files.getFile(p);
       default:
         throw new ApiFailure({ error_code: 404, description: 'Not Found' });
     }
