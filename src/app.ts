@@ -14,9 +14,10 @@ import type { Config } from './config/config.ts';
 import type { ChannelAdapter } from './core/types.ts';
 import { Gateway } from './gateway/gateway.ts';
 import { SessionScheduler, type SchedulerOptions } from './gateway/scheduler.ts';
-import { llmClientFromConfig } from './llm/client.ts';
 import { ModelHealth } from './llm/model-health.ts';
+import type { ModelRouter } from './llm/model-router.ts';
 import { modelFailureCause } from './llm/model-state.ts';
+import { modelHealths, modelRouter } from './llm/models-runtime.ts';
 import type { LlmClient } from './llm/types.ts';
 import { knowledgeContextSection } from './knowledge/context-section.ts';
 import { knowledgeIndexFile } from './knowledge/index-location.ts';
@@ -34,7 +35,7 @@ export interface AppOptions {
   store: Store;
   adapters: ChannelAdapter[];
   log: Logger;
-  /** Defaults to a client built from `config.model` (none when no model is configured). */
+  /** Defaults to a router over `config.models` (none when no model is configured). */
   llm?: LlmClient;
   /** Tools added to the built-in ones. */
   tools?: AnyTool[];
@@ -43,8 +44,8 @@ export interface AppOptions {
   sweepIntervalMs?: number;
   /** The process heartbeat's interval (PARLEY_HEARTBEAT_MS, 2 s by default). */
   heartbeatMs?: number;
-  /** What is known of the model (src/main.ts makes it first, for /readyz); one is made otherwise. */
-  modelHealth?: ModelHealth;
+  /** What is known of each configured model, by name (src/main.ts makes them first, for /readyz); made otherwise. */
+  modelHealths?: Map<string, ModelHealth>;
   now?: () => Date;
 }
 
@@ -57,7 +58,12 @@ export interface App {
   heartbeat: Heartbeat;
   wakeups: Wakeups;
   tools: ToolRegistry;
+  /** The default model's health. */
   modelHealth: ModelHealth;
+  /** Every configured model's health, by name. */
+  modelHealths: Map<string, ModelHealth>;
+  /** Picks each request's model (absent when `llm` was given or no model is configured). */
+  models?: ModelRouter;
   llm?: LlmClient;
   knowledge: KnowledgeBase;
   start(): Promise<void>;
@@ -102,12 +108,16 @@ function changedElsewhere(store: Store): () => Promise<boolean> {
 
 export function createApp(options: AppOptions): App {
   const { config, store, log } = options;
-  const modelHealth = options.modelHealth ?? new ModelHealth({ config: config.model, log });
-  const client =
-    options.llm ??
-    llmClientFromConfig(config.model, (status) => log.warn({ status }, `model server answered ${status}; retrying if attempts remain`));
-  // Every request tells the model's health how it went (the ready block and /readyz read it).
-  const llm = client && modelHealth.observe(client);
+  const healths = options.modelHealths ?? modelHealths(config.models, log);
+  const defaultName = config.models.defaultModel;
+  const modelHealth = (defaultName && healths.get(defaultName)) || new ModelHealth({ config: config.model, log });
+  // Every request tells its model's health how it went (the ready block and /readyz read them).
+  const router = options.llm
+    ? undefined
+    : modelRouter({ setup: config.models, healths, chatChoice: async (channel, chatId) => (await store.chatModels.get(channel, chatId))?.model, log });
+  const llm = options.llm ? modelHealth.observe(options.llm) : router;
+  const failureCause = (error: unknown) =>
+    router && config.models.models.length > 1 ? router.failureCause(error) : modelFailureCause(error, config.models.models[0]?.config ?? config.model);
   const knowledge = new KnowledgeBase({
     repo: store.knowledge,
     indexFile: knowledgeIndexFile(config.database),
@@ -137,7 +147,7 @@ export function createApp(options: AppOptions): App {
         hooks: approvalHooks({ gate, approvals: announcedApprovals(store, wakeups), now: options.now }),
         settings: config.agent,
         prompt: { base: config.bot.systemPrompt, botName: config.bot.name },
-        failureNote: { admins: config.approvals.admins, cause: (error) => modelFailureCause(error, config.model) },
+        failureNote: { admins: config.approvals.admins, cause: failureCause },
         sections: [memoryContextSection(store.memory), ...(options.sections ?? [])],
         turnSections: [knowledgeContextSection(knowledge, config.knowledge)],
         log,
@@ -180,6 +190,7 @@ export function createApp(options: AppOptions): App {
     wakeups,
     sweepIntervalMs: options.sweepIntervalMs,
     limits: { settings: config.limits, admins: config.approvals.admins },
+    ...(router ? { models: { choices: router, admins: config.approvals.admins } } : {}),
   });
   return {
     gateway,
@@ -191,6 +202,8 @@ export function createApp(options: AppOptions): App {
     tools,
     llm,
     modelHealth,
+    modelHealths: healths,
+    ...(router ? { models: router } : {}),
     knowledge,
     async start() {
       await wakeups.start();

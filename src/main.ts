@@ -7,6 +7,7 @@ import { telegramChannel } from '../adapters/telegram/index.ts';
 import { webChannel } from '../adapters/web/index.ts';
 import { createApp } from './app.ts';
 import { loadConfig, type Config } from './config/config.ts';
+import { ENV_MODEL_NAME } from './config/models.ts';
 import { loadFileConfig } from './config-file/load.ts';
 import type { FileConfig } from './config-file/schema.ts';
 import { ConfigError } from './core/env.ts';
@@ -16,8 +17,9 @@ import { reclaimStaleLeases, thisProcess } from './gateway/lease-owner.ts';
 import { httpConfigFromEnv, type HttpConfig } from './http/config.ts';
 import { HttpHost } from './http/host.ts';
 import type { ChannelPhase, ModelReadiness } from './http/readiness.ts';
-import { ModelHealth } from './llm/model-health.ts';
+import type { ModelHealth } from './llm/model-health.ts';
 import { describeModelState, type ModelState, modelStateFix } from './llm/model-state.ts';
+import { modelHealths } from './llm/models-runtime.ts';
 import { createLogger, type Logger } from './log.ts';
 import type { McpManager, McpServerStatus } from './mcp/manager.ts';
 import { armHardExit, boundStop, runSteps, type ShutdownStep } from './shutdown.ts';
@@ -52,16 +54,27 @@ function describeDatabase(config: Config, store: Store): string {
   return `${where} (${applied ? `${applied} migration(s) applied now` : 'schema up to date'})`;
 }
 
-function describeModel(config: Config, health: ModelHealth): string[] {
-  if (!config.model.configured) {
+function describeModels(config: Config, healths: Map<string, ModelHealth>): string[] {
+  if (healths.size === 0) {
     return [
       'not configured: I will start, but cannot answer yet.',
       'Set OPENAI_MODEL and OPENAI_BASE_URL (or OPENAI_API_KEY) in .env (see .env.example), then restart.',
     ];
   }
-  const state = health.state;
-  const fix = modelStateFix(state);
-  return [`${health.where}: ${describeModelState(state)}`, ...(fix ? [fix] : [])];
+  const { defaultModel, fallback, channels } = config.models;
+  const several = healths.size > 1;
+  const lines = [...healths].flatMap(([name, health]) => {
+    const state = health.state;
+    // The fixes name the OPENAI_* variables: they apply to the model those configure.
+    const fix = name === ENV_MODEL_NAME ? modelStateFix(state) : undefined;
+    const role = [name === defaultModel ? 'default' : undefined, fallback.includes(name) ? 'fallback' : undefined]
+      .filter(Boolean)
+      .join(', ');
+    const label = several ? `${name}${role ? ` (${role})` : ''}: ` : '';
+    return [`${label}${health.where}: ${describeModelState(state)}`, ...(fix ? [fix] : [])];
+  });
+  const routed = Object.entries(channels).map(([channel, name]) => `${channel} → ${name}`);
+  return routed.length ? [...lines, `per channel: ${routed.join(', ')}`] : lines;
 }
 
 function modelReadiness(state: ModelState): ModelReadiness {
@@ -76,7 +89,7 @@ function describeMcp(server: McpServerStatus): string {
 
 function readyBlock(
   config: Config,
-  health: ModelHealth,
+  healths: Map<string, ModelHealth>,
   store: Store,
   adapters: ChannelAdapter[],
   host: HttpHost,
@@ -84,7 +97,7 @@ function readyBlock(
 ): string {
   const label = (name: string) => `  ${name.padEnd(10)}`;
   const lines = [config.bot.name === 'Parley' ? 'Parley is running.' : `${config.bot.name} (Parley) is running.`];
-  const model = describeModel(config, health);
+  const model = describeModels(config, healths);
   lines.push(label('Model') + model[0], ...model.slice(1).map((l) => ' '.repeat(12) + l));
   lines.push(label('Database') + describeDatabase(config, store));
   lines.push(`${label('HTTP')}${host.url} (/healthz, /readyz)`);
@@ -159,6 +172,8 @@ async function main(): Promise<void> {
     config = loadConfig();
     httpConfig = httpConfigFromEnv(process.env);
     fileConfig = loadFileConfig(process.env, process.cwd());
+    // The configuration file's models (with the OPENAI_* one among them) replace the environment's alone.
+    if (fileConfig.models) config = { ...config, models: fileConfig.models };
   } catch (error) {
     if (error instanceof ConfigError) fail(error.message);
     throw error;
@@ -187,8 +202,9 @@ async function main(): Promise<void> {
   }
 
   // The model's cheap check runs while the rest starts; the ready block waits for it (5 s at most).
-  const modelHealth = new ModelHealth({ config: config.model, log: log.child({ component: 'model' }) });
-  const modelChecked = modelHealth.check();
+  const healths = modelHealths(config.models, log.child({ component: 'model' }));
+  const modelChecked = Promise.all([...healths.values()].map((health) => health.check()));
+  const defaultHealth = config.models.defaultModel ? healths.get(config.models.defaultModel) : undefined;
   // One listener for everything HTTP; /readyz says ready once the channels started and the database
   // answers, and whether the model answers (`degraded` when it does not).
   let phase: ChannelPhase = 'starting';
@@ -199,11 +215,14 @@ async function main(): Promise<void> {
       pingDatabase: () => store.ping(),
       channels: adapters.map((adapter) => adapter.id),
       phase: () => phase,
-      ...(config.model.configured ? { model: () => modelReadiness(modelHealth.state) } : {}),
+      ...(defaultHealth ? { model: () => modelReadiness(defaultHealth.state) } : {}),
+      ...(healths.size > 1
+        ? { models: () => Object.fromEntries([...healths].map(([name, health]) => [name, modelReadiness(health.state)])) }
+        : {}),
     },
   });
   for (const adapter of adapters) adapter.routes?.(host);
-  const app = createApp({ config: withChannelAdmins(config, adapters), store, adapters, log, modelHealth });
+  const app = createApp({ config: withChannelAdmins(config, adapters), store, adapters, log, modelHealths: healths });
   const mcp: Mcp =
     fileConfig.mcpServers.length === 0
       ? NO_MCP
@@ -257,7 +276,7 @@ async function main(): Promise<void> {
   // process at once, and whoever reads the ready block may send it immediately.
   await modelChecked;
   if (stopping) return;
-  process.stdout.write(`${readyBlock(config, modelHealth, store, adapters, host, mcp.status())}\n`);
+  process.stdout.write(`${readyBlock(config, healths, store, adapters, host, mcp.status())}\n`);
 }
 
 main().catch((error: unknown) => {

@@ -377,6 +377,7 @@ export class Agent {
         { messages: context.messages, tools: specs, toolChoice: atLimit ? 'none' : 'auto' },
         {
           signal: run.signal,
+          chat: { channel: run.session.channel, chatId: run.session.chatId },
           onDelta: (delta) => {
             if (delta.kind === 'text') partial += delta.text;
             run.emit({ type: 'message_delta', turnId: run.turn.id, round, kind: delta.kind, text: delta.text });

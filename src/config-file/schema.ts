@@ -4,6 +4,8 @@
 // Parley's own keys per server: `tools` (allow/deny lists), `approval` (per tool) and `timeout`.
 import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
+import { envModelConfig } from '../config/config.ts';
+import { type ModelsSetup, resolveModels } from '../config/models.ts';
 import { duration } from '../core/env.ts';
 
 export type ApprovalSetting = 'always' | 'never';
@@ -45,6 +47,8 @@ export interface FileConfig {
   /** The file it came from (absent when there is none). */
   path?: string;
   mcpServers: McpServerConfig[];
+  /** The `models:` block with the OPENAI_* model (absent: the environment's model alone). */
+  models?: ModelsSetup;
 }
 
 export interface Issue {
@@ -230,13 +234,13 @@ function parseServer(name: string, raw: unknown, ctx: ParseContext): { server?: 
   return { server: { ...base, transport: type === 'sse' ? 'sse' : 'http', url: value.url, headers: value.headers ?? {} }, issues };
 }
 
-const TOP_LEVEL_KEYS = ['mcpServers'];
+const TOP_LEVEL_KEYS = ['mcpServers', 'models'];
 
 /** Validates a parsed file; every mistake is one issue (none means `config` is set). */
 export function parseFileConfig(raw: unknown, ctx: ParseContext): { config?: Omit<FileConfig, 'path'>; issues: Issue[] } {
   if (raw === null || raw === undefined) return { config: { mcpServers: [] }, issues: [] };
   if (typeof raw !== 'object' || Array.isArray(raw))
-    return { issues: [{ path: [], message: 'expects a mapping with mcpServers: at the top' }] };
+    return { issues: [{ path: [], message: 'expects a mapping with mcpServers: or models: at the top' }] };
   const issues: Issue[] = [];
   for (const key of Object.keys(raw)) {
     if (!TOP_LEVEL_KEYS.includes(key)) issues.push({ path: [key], message: `unknown key (expected one of: ${TOP_LEVEL_KEYS.join(', ')})` });
@@ -256,5 +260,12 @@ export function parseFileConfig(raw: unknown, ctx: ParseContext): { config?: Omi
     issues.push(...result.issues);
     if (result.server) mcpServers.push(result.server);
   }
-  return issues.length > 0 ? { issues } : { config: { mcpServers }, issues };
+  const rawModels = (raw as { models?: unknown }).models;
+  let models: ModelsSetup | undefined;
+  if (rawModels !== undefined) {
+    const resolved = resolveModels(rawModels, envModelConfig(ctx.env), ctx.env);
+    issues.push(...resolved.issues);
+    models = resolved.setup;
+  }
+  return issues.length > 0 ? { issues } : { config: { mcpServers, ...(models ? { models } : {}) }, issues };
 }

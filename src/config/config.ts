@@ -17,6 +17,7 @@ import {
   parseEnv,
   stringWithDefault,
 } from '../core/env.ts';
+import { modelsFromEnv, type ModelsSetup } from './models.ts';
 
 const DEFAULT_DATABASE_URL = 'file:./data/parley.db';
 
@@ -126,7 +127,10 @@ export interface ModelConfig {
 
 export interface Config {
   database: DatabaseTarget;
+  /** The model of the OPENAI_* variables (named "default" in `models`). */
   model: ModelConfig;
+  /** Every named model, the default, per-channel choices and the fallback chain (see models.ts). */
+  models: ModelsSetup;
   bot: { name: string; systemPrompt?: string; groupSession: 'shared' | 'per-user' };
   agent: {
     maxRounds: number;
@@ -214,6 +218,36 @@ function readSystemPrompt(inline: string | undefined, file: string | undefined, 
   }
 }
 
+const ModelEnvSchema = CoreEnvSchema.pick({
+  OPENAI_BASE_URL: true,
+  OPENAI_API_KEY: true,
+  OPENAI_MODEL: true,
+  OPENAI_TIMEOUT: true,
+  OPENAI_MAX_RETRIES: true,
+  OPENAI_RETRY_BUDGET: true,
+  OPENAI_TEMPERATURE: true,
+  OPENAI_STREAM_USAGE: true,
+});
+
+function modelConfigOf(parsed: z.output<typeof ModelEnvSchema>): ModelConfig {
+  return {
+    configured: Boolean(parsed.OPENAI_MODEL && (parsed.OPENAI_BASE_URL || parsed.OPENAI_API_KEY)),
+    baseUrl: parsed.OPENAI_BASE_URL,
+    apiKey: parsed.OPENAI_API_KEY,
+    model: parsed.OPENAI_MODEL,
+    timeoutMs: parsed.OPENAI_TIMEOUT,
+    maxRetries: parsed.OPENAI_MAX_RETRIES,
+    retryBudgetMs: parsed.OPENAI_RETRY_BUDGET,
+    temperature: parsed.OPENAI_TEMPERATURE,
+    streamUsage: parsed.OPENAI_STREAM_USAGE,
+  };
+}
+
+/** The OPENAI_* model alone (the configuration file's models take their default timeouts from it). */
+export function envModelConfig(env: Record<string, string | undefined>): ModelConfig {
+  return modelConfigOf(parseEnv(ModelEnvSchema, env));
+}
+
 export function loadConfig(env: Record<string, string | undefined> = process.env, cwd = process.cwd()): Config {
   const parsed = parseEnv(CoreEnvSchema, env);
   if (parsed.PARLEY_LOOP_STOP <= parsed.PARLEY_LOOP_WARN) {
@@ -226,19 +260,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       throw new ConfigError(`Invalid configuration: PARLEY_ADMINS expects channel:userId entries, comma-separated (got "${admin}")`);
     }
   }
+  const model = modelConfigOf(parsed);
   return {
     database: parseDatabaseUrl(parsed.DATABASE_URL, cwd),
-    model: {
-      configured: Boolean(parsed.OPENAI_MODEL && (parsed.OPENAI_BASE_URL || parsed.OPENAI_API_KEY)),
-      baseUrl: parsed.OPENAI_BASE_URL,
-      apiKey: parsed.OPENAI_API_KEY,
-      model: parsed.OPENAI_MODEL,
-      timeoutMs: parsed.OPENAI_TIMEOUT,
-      maxRetries: parsed.OPENAI_MAX_RETRIES,
-      retryBudgetMs: parsed.OPENAI_RETRY_BUDGET,
-      temperature: parsed.OPENAI_TEMPERATURE,
-      streamUsage: parsed.OPENAI_STREAM_USAGE,
-    },
+    model,
+    models: modelsFromEnv(model),
     bot: {
       name: parsed.PARLEY_BOT_NAME,
       systemPrompt: readSystemPrompt(parsed.PARLEY_SYSTEM_PROMPT, parsed.PARLEY_SYSTEM_PROMPT_FILE, cwd),

@@ -47,6 +47,13 @@ export const COMMANDS: readonly CommandInfo[] = [
     control: true,
     ephemeral: false,
   }),
+  command({
+    name: 'model',
+    description: 'Show or switch the model of this chat (admins)',
+    arguments: [{ name: 'name', required: false, description: 'The model to use here, or reset' }],
+    control: true,
+    ephemeral: true,
+  }),
 ];
 
 /** The command a platform sends when someone opens a chat with the bot (Telegram's /start): /help by another name. */

@@ -1,10 +1,12 @@
-// Chat commands: /help, /stop and /reset are answered here; /approve, /deny and /revoke go to the
-// approvals handler.
+// Chat commands: /help, /stop and /reset are answered here; /model goes to the model command,
+// /approve, /deny and /revoke to the approvals handler.
+import { DEFAULT_LOCALE, t } from '../core/i18n/index.ts';
 import { commandList, commandNamed, type ParsedCommand } from '../core/commands.ts';
 import { markdownText } from '../core/markdown-text.ts';
 import type { Inbound } from '../core/types.ts';
 import type { Store } from '../store/store.ts';
 import type { SessionRecord } from '../store/types.ts';
+import type { ModelCommand } from './model-command.ts';
 import type { ApprovalHandler } from './ports.ts';
 import type { SessionRunner } from './sessions.ts';
 
@@ -15,6 +17,7 @@ export interface ChatCommandsOptions {
   /** The bot's @name on a channel (its platform username), when the channel tells. */
   mentionName?: (channel: string) => string | undefined;
   approvals?: ApprovalHandler;
+  models?: ModelCommand;
 }
 
 export class ChatCommands {
@@ -43,6 +46,8 @@ export class ChatCommands {
         await this.#o.store.sessions.reset(session.id);
         return 'Started a fresh conversation. (Facts I was asked to remember are kept; ask me to forget them if needed.)';
       }
+      case 'model':
+        return this.#o.models ? this.#o.models.run(command.args, inbound) : t(DEFAULT_LOCALE, 'models.none');
       default:
         if (!this.#o.approvals) return 'Approvals are not enabled here.';
         return this.#o.approvals.handleCommand(command, inbound, session);

@@ -8,11 +8,12 @@ import type { Logger } from '../log.ts';
 import type { Store } from '../store/store.ts';
 import { handleAction } from './actions.ts';
 import { ChatCommands } from './commands.ts';
+import { ModelCommand } from './model-command.ts';
 import { Limits } from './limits.ts';
 import { storedConversation } from './conversation.ts';
 import { thisProcess } from './lease-owner.ts';
 import { Output } from './output.ts';
-import type { ApprovalHandler } from './ports.ts';
+import type { ApprovalHandler, ModelChoices } from './ports.ts';
 import { Recovery } from './recovery.ts';
 import { Router } from './routing.ts';
 import type { SessionScheduler } from './scheduler.ts';
@@ -33,6 +34,8 @@ export interface GatewayOptions {
   wakeups?: Wakeups;
   /** Per person and per chat limits, and who is exempt from them ("channel:userId"). */
   limits?: { settings: LimitSettings; admins: readonly string[] };
+  /** /model: the configured models and who may switch a chat's ("channel:userId"). */
+  models?: { choices: ModelChoices; admins: readonly string[] };
   /**
    * A periodic sweep besides the wake-ups (tests with a fake clock); none by default. Also the
    * delay of the follow-up sweep after work (5 s by default).
@@ -62,6 +65,9 @@ export class Gateway implements InboundSink {
       botName: options.botName,
       mentionName: (channel) => this.#adapters.get(channel)?.mentionName?.(),
       approvals,
+      ...(options.models
+        ? { models: new ModelCommand({ models: options.models.choices, chatModels: store.chatModels, admins: options.models.admins }) }
+        : {}),
     });
     const limits = options.limits ? new Limits({ store, output, log, ...options.limits }) : undefined;
     this.#limits = limits;

@@ -40,6 +40,8 @@ interface TokenUsage {
   totalTokens: number;
   /** Prompt tokens served from the provider's prompt cache, when it reports them. */
   cachedTokens?: number;
+  /** The configured model (by name) that answered (set by the model router). */
+  model?: string;
 }
 
 export interface Completion {
@@ -63,6 +65,10 @@ export interface CompleteOptions {
   signal?: AbortSignal;
   onDelta?: (delta: StreamDelta) => void;
   onBusy?: (wait: BusyWait) => void;
+  /** The chat asking: picks its model (its /model choice, its channel's, or the default). */
+  chat?: { channel: string; chatId: string };
+  /** A model failed before answering and the next one of the fallback chain is asked. */
+  onFallback?: (notice: { from: string; to: string; reason: string }) => void;
 }
 
 export interface LlmClient {

@@ -68,6 +68,8 @@ export interface Usage {
   totalTokens: number;
   /** Prompt tokens the provider served from its prompt cache (part of promptTokens), when it says. */
   cachedTokens?: number;
+  /** The configured model (by name) that answered; recorded on the turn. */
+  model?: string;
 }
 
 export interface TurnRecord {
