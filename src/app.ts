@@ -146,7 +146,7 @@ export function createApp(options: AppOptions): App {
         tools,
         hooks: approvalHooks({ gate, approvals: announcedApprovals(store, wakeups), now: options.now }),
         settings: config.agent,
-        prompt: { base: config.bot.systemPrompt, botName: config.bot.name },
+        prompt: { ...(config.bot.prompt ? { base: config.bot.prompt } : {}), botName: config.bot.name },
         failureNote: { admins: config.approvals.admins, cause: failureCause },
         sections: [memoryContextSection(store.memory), ...(options.sections ?? [])],
         turnSections: [knowledgeContextSection(knowledge, config.knowledge)],

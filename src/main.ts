@@ -174,6 +174,14 @@ async function main(): Promise<void> {
     fileConfig = loadFileConfig(process.env, process.cwd());
     // The configuration file's models (with the OPENAI_* one among them) replace the environment's alone.
     if (fileConfig.models) config = { ...config, models: fileConfig.models };
+    if (fileConfig.prompt) {
+      if (config.bot.prompt) {
+        throw new ConfigError(
+          `Invalid configuration: the system prompt is set twice, by PARLEY_SYSTEM_PROMPT(_FILE) and by prompt: in ${fileConfig.path}; keep one`,
+        );
+      }
+      config = { ...config, bot: { ...config.bot, prompt: fileConfig.prompt } };
+    }
   } catch (error) {
     if (error instanceof ConfigError) fail(error.message);
     throw error;

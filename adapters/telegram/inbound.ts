@@ -155,6 +155,7 @@ export function classifyMessage(updateId: number, raw: Message, bot: BotIdentity
     ...(realReply ? { replyToMessageId: String(target.message_id) } : {}),
     // Telegram always sends the date; without one, the message is as old as its arrival.
     receivedAt: message.date === undefined ? new Date() : new Date(message.date * 1000),
+    ...('title' in message.chat && message.chat.title ? { chatTitle: message.chat.title } : {}),
   };
   return { kind: 'message', inbound };
 }

@@ -242,6 +242,7 @@ export class WebAdapter implements ChannelAdapter, ConsoleBackend {
       mentionsBot: mentionsBot(text, this.botName),
       repliesToBot: false,
       receivedAt: new Date(),
+      ...(chat.chatType === 'group' ? { chatTitle: chat.chatId.replace(/^room-/, '') } : {}),
     });
     return entry;
   }

@@ -4,6 +4,8 @@
 // The loop knows two ports: the journal (storage) and the tool hooks (who may hold a call).
 import { randomBytes } from 'node:crypto';
 import type { Config } from '../config/config.ts';
+import type { PromptTemplate } from '../config/prompt-template.ts';
+import { DEFAULT_LOCALE } from '../core/i18n/index.ts';
 import { errorText, userMessageOf } from '../core/errors.ts';
 import { markdownText } from '../core/markdown-text.ts';
 import type { Inbound } from '../core/types.ts';
@@ -50,7 +52,8 @@ export interface AgentOptions {
   settings: Config['agent'];
   /** How many times a turn left running is continued before it is given up (default 3). */
   maxRecoveries?: number;
-  prompt: { base?: string; botName: string };
+  /** The system prompt's base (a checked template), the bot's name, and the locale its own texts are in. */
+  prompt: { base?: PromptTemplate; botName: string; locale?: string };
   /**
    * When a turn fails and the person who asked is an admin ("channel:userId"), the chat's message
    * adds the cause in one line (`cause`: undefined for failures that have none to tell); others
@@ -419,11 +422,13 @@ export class Agent {
   async #systemPrompt(run: TurnRun, history: MessageRecord[]): Promise<string> {
     const sections = this.#sections.get(run) ?? (await this.#buildSections(run, history));
     return composeSystemPrompt({
-      base: this.#o.prompt.base,
+      ...(this.#o.prompt.base ? { base: this.#o.prompt.base } : {}),
       botName: this.#o.prompt.botName,
       now: this.#now(),
       chatType: run.session.chatType,
       channel: run.session.channel,
+      chatTitle: run.turn.origin.chatTitle ?? '',
+      locale: this.#o.prompt.locale ?? DEFAULT_LOCALE,
       sections,
     });
   }

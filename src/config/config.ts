@@ -18,6 +18,7 @@ import {
   stringWithDefault,
 } from '../core/env.ts';
 import { modelsFromEnv, type ModelsSetup } from './models.ts';
+import { PromptTemplate } from './prompt-template.ts';
 
 const DEFAULT_DATABASE_URL = 'file:./data/parley.db';
 
@@ -131,7 +132,8 @@ export interface Config {
   model: ModelConfig;
   /** Every named model, the default, per-channel choices and the fallback chain (see models.ts). */
   models: ModelsSetup;
-  bot: { name: string; systemPrompt?: string; groupSession: 'shared' | 'per-user' };
+  /** `prompt`: the system prompt's base (PARLEY_SYSTEM_PROMPT, PARLEY_SYSTEM_PROMPT_FILE or the configuration file), a checked template. */
+  bot: { name: string; prompt?: PromptTemplate; groupSession: 'shared' | 'per-user' };
   agent: {
     maxRounds: number;
     loopWarnAt: number;
@@ -207,15 +209,17 @@ function knowledgeThreshold(
   };
 }
 
-function readSystemPrompt(inline: string | undefined, file: string | undefined, cwd: string): string | undefined {
-  if (inline) return inline;
+function readSystemPrompt(inline: string | undefined, file: string | undefined, cwd: string): PromptTemplate | undefined {
+  if (inline) return PromptTemplate.compile(inline, { shown: 'PARLEY_SYSTEM_PROMPT' });
   if (!file) return undefined;
+  let text: string;
   try {
-    return readFileSync(resolve(cwd, file), 'utf8').trim();
+    text = readFileSync(resolve(cwd, file), 'utf8');
   } catch (error) {
     const reason = (error as NodeJS.ErrnoException).code ?? 'unreadable';
     throw new ConfigError(`Invalid configuration: PARLEY_SYSTEM_PROMPT_FILE expects a readable file (got "${file}": ${reason})`);
   }
+  return text.trim() ? PromptTemplate.compile(text, { shown: file }) : undefined;
 }
 
 const ModelEnvSchema = CoreEnvSchema.pick({
@@ -267,7 +271,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     models: modelsFromEnv(model),
     bot: {
       name: parsed.PARLEY_BOT_NAME,
-      systemPrompt: readSystemPrompt(parsed.PARLEY_SYSTEM_PROMPT, parsed.PARLEY_SYSTEM_PROMPT_FILE, cwd),
+      prompt: readSystemPrompt(parsed.PARLEY_SYSTEM_PROMPT, parsed.PARLEY_SYSTEM_PROMPT_FILE, cwd),
       groupSession: parsed.PARLEY_GROUP_SESSION,
     },
     agent: {

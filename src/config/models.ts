@@ -58,13 +58,15 @@ function timeout(what: string) {
 
 const bool = z.boolean({ error: 'expects true or false' });
 
+const CapabilitiesSchema = z.strictObject({ tools: bool.optional(), vision: bool.optional(), reasoning: bool.optional() });
+
 const EndpointSchema = z.strictObject({
   baseUrl: z.url({ protocol: /^https?$/, error: 'expects an http:// or https:// URL' }).optional(),
   apiKeyEnv: z.string({ error: 'expects the name of an environment variable' }).regex(ENV_NAME, {
     error: 'expects the name of an environment variable (letters, digits, _), not the key itself',
   }).optional(),
   model: nonEmpty("the model's name on the server"),
-  capabilities: z.strictObject({ tools: bool.optional(), vision: bool.optional(), reasoning: bool.optional() }).optional(),
+  capabilities: CapabilitiesSchema.optional(),
   timeout: timeout('a duration up to 1h, such as 60s or 2m: how long the model may send nothing').optional(),
   retryBudget: timeout('a duration up to 1h: how long one request may keep retrying').optional(),
   maxRetries: z.int({ error: 'expects a whole number from 0 to 10' }).min(0).max(10, { error: 'expects a whole number from 0 to 10' }).optional(),
@@ -157,11 +159,12 @@ export function resolveModels(
   const parsed = ModelsInputSchema.safeParse(raw);
   if (!parsed.success) {
     return {
-      issues: parsed.error.issues.map((issue) => ({
-        path: ['models', ...issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p))],
-        message:
-          issue.code === 'unrecognized_keys' ? `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.join(', ')}` : issue.message,
-      })),
+      issues: parsed.error.issues.flatMap((issue): ModelsIssue[] => {
+        const path = ['models', ...issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p))];
+        if (issue.code !== 'unrecognized_keys') return [{ path, message: issue.message }];
+        const expected = Object.keys((path.length === 1 ? ModelsInputSchema : path.at(-1) === 'capabilities' ? CapabilitiesSchema : EndpointSchema).shape);
+        return issue.keys.map((key) => ({ path: [...path, key], message: `unknown key (expected one of: ${expected.join(', ')})` }));
+      }),
     };
   }
   const input = parsed.data;

@@ -65,6 +65,8 @@ export const InboundSchema = z.object({
   repliesToBot: z.boolean(),
   replyToMessageId: z.string().optional(),
   receivedAt: z.coerce.date(),
+  /** The group's or channel's name, where the platform sends it with the message (for prompt templates' {{ chatTitle }}). */
+  chatTitle: z.string().optional(),
 });
 export type Inbound = z.infer<typeof InboundSchema>;
 

@@ -39,5 +39,13 @@ export function originOf(inbound: Inbound): TurnOrigin {
     chat: chatOf(inbound),
     requester: { id: inbound.sender.id, displayName: inbound.sender.displayName || inbound.sender.id },
     replyToMessageId: inbound.messageId,
+    ...(titleOf(inbound.chatTitle) ? { chatTitle: titleOf(inbound.chatTitle) } : {}),
   };
+}
+
+/** A chat's name on one line, at most 100 characters (it may go into the system prompt). */
+function titleOf(raw: string | undefined): string | undefined {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this removes
+  const line = raw?.replace(/[\u0000-\u001f\u007f\u2028\u2029\s]+/g, ' ').trim();
+  return line ? [...line].slice(0, 100).join('') : undefined;
 }

@@ -60,6 +60,8 @@ export interface TurnOrigin {
   chat: ChatRef;
   requester: Person;
   replyToMessageId?: string;
+  /** The chat's name as the platform sent it with the message (one line, cut to 100 characters). */
+  chatTitle?: string;
 }
 
 export interface Usage {

@@ -45,6 +45,8 @@ export interface SayOptions {
   mention?: boolean;
   replyTo?: string;
   eventId?: string;
+  /** The chat's name, sent with the message as platforms with titled groups do. */
+  chatTitle?: string;
 }
 
 export interface Toast {
@@ -167,6 +169,7 @@ export class MemoryAdapter implements ChannelAdapter {
       repliesToBot: replyTarget?.fromBot ?? false,
       ...(options.replyTo ? { replyToMessageId: options.replyTo } : {}),
       receivedAt: new Date(),
+      ...(options.chatTitle ? { chatTitle: options.chatTitle } : {}),
     };
     await this.#sink.onMessage(inbound);
     return inbound;

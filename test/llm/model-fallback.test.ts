@@ -1,0 +1,101 @@
+// Two configured models, each its own fake OpenAI-compatible server: a request goes to the chat's
+// model and, when that one fails before any text reached the chat (busy past its retry budget, a
+// 5xx after its retries, no data in time), to the next of the fallback chain. A failure after text
+// streamed, or one another model would not fix (a 400), is not handed on. Each turn records the
+// model that answered; `parley usage --by model` adds them up.
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { ModelsInput } from '../../src/config/models.ts';
+import { ALICE } from '../fakes/memory-adapter.ts';
+import { FakeModelServer } from '../fakes/model-server.ts';
+import { closeAll, createHarness, settled } from '../helpers/harness.ts';
+
+let primary: FakeModelServer;
+let backup: FakeModelServer;
+
+beforeAll(async () => {
+  primary = await FakeModelServer.start();
+  backup = await FakeModelServer.start();
+});
+afterAll(async () => {
+  await primary.close();
+  await backup.close();
+});
+afterEach(async () => {
+  await closeAll();
+  primary.requests.length = 0;
+  backup.requests.length = 0;
+});
+
+function models(): ModelsInput {
+  return {
+    default: 'primary',
+    fallback: ['backup'],
+    endpoints: {
+      // No retries of 5xx or timeouts, a short idle timeout and budget: each failure falls back at once.
+      primary: { baseUrl: primary.url, model: 'big-model', timeout: '400ms', maxRetries: 0, retryBudget: '1s' },
+      backup: { baseUrl: backup.url, model: 'small-model', capabilities: { tools: false } },
+    },
+  };
+}
+
+const DM = `dm-${ALICE.id}`;
+const KEY = `memory:${DM}`;
+
+describe('the fallback chain', () => {
+  it('hands a request refused as busy past its retry budget (503) to the next model, which answers', async () => {
+    const h = await createHarness({ noModel: true, models: models() });
+    primary.enqueue({ status: 503, retryAfter: '30', body: { error: { message: 'overloaded' } } });
+    backup.enqueue({ text: 'Hello from the backup.', usage: { prompt_tokens: 11, completion_tokens: 5 } });
+
+    await h.adapter.say('hello');
+    const [turn] = await settled(h.store, KEY);
+    expect(h.adapter.lastBotMessage(DM)!.text).toBe('Hello from the backup.');
+    expect(primary.requests.map((r) => r.body.model)).toEqual(['big-model']);
+    expect(backup.requests.map((r) => r.body.model)).toEqual(['small-model']);
+    // The backup takes no tools: its request goes without them.
+    expect(backup.requests[0]!.body.tools).toBeUndefined();
+    expect(turn!.status).toBe('done');
+    expect(await h.store.usage.grouped('model', new Date(0))).toEqual([
+      expect.objectContaining({ key: 'backup', turns: 1, promptTokens: 11, completionTokens: 5 }),
+    ]);
+    expect(h.app.modelHealths.get('primary')!.state).toMatchObject({ kind: 'failing' });
+    expect(h.app.modelHealths.get('backup')!.state).toEqual({ kind: 'answering' });
+  });
+
+  it('hands on a model that sends nothing in time, but not one that stops after text reached the chat', async () => {
+    const h = await createHarness({ noModel: true, models: models() });
+    primary.enqueue({ hang: true });
+    backup.enqueue({ text: 'The backup answers.' });
+    await h.adapter.say('first');
+    await settled(h.store, KEY);
+    expect(h.adapter.lastBotMessage(DM)!.text).toBe('The backup answers.');
+    expect(backup.requests).toHaveLength(1);
+
+    primary.enqueue({ hang: true, text: 'I started to answer and then' });
+    await h.adapter.say('second');
+    const turns = await settled(h.store, KEY);
+    expect(backup.requests).toHaveLength(1);
+    expect(turns.find((t) => t.status === 'failed')).toBeDefined();
+    expect(h.adapter.lastBotMessage(DM)!.text).toContain('I started to answer and then');
+  });
+
+  it('does not hand on a request the model refused as malformed (400)', async () => {
+    const h = await createHarness({ noModel: true, models: models() });
+    primary.enqueue({ status: 400, body: { error: { message: 'bad request: messages[0] is invalid' } } });
+    await h.adapter.say('hello');
+    const [turn] = await settled(h.store, KEY);
+    expect(turn!.status).toBe('failed');
+    expect(backup.requests).toHaveLength(0);
+  });
+
+  it('uses the answering model of each turn for usage: the primary when it answers', async () => {
+    const h = await createHarness({ noModel: true, models: models() });
+    primary.enqueue({ text: 'Primary here.', usage: { prompt_tokens: 7, completion_tokens: 3 } });
+    await h.adapter.say('hello');
+    await settled(h.store, KEY);
+    expect(h.adapter.lastBotMessage(DM)!.text).toBe('Primary here.');
+    expect(backup.requests).toHaveLength(0);
+    const [row] = await h.store.usage.grouped('model', new Date(0));
+    expect(row).toMatchObject({ key: 'primary', turns: 1, promptTokens: 7, completionTokens: 3 });
+  });
+});
