@@ -3,7 +3,7 @@
 // 5xx after its retries, no data in time), to the next of the fallback chain. A failure after text
 // streamed, or one another model would not fix (a 400), is not handed on. Each turn records the
 // model that answered; `parley usage --by model` adds them up.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ModelsInput } from '../../src/config/models.ts';
 import { ALICE } from '../fakes/memory-adapter.ts';
 import { FakeModelServer } from '../fakes/model-server.ts';
@@ -12,18 +12,14 @@ import { closeAll, createHarness, settled } from '../helpers/harness.ts';
 let primary: FakeModelServer;
 let backup: FakeModelServer;
 
-beforeAll(async () => {
+beforeEach(async () => {
   primary = await FakeModelServer.start();
   backup = await FakeModelServer.start();
 });
-afterAll(async () => {
-  await primary.close();
-  await backup.close();
-});
 afterEach(async () => {
   await closeAll();
-  primary.requests.length = 0;
-  backup.requests.length = 0;
+  await primary.close();
+  await backup.close();
 });
 
 function models(): ModelsInput {
@@ -32,7 +28,7 @@ function models(): ModelsInput {
     fallback: ['backup'],
     endpoints: {
       // No retries of 5xx or timeouts, a short idle timeout and budget: each failure falls back at once.
-      primary: { baseUrl: primary.url, model: 'big-model', timeout: '400ms', maxRetries: 0, retryBudget: '1s' },
+      primary: { baseUrl: primary.url, model: 'big-model', timeout: '1s', maxRetries: 0, retryBudget: '1s' },
       backup: { baseUrl: backup.url, model: 'small-model', capabilities: { tools: false } },
     },
   };
