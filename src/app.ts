@@ -12,6 +12,8 @@ import { localWakeups, type Wakeups } from './cluster/wakeups.ts';
 import { PgWakeups } from './cluster/wakeups-pg.ts';
 import type { Config } from './config/config.ts';
 import type { ChannelAdapter } from './core/types.ts';
+import { PluginHost } from './framework/plugin-host.ts';
+import type { Plugin } from './framework/plugin.ts';
 import { Gateway } from './gateway/gateway.ts';
 import { SessionScheduler, type SchedulerOptions } from './gateway/scheduler.ts';
 import { llmClientFromConfig } from './llm/client.ts';
@@ -38,6 +40,8 @@ export interface AppOptions {
   llm?: LlmClient;
   /** Tools added to the built-in ones. */
   tools?: AnyTool[];
+  /** A project's plugins (parley.config): hooks, context sections, commands. */
+  plugins?: readonly Plugin[];
   sections?: ContextSection[];
   scheduler?: Omit<SchedulerOptions, 'store' | 'log' | 'wakeups'>;
   sweepIntervalMs?: number;
@@ -107,7 +111,8 @@ export function createApp(options: AppOptions): App {
     options.llm ??
     llmClientFromConfig(config.model, (status) => log.warn({ status }, `model server answered ${status}; retrying if attempts remain`));
   // Every request tells the model's health how it went (the ready block and /readyz read it).
-  const llm = client && modelHealth.observe(client);
+  const plugins = new PluginHost(options.plugins ?? [], { log: log.child({ component: 'plugins' }), memory: store.memory });
+  const llm = client && plugins.observeModel(modelHealth.observe(client));
   const knowledge = new KnowledgeBase({
     repo: store.knowledge,
     indexFile: knowledgeIndexFile(config.database),
@@ -134,12 +139,13 @@ export function createApp(options: AppOptions): App {
         journal: storeJournal(store, { owner: scheduler.owner, released: (sessionId, state) => scheduler.releasedWith(sessionId, state) }),
         llm,
         tools,
-        hooks: approvalHooks({ gate, approvals: announcedApprovals(store, wakeups), now: options.now }),
+        hooks: plugins.toolHooks(approvalHooks({ gate, approvals: announcedApprovals(store, wakeups), now: options.now })),
         settings: config.agent,
         prompt: { base: config.bot.systemPrompt, botName: config.bot.name },
         failureNote: { admins: config.approvals.admins, cause: (error) => modelFailureCause(error, config.model) },
         sections: [memoryContextSection(store.memory), ...(options.sections ?? [])],
-        turnSections: [knowledgeContextSection(knowledge, config.knowledge)],
+        turnSections: [knowledgeContextSection(knowledge, config.knowledge), ...plugins.turnSections()],
+        onTurnEnd: (turn) => plugins.turnEnded(turn),
         log,
         now: options.now,
       })
@@ -177,6 +183,7 @@ export function createApp(options: AppOptions): App {
     botName: config.bot.name,
     groupSession: config.bot.groupSession,
     approvals,
+    ...(plugins.size > 0 ? { plugins } : {}),
     wakeups,
     sweepIntervalMs: options.sweepIntervalMs,
     limits: { settings: config.limits, admins: config.approvals.admins },

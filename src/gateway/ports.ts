@@ -1,6 +1,7 @@
-// What the gateway needs from the approvals side; src/app.ts plugs the ApprovalService in.
-import type { ParsedCommand } from '../core/commands.ts';
-import type { Action, Inbound } from '../core/types.ts';
+// What the gateway needs from the approvals side and from a project's plugins; src/app.ts plugs
+// the ApprovalService and the PluginHost (src/framework) in.
+import type { CommandInfo, ParsedCommand } from '../core/commands.ts';
+import type { Action, ChatRef, Inbound } from '../core/types.ts';
 import type { SessionRecord } from '../store/types.ts';
 import type { ApprovalPromptSink } from './renderer.ts';
 
@@ -16,4 +17,21 @@ export interface ApprovalHandler {
   sweep(): Promise<void>;
   /** A turn decided elsewhere (the command line, a process that went away) is resumed: show its prompts' outcomes. */
   showOutcomes?(turnId: string): Promise<void>;
+}
+
+/** A project's plugins (parley.config): their onMessage hooks and their chat commands. */
+export interface GatewayPlugins {
+  /** Whether an addressed inbound message goes on (no plugin dropped it). */
+  admit(inbound: Inbound): Promise<boolean>;
+  /** Their commands, for /help. */
+  commands(): CommandInfo[];
+  hasCommand(name: string): boolean;
+  /** The command's answer (undefined: none); throws when it failed. */
+  runCommand(input: {
+    name: string;
+    args: string;
+    chat: ChatRef;
+    sender: { id: string; displayName: string };
+    sessionId: string;
+  }): Promise<string | undefined>;
 }

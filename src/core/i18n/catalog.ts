@@ -1,9 +1,10 @@
 // The one catalogue of every text the bot itself writes (not the model's answers): one file per
 // area under catalog/, each with all locales. Add an area by importing it here.
 import { general } from './catalog/general.ts';
+import { plugins } from './catalog/plugins.ts';
 import type { Locale } from './locale.ts';
 
-const AREAS = [general] as const;
+const AREAS = [general, plugins] as const;
 
 type Area = (typeof AREAS)[number];
 /** Every key of the catalogue. */
