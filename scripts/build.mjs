@@ -2,7 +2,8 @@
 // TypeScript, emits the public API's type declarations (tsconfig.types.json: from src/index.ts
 // only, into dist/types/), copies the files the code reads at run time (migrations, the web console's static
 // files), bundles the CLI for a fast start (scripts/bundle-cli.mjs) and stamps the result with the state of its sources (bin/build-state.mjs). Runs at
-// `npm install` (postinstall), and from bin/ when the sources changed since.
+// `npm install` and `npm pack` (the `prepare` script: never where Parley is installed as a
+// dependency, whose dist/ came built in the tarball), and from bin/ when the sources changed since.
 //
 // Builds into a temporary folder and swaps it in, under a lock folder: processes starting side by
 // side (tests) build once and never run a half-written dist/.
@@ -11,7 +12,7 @@ import { cpSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from '
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { DIST, distProblem, PACKAGED, ROOT, STAMP_FILE, sourceState } from '../bin/build-state.mjs';
+import { DIST, distProblem, ROOT, STAMP_FILE, sourceState } from '../bin/build-state.mjs';
 
 const LOCK = join(ROOT, '.dist.lock');
 // A lock older than this was left by a build that died; tsc takes about 2 s here.
@@ -91,13 +92,7 @@ export function build({ force = false } = {}) {
 }
 
 // `node scripts/build.mjs` always builds; `--if-stale` only when dist/ does not match the sources.
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href && PACKAGED) {
-  // Installed from the packed tarball (postinstall in a user's project): dist/ came built.
-  if (distProblem()) {
-    process.stderr.write('parley: this installed copy has no built dist/; reinstall Parley from its packed tarball\n');
-    process.exit(1);
-  }
-} else if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const started = performance.now();
   if (build({ force: !process.argv.includes('--if-stale') })) {
     console.log(`parley: built dist/ in ${((performance.now() - started) / 1000).toFixed(1)} s`);

@@ -27,10 +27,13 @@ export function findProjectConfig(dir: string): string | undefined {
 function whereInProject(error: unknown, dir: string): { file: string; line: number; column?: number; frame?: string } | undefined {
   const stack = error instanceof Error ? (error.stack ?? '') : '';
   // A syntax error (Node's own parse or its type stripping): the stack begins with "path:line" and the code frame.
-  const header = /^(file:\/\/\S+|\/\S+):(\d+)\n([^\n]*\n[^\n]*)/.exec(stack);
+  const header = /^(file:\/\/\S+|\/\S+):(\d+)\n/.exec(stack);
   if (header) {
     const file = header[1]!.startsWith('file:') ? fileURLToPath(header[1]!) : header[1]!;
-    return { file, line: Number(header[2]), frame: header[3] };
+    // Then the source, down to the line that points at the fault with ^: that line and the one above it.
+    const lines = stack.slice(header[0].length).split('\n');
+    const caret = lines.findIndex((line) => /^\s*\^+\s*$/.test(line));
+    return { file, line: Number(header[2]), ...(caret > 0 ? { frame: `${lines[caret - 1]}\n${lines[caret]}` } : {}) };
   }
   const project = pathToFileURL(dir).href;
   for (const match of stack.matchAll(/(file:\/\/[^\s)]+):(\d+):(\d+)/g)) {
