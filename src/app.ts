@@ -12,6 +12,8 @@ import { localWakeups, type Wakeups } from './cluster/wakeups.ts';
 import { PgWakeups } from './cluster/wakeups-pg.ts';
 import type { Config } from './config/config.ts';
 import type { ChannelAdapter } from './core/types.ts';
+import { PluginHost } from './framework/plugin-host.ts';
+import type { Plugin } from './framework/plugin.ts';
 import { Gateway } from './gateway/gateway.ts';
 import { SessionScheduler, type SchedulerOptions } from './gateway/scheduler.ts';
 import { ModelHealth } from './llm/model-health.ts';
@@ -39,6 +41,8 @@ export interface AppOptions {
   llm?: LlmClient;
   /** Tools added to the built-in ones. */
   tools?: AnyTool[];
+  /** A project's plugins (parley.config): hooks, context sections, commands. */
+  plugins?: readonly Plugin[];
   sections?: ContextSection[];
   scheduler?: Omit<SchedulerOptions, 'store' | 'log' | 'wakeups'>;
   sweepIntervalMs?: number;
@@ -115,7 +119,9 @@ export function createApp(options: AppOptions): App {
   const router = options.llm
     ? undefined
     : modelRouter({ setup: config.models, healths, chatChoice: async (channel, chatId) => (await store.chatModels.get(channel, chatId))?.model, log });
-  const llm = options.llm ? modelHealth.observe(options.llm) : router;
+  const plugins = new PluginHost(options.plugins ?? [], { log: log.child({ component: 'plugins' }), memory: store.memory });
+  const routed = options.llm ? modelHealth.observe(options.llm) : router;
+  const llm = routed && plugins.observeModel(routed);
   const failureCause = (error: unknown) =>
     router && config.models.models.length > 1 ? router.failureCause(error) : modelFailureCause(error, config.models.models[0]?.config ?? config.model);
   const knowledge = new KnowledgeBase({
@@ -144,12 +150,13 @@ export function createApp(options: AppOptions): App {
         journal: storeJournal(store, { owner: scheduler.owner, released: (sessionId, state) => scheduler.releasedWith(sessionId, state) }),
         llm,
         tools,
-        hooks: approvalHooks({ gate, approvals: announcedApprovals(store, wakeups), now: options.now }),
+        hooks: plugins.toolHooks(approvalHooks({ gate, approvals: announcedApprovals(store, wakeups), now: options.now })),
         settings: config.agent,
         prompt: { ...(config.bot.prompt ? { base: config.bot.prompt } : {}), botName: config.bot.name },
         failureNote: { admins: config.approvals.admins, cause: failureCause },
         sections: [memoryContextSection(store.memory), ...(options.sections ?? [])],
-        turnSections: [knowledgeContextSection(knowledge, config.knowledge)],
+        turnSections: [knowledgeContextSection(knowledge, config.knowledge), ...plugins.turnSections()],
+        onTurnEnd: (turn) => plugins.turnEnded(turn),
         log,
         now: options.now,
       })
@@ -187,6 +194,7 @@ export function createApp(options: AppOptions): App {
     botName: config.bot.name,
     groupSession: config.bot.groupSession,
     approvals,
+    ...(plugins.size > 0 ? { plugins } : {}),
     wakeups,
     sweepIntervalMs: options.sweepIntervalMs,
     limits: { settings: config.limits, admins: config.approvals.admins },

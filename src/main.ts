@@ -1,5 +1,6 @@
-// `npm start`: the one place that wires config → store → adapters → gateway.
-import { dirname, resolve } from 'node:path';
+// `npm start` and `npx parley start`: the one place that wires config → store → adapters → gateway,
+// with the project's parley.config (tools, plugins) from the working directory.
+import { basename, dirname, resolve } from 'node:path';
 import { config as loadDotenv } from 'dotenv';
 import { discordChannel } from '../adapters/discord/index.ts';
 import { feishuChannel } from '../adapters/feishu/index.ts';
@@ -10,9 +11,14 @@ import { loadConfig, type Config } from './config/config.ts';
 import { ENV_MODEL_NAME } from './config/models.ts';
 import { loadFileConfig } from './config-file/load.ts';
 import type { FileConfig } from './config-file/schema.ts';
+import { COMMANDS } from './core/commands.ts';
 import { ConfigError } from './core/env.ts';
 import { ParleyError } from './core/errors.ts';
 import type { ChannelAdapter, ChannelFactory } from './core/types.ts';
+import type { ParleyConfig } from './framework/config.ts';
+import { loadProjectConfig, ProjectConfigError } from './framework/load.ts';
+import { pluginCommands } from './framework/plugin-host.ts';
+import { registryTool } from './framework/tool.ts';
 import { reclaimStaleLeases, thisProcess } from './gateway/lease-owner.ts';
 import { httpConfigFromEnv, type HttpConfig } from './http/config.ts';
 import { HttpHost } from './http/host.ts';
@@ -88,6 +94,7 @@ function describeMcp(server: McpServerStatus): string {
 }
 
 function readyBlock(
+  project: { config: ParleyConfig; file?: string },
   config: Config,
   healths: Map<string, ModelHealth>,
   store: Store,
@@ -110,6 +117,10 @@ function readyBlock(
     }
   }
   for (const [i, server] of mcp.entries()) lines.push(label(i === 0 ? 'MCP' : '') + describeMcp(server));
+  if (project.file) {
+    const { tools, plugins } = project.config;
+    lines.push(`${label('Project')}${basename(project.file)}: ${tools.length} tool(s), ${plugins.length} plugin(s)`);
+  }
   lines.push('Press Ctrl-C to stop.');
   return lines.join('\n');
 }
@@ -126,14 +137,16 @@ function withChannelAdmins(config: Config, adapters: ChannelAdapter[]): Config {
   return { ...config, approvals: { ...config.approvals, admins: [...config.approvals.admins, ...vouched] } };
 }
 
-async function createAdapters(config: Config, log: Logger): Promise<ChannelAdapter[]> {
+async function createAdapters(config: Config, project: ParleyConfig, log: Logger): Promise<ChannelAdapter[]> {
   const adapters: ChannelAdapter[] = [];
+  const commands = [...COMMANDS, ...pluginCommands(project.plugins)];
   for (const factory of CHANNELS) {
     const adapter = await factory.fromEnv({
       env: process.env,
       log: log.child({ channel: factory.kind }),
       botName: config.bot.name,
       dataDir: dataDirOf(config),
+      commands,
     });
     if (adapter) adapters.push(boundStop(adapter, ADAPTER_STOP_MS));
   }
@@ -168,6 +181,7 @@ async function main(): Promise<void> {
   let config: Config;
   let httpConfig: HttpConfig;
   let fileConfig: FileConfig;
+  let project: { config: ParleyConfig; file?: string };
   try {
     config = loadConfig();
     httpConfig = httpConfigFromEnv(process.env);
@@ -182,8 +196,9 @@ async function main(): Promise<void> {
       }
       config = { ...config, bot: { ...config.bot, prompt: fileConfig.prompt } };
     }
+    project = await loadProjectConfig(process.cwd());
   } catch (error) {
-    if (error instanceof ConfigError) fail(error.message);
+    if (error instanceof ConfigError || error instanceof ProjectConfigError) fail(error.message);
     throw error;
   }
   const log = createLogger(config.logLevel);
@@ -202,7 +217,7 @@ async function main(): Promise<void> {
 
   let adapters: ChannelAdapter[];
   try {
-    adapters = await createAdapters(config, log);
+    adapters = await createAdapters(config, project.config, log);
   } catch (error) {
     await store.close();
     if (error instanceof ConfigError) fail(error.message);
@@ -230,7 +245,23 @@ async function main(): Promise<void> {
     },
   });
   for (const adapter of adapters) adapter.routes?.(host);
-  const app = createApp({ config: withChannelAdmins(config, adapters), store, adapters, log, modelHealths: healths });
+  let app: ReturnType<typeof createApp>;
+  try {
+    app = createApp({
+      config: withChannelAdmins(config, adapters),
+      store,
+      adapters,
+      log,
+      modelHealths: healths,
+      tools: project.config.tools.map((tool) => registryTool(tool, store.memory)),
+      plugins: project.config.plugins,
+    });
+  } catch (error) {
+    // A project's tool the registry refuses (a name taken by a built-in tool, a schema too large).
+    await store.close();
+    lock.release();
+    fail(`${project.file ? `${basename(project.file)}: ` : ''}${error instanceof Error ? error.message : String(error)}`);
+  }
   const mcp: Mcp =
     fileConfig.mcpServers.length === 0
       ? NO_MCP
@@ -284,7 +315,7 @@ async function main(): Promise<void> {
   // process at once, and whoever reads the ready block may send it immediately.
   await modelChecked;
   if (stopping) return;
-  process.stdout.write(`${readyBlock(config, healths, store, adapters, host, mcp.status())}\n`);
+  process.stdout.write(`${readyBlock(project, config, healths, store, adapters, host, mcp.status())}\n`);
 }
 
 main().catch((error: unknown) => {

@@ -7,7 +7,7 @@ import { Bot, type Transformer } from 'grammy';
 import type { BotCommand } from 'grammy/types';
 import { answerOnce } from '../../src/core/ack.ts';
 import { ChatOrder } from '../../src/core/chat-order.ts';
-import { COMMANDS, ENTRY_COMMAND } from '../../src/core/commands.ts';
+import { COMMANDS, type CommandInfo, ENTRY_COMMAND } from '../../src/core/commands.ts';
 import { reportDelay } from '../../src/core/delivery-delays.ts';
 import { errorText } from '../../src/core/errors.ts';
 import { holdUntilTaken } from '../../src/core/hold.ts';
@@ -36,6 +36,8 @@ export interface TelegramAdapterOptions {
   id?: string;
   /** How long start() keeps trying to reach Telegram (default 30 s). */
   startTimeoutMs?: number;
+  /** The command menu (default: the core's COMMANDS). */
+  commands?: readonly CommandInfo[];
 }
 
 /** What the bot asks Telegram for; everything else (edits, joins...) is not delivered at all. */
@@ -44,7 +46,9 @@ const TOAST_MAX_CHARS = 200;
 const START_TIMEOUT_MS = 30_000;
 
 /** Telegram's command menu, from the core's registry (Telegram opens every chat with /start). */
-const MENU_COMMANDS: BotCommand[] = [ENTRY_COMMAND, ...COMMANDS].map((c) => ({ command: c.name, description: c.description }));
+function menuCommands(commands: readonly CommandInfo[]): BotCommand[] {
+  return [ENTRY_COMMAND, ...commands].map((c) => ({ command: c.name, description: c.description }));
+}
 
 /**
  * Waits out 429s (retry_after) and retries 5xx/network failures; typing pings are not worth a wait.
@@ -82,6 +86,7 @@ export class TelegramAdapter implements ChannelAdapter {
   readonly #config: TelegramConfig;
   readonly #log: CoreLogger;
   readonly #startTimeoutMs: number;
+  readonly #menu: BotCommand[];
   readonly #outbound: TelegramOutbound;
   readonly #buttonPresses = new Set<Promise<void>>();
   /**
@@ -105,6 +110,7 @@ export class TelegramAdapter implements ChannelAdapter {
     this.#config = options.config;
     this.#log = options.log;
     this.#startTimeoutMs = options.startTimeoutMs ?? START_TIMEOUT_MS;
+    this.#menu = menuCommands(options.commands ?? COMMANDS);
     this.capabilities = {
       maxTextLength: 4096,
       maxButtonPayload: 64,
@@ -170,7 +176,7 @@ export class TelegramAdapter implements ChannelAdapter {
     this.bot.botInfo = me;
     this.#identity = { id: me.id, username: me.username };
     this.#sink = sink;
-    await this.bot.api.setMyCommands(MENU_COMMANDS).catch((error: unknown) => {
+    await this.bot.api.setMyCommands(this.#menu).catch((error: unknown) => {
       this.#log.warn({}, `could not register the command menu: ${safeErrorMessage(error, token)}`);
     });
     const mode = this.#config.mode;

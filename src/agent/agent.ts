@@ -62,6 +62,8 @@ export interface AgentOptions {
   failureNote?: { admins: readonly string[]; cause: (error: unknown) => string | undefined };
   sections?: ContextSection[];
   turnSections?: ContextSection[];
+  /** Told of each turn that ended (done, failed or cancelled); not waited for. */
+  onTurnEnd?: (turn: EndedTurn) => void;
   log: Logger;
   now?: () => Date;
 }
@@ -77,6 +79,15 @@ export interface TurnRun {
   preread?: PrereadContext;
   /** The turn's start showed the journal's cached history of the session complete: its read may use the cache alone. */
   historyChecked?: boolean;
+}
+
+export interface EndedTurn {
+  turnId: string;
+  sessionId: string;
+  status: 'done' | 'failed' | 'cancelled';
+  text: string;
+  usage: Usage;
+  rounds: number;
 }
 
 export interface TurnOutcome {
@@ -286,7 +297,8 @@ export class Agent {
       const atLimit = rounds >= settings.maxRounds;
       const { completion, history } = await this.#complete(run, rounds + 1, atLimit);
       rounds++;
-      const calls = atLimit || completion.toolCalls.length === 0 ? [] : uniqueIds(turnCallIds(history, run.turn.id), completion.toolCalls);
+      let calls = atLimit || completion.toolCalls.length === 0 ? [] : uniqueIds(turnCallIds(history, run.turn.id), completion.toolCalls);
+      if (calls.length > 0 && this.#o.hooks.prepareCalls) calls = await this.#o.hooks.prepareCalls(calls, this.#toolContext(run));
       if (calls.length > 0 && completion.finishReason !== 'length' && (await this.#mayRunUnwritten(run, calls))) {
         const ended = await this.#afterStep(run, await this.#unwrittenToolStep(run, completion, calls, detector));
         if (ended) return ended;
@@ -596,6 +608,7 @@ export class Agent {
     const results = await runToolCalls(calls, this.#o.tools, this.#toolContext(run), {
       timeoutMs: this.#o.settings.toolTimeoutMs,
       maxResultChars: this.#o.settings.toolResultMaxChars,
+      ...(this.#o.hooks.afterToolCall ? { after: this.#o.hooks.afterToolCall } : {}),
       onStart: (call, tool) =>
         run.emit({
           type: 'tool_start',
@@ -749,6 +762,7 @@ export class Agent {
       rounds: ended.rounds,
       ...(error ? { error } : {}),
     });
+    this.#o.onTurnEnd?.({ turnId: run.turn.id, sessionId: run.session.id, status, text, usage: ended.usage, rounds: ended.rounds });
     return { status, text };
   }
 }

@@ -70,9 +70,9 @@ export function commandNamed(name: string): CommandInfo | undefined {
   return name === ENTRY_COMMAND.name ? ENTRY_COMMAND : COMMANDS.find((c) => c.name === name);
 }
 
-/** One line per command, for /help. */
-export function commandList(): string {
-  return COMMANDS.map((c) => `- /${c.name}${c.args ? ` ${c.args}` : ''}: ${c.description}`).join('\n');
+/** One line per command (Parley's, or those and a project's own), for /help. */
+export function commandList(commands: readonly CommandInfo[] = COMMANDS): string {
+  return commands.map((c) => `- /${c.name}${c.args ? ` ${c.args}` : ''}: ${c.description}`).join('\n');
 }
 
 export interface ParsedCommand {

@@ -1,6 +1,7 @@
 // The neutral contract between channel adapters and the core. Adapters import only this folder
 // (and their own SDK); the core never learns what Telegram or Discord is.
 import { z } from 'zod';
+import type { CommandInfo } from './commands.ts';
 
 const ChatTypeSchema = z.enum(['direct', 'group']);
 export type ChatType = z.infer<typeof ChatTypeSchema>;
@@ -346,6 +347,8 @@ interface ChannelFactoryContext {
   botName: string;
   /** Folder for the channel's small per-install files (beside the SQLite database; ./data otherwise). */
   dataDir?: string;
+  /** What people can type, for the platform's command menu: Parley's (COMMANDS) and a project's own plugins' (default: COMMANDS). */
+  commands?: readonly CommandInfo[];
 }
 
 /**

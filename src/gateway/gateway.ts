@@ -13,7 +13,7 @@ import { Limits } from './limits.ts';
 import { storedConversation } from './conversation.ts';
 import { thisProcess } from './lease-owner.ts';
 import { Output } from './output.ts';
-import type { ApprovalHandler, ModelChoices } from './ports.ts';
+import type { ApprovalHandler, GatewayPlugins, ModelChoices } from './ports.ts';
 import { Recovery } from './recovery.ts';
 import { Router } from './routing.ts';
 import type { SessionScheduler } from './scheduler.ts';
@@ -31,6 +31,8 @@ export interface GatewayOptions {
   botName: string;
   groupSession: GroupSessionMode;
   approvals?: ApprovalHandler;
+  /** A project's plugins (parley.config): onMessage hooks and chat commands. */
+  plugins?: GatewayPlugins;
   wakeups?: Wakeups;
   /** Per person and per chat limits, and who is exempt from them ("channel:userId"). */
   limits?: { settings: LimitSettings; admins: readonly string[] };
@@ -68,6 +70,8 @@ export class Gateway implements InboundSink {
       ...(options.models
         ? { models: new ModelCommand({ models: options.models.choices, chatModels: store.chatModels, admins: options.models.admins }) }
         : {}),
+      ...(options.plugins ? { plugins: options.plugins } : {}),
+      log,
     });
     const limits = options.limits ? new Limits({ store, output, log, ...options.limits }) : undefined;
     this.#limits = limits;
@@ -76,6 +80,7 @@ export class Gateway implements InboundSink {
       store,
       log,
       groupSession: options.groupSession,
+      ...(options.plugins ? { plugins: options.plugins } : {}),
       hasModel: options.agent !== undefined,
       commands,
       sessions: this.#sessions,

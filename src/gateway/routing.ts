@@ -12,6 +12,7 @@ import type { TurnStatus } from '../store/types.ts';
 import type { ChatCommands } from './commands.ts';
 import type { Limits } from './limits.ts';
 import type { Output } from './output.ts';
+import type { GatewayPlugins } from './ports.ts';
 import { chatOf, sessionSpecFor, type GroupSessionMode } from './session-key.ts';
 import type { SessionRunner } from './sessions.ts';
 
@@ -26,6 +27,8 @@ export interface RouterOptions {
   output: Output;
   /** Per person and per chat limits (none: every addressed message goes on). */
   limits?: Limits;
+  /** A project's plugins: their onMessage hooks see each addressed message first, and may drop it. */
+  plugins?: Pick<GatewayPlugins, 'admit'>;
 }
 
 const NO_MODEL =
@@ -54,6 +57,7 @@ export class Router {
       log.debug({ channel: inbound.channel, chatId: inbound.chatId }, 'ignored: group message not addressed to the bot');
       return;
     }
+    if (this.#o.plugins && !(await this.#o.plugins.admit(inbound))) return;
     const spec = sessionSpecFor(inbound, this.#o.groupSession);
     const chat = chatOf(inbound);
     const { limits } = this.#o;

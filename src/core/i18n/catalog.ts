@@ -2,9 +2,10 @@
 // area under catalog/, each with all locales. Add an area by importing it here.
 import { general } from './catalog/general.ts';
 import { models } from './catalog/models.ts';
+import { plugins } from './catalog/plugins.ts';
 import type { Locale } from './locale.ts';
 
-const AREAS = [general, models] as const;
+const AREAS = [general, models, plugins] as const;
 
 type Area = (typeof AREAS)[number];
 /** Every key of the catalogue. */
