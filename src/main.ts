@@ -16,6 +16,7 @@ import { ConfigError } from './core/env.ts';
 import { ParleyError } from './core/errors.ts';
 import type { ChannelAdapter, ChannelFactory } from './core/types.ts';
 import type { ParleyConfig } from './framework/config.ts';
+import { withProjectModelsAndPrompt } from './framework/models-and-prompt.ts';
 import { loadProjectConfig, ProjectConfigError } from './framework/load.ts';
 import { pluginCommands } from './framework/plugin-host.ts';
 import { registryTool } from './framework/tool.ts';
@@ -186,17 +187,10 @@ async function main(): Promise<void> {
     config = loadConfig();
     httpConfig = httpConfigFromEnv(process.env);
     fileConfig = loadFileConfig(process.env, process.cwd());
-    // The configuration file's models (with the OPENAI_* one among them) replace the environment's alone.
-    if (fileConfig.models) config = { ...config, models: fileConfig.models };
-    if (fileConfig.prompt) {
-      if (config.bot.prompt) {
-        throw new ConfigError(
-          `Invalid configuration: the system prompt is set twice, by PARLEY_SYSTEM_PROMPT(_FILE) and by prompt: in ${fileConfig.path}; keep one`,
-        );
-      }
-      config = { ...config, bot: { ...config.bot, prompt: fileConfig.prompt } };
-    }
     project = await loadProjectConfig(process.cwd());
+    // The models of parley.config.yaml or parley.config.ts (with the OPENAI_* one among them)
+    // replace the environment's alone; the prompt template may come from either, or the environment.
+    config = withProjectModelsAndPrompt(config, fileConfig, project, process.env);
   } catch (error) {
     if (error instanceof ConfigError || error instanceof ProjectConfigError) fail(error.message);
     throw error;

@@ -1,4 +1,5 @@
-// The weather desk: Parley with two tools of its own, a plugin and a chat command.
+// The weather desk: Parley with two tools of its own, a plugin, a chat command, two models (the
+// second answers when the first fails) and a system prompt template.
 // `npx parley start` in this folder loads this file as it is (Node strips the types).
 import { defineConfig, definePlugin, defineTool, z } from 'parley';
 import { describeForecast, forecastFor } from './forecasts.ts';
@@ -67,4 +68,32 @@ const weatherDesk = definePlugin({
 export default defineConfig({
   tools: [getWeather, setFrostAlert],
   plugins: [weatherDesk],
+  // Where each model is comes from .env (`${VAR:-default}`); the keys are read from the variables named here.
+  models: {
+    default: 'main',
+    // When main is busy past its retry budget, fails (5xx) or sends nothing in time, before any text.
+    fallback: ['backup'],
+    endpoints: {
+      main: {
+        baseUrl: '${MAIN_MODEL_URL:-https://api.deepseek.com/v1}',
+        apiKeyEnv: 'MAIN_MODEL_KEY',
+        model: '${MAIN_MODEL:-deepseek-chat}',
+        timeout: '60s',
+        retryBudget: '30s',
+      },
+      backup: {
+        baseUrl: '${BACKUP_MODEL_URL:-http://127.0.0.1:11434/v1}',
+        model: '${BACKUP_MODEL:-qwen3:8b}',
+        capabilities: { tools: true, reasoning: true },
+      },
+    },
+  },
+  // The system prompt's base (Liquid): the same for every turn of a chat, so it stays cached.
+  prompt: {
+    template: [
+      'You are {{ botName }}, a weather assistant.',
+      '{% if chatType == "group" %}You are in the group "{{ chatTitle }}": keep answers short.{% else %}You are in a direct chat.{% endif %}',
+      'Give temperatures in °C.',
+    ].join('\n'),
+  },
 });

@@ -61,10 +61,12 @@ const bool = z.boolean({ error: 'expects true or false' });
 const CapabilitiesSchema = z.strictObject({ tools: bool.optional(), vision: bool.optional(), reasoning: bool.optional() });
 
 const EndpointSchema = z.strictObject({
-  baseUrl: z.url({ protocol: /^https?$/, error: 'expects an http:// or https:// URL' }).optional(),
+  /** `${VAR}` and `${VAR:-default}` are read from the environment (checked as a URL once read). */
+  baseUrl: nonEmpty('an http:// or https:// URL').optional(),
   apiKeyEnv: z.string({ error: 'expects the name of an environment variable' }).regex(ENV_NAME, {
     error: 'expects the name of an environment variable (letters, digits, _), not the key itself',
   }).optional(),
+  /** `${VAR}` and `${VAR:-default}` are read from the environment. */
   model: nonEmpty("the model's name on the server"),
   capabilities: CapabilitiesSchema.optional(),
   timeout: timeout('a duration up to 1h, such as 60s or 2m: how long the model may send nothing').optional(),
@@ -83,6 +85,8 @@ export const ModelsInputSchema = z.strictObject({
 });
 
 export type ModelsInput = z.input<typeof ModelsInputSchema>;
+/** The block once its shape is checked (durations in ms). */
+export type ParsedModels = z.output<typeof ModelsInputSchema>;
 
 export interface ModelsIssue {
   path: (string | number)[];
@@ -90,6 +94,30 @@ export interface ModelsIssue {
 }
 
 type Endpoint = z.output<typeof EndpointSchema>;
+
+const VARIABLE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
+
+/** `text` with `${VAR}` / `${VAR:-default}` read from `env`; null (and an issue) when a variable without default is unset. */
+function expand(text: string, env: Record<string, string | undefined>, path: (string | number)[], issues: ModelsIssue[]): string | null {
+  const missing: string[] = [];
+  const value = text.replace(VARIABLE, (_whole, name: string, fallback: string | undefined) => {
+    const found = env[name]?.trim();
+    if (found) return found;
+    if (fallback !== undefined) return fallback;
+    missing.push(name);
+    return '';
+  });
+  for (const name of missing) issues.push({ path, message: `uses \${${name}}, which is not set in the environment` });
+  return missing.length ? null : value.trim();
+}
+
+function isHttpUrl(value: string): boolean {
+  try {
+    return ['http:', 'https:'].includes(new URL(value).protocol);
+  } catch {
+    return false;
+  }
+}
 
 function namedFromEnv(envModel: ModelConfig): NamedModel[] {
   if (!envModel.configured || !envModel.model) return [];
@@ -120,7 +148,14 @@ function namedFromEndpoint(
       return undefined;
     }
   }
-  if (!endpoint.baseUrl && !apiKey) {
+  const baseUrl = endpoint.baseUrl === undefined ? undefined : expand(endpoint.baseUrl, env, [...at, 'baseUrl'], issues);
+  const model = expand(endpoint.model, env, [...at, 'model'], issues);
+  if (baseUrl === null || model === null) return undefined;
+  if (baseUrl !== undefined && !isHttpUrl(baseUrl)) {
+    issues.push({ path: [...at, 'baseUrl'], message: `expects an http:// or https:// URL (got "${baseUrl}")` });
+    return undefined;
+  }
+  if (!baseUrl && !apiKey) {
     issues.push({ path: at, message: 'needs baseUrl (a local or self-hosted server) or apiKeyEnv (api.openai.com)' });
     return undefined;
   }
@@ -128,8 +163,8 @@ function namedFromEndpoint(
     name,
     config: {
       configured: true,
-      model: endpoint.model,
-      ...(endpoint.baseUrl ? { baseUrl: endpoint.baseUrl } : {}),
+      model,
+      ...(baseUrl ? { baseUrl } : {}),
       ...(apiKey ? { apiKey } : {}),
       timeoutMs: endpoint.timeout ?? envModel.timeoutMs,
       maxRetries: endpoint.maxRetries ?? envModel.maxRetries,
@@ -167,7 +202,16 @@ export function resolveModels(
       }),
     };
   }
-  const input = parsed.data;
+  return resolveParsedModels(parsed.data, envModel, env);
+}
+
+/** The models of a block whose shape is checked already (defineConfig's schema does it): names and keys. */
+export function resolveParsedModels(
+  input: ParsedModels,
+  envModel: ModelConfig,
+  env: Record<string, string | undefined>,
+): { setup?: ModelsSetup; issues: ModelsIssue[] } {
+  const fromEnv = namedFromEnv(envModel);
   const issues: ModelsIssue[] = [];
   const models = [...fromEnv];
   for (const [name, endpoint] of Object.entries(input.endpoints)) {

@@ -2,6 +2,7 @@
 // what the file may hold; the loader (load.ts) checks the file's export against it, and its type
 // is the argument's type. Add a section by adding a key here.
 import { z } from 'zod';
+import { ModelsInputSchema } from '../config/models.ts';
 import { commandNamed } from '../core/commands.ts';
 import type { Plugin } from './plugin.ts';
 import type { Tool } from './tool.ts';
@@ -37,6 +38,14 @@ export const ParleyConfigSchema = z
           if (commandNamed(command.name)) ctx.addIssue({ code: 'custom', message: `/${command.name} is one of Parley's own commands` });
         }
       }),
+    /** Named model endpoints, the default, per-channel models and the fallback chain (docs/models.md). */
+    models: ModelsInputSchema.optional(),
+    /** The system prompt's base: a Liquid template, inline or in a file beside this one (docs/models.md). */
+    prompt: z
+      .union([z.strictObject({ template: z.string().min(1) }), z.strictObject({ file: z.string().min(1) })], {
+        error: 'expects { template: "..." } or { file: "prompt.liquid" } (one of them)',
+      })
+      .optional(),
   })
   .strict();
 

@@ -135,25 +135,30 @@ function transcript(request: RecordedRequest): string {
 }
 
 describe('npx parley start in a project', () => {
-  it('serves the example: its command, its read-only tool, its tool approved by a button, its hooks', async () => {
+  it('serves the example: its command, its read-only tool, its tool approved by a button, its hooks, its fallback model', async () => {
     const tg = await FakeTelegram.start();
+    // The example's two models: main, and backup when main fails.
     const model = await FakeModelServer.start();
+    const backup = await FakeModelServer.start();
     try {
-      writeFileSync(join(project, '.env'), 'PARLEY_BOT_NAME=Weather desk\n');
+      writeFileSync(
+        join(project, '.env'),
+        `PARLEY_BOT_NAME=Weather desk\nMAIN_MODEL_URL=${model.url}\nMAIN_MODEL=fake-model\nBACKUP_MODEL_URL=${backup.url}\nBACKUP_MODEL=backup-model\n`,
+      );
       const bot = npxParleyStart(project, {
         TELEGRAM_BOT_TOKEN: tg.token,
         TELEGRAM_API_ROOT: tg.apiRoot,
-        OPENAI_BASE_URL: model.url,
-        OPENAI_MODEL: 'fake-model',
-        OPENAI_API_KEY: 'test-key',
+        MAIN_MODEL_KEY: 'test-key',
       });
       await waitFor(() => bot.stdout().includes('Press Ctrl-C to stop.') || bot.child.exitCode !== null, 'the ready block', 60_000);
       // .env, parley.config.ts and the data folder: all from the project's folder.
       expect(bot.stdout(), bot.stderr()).toContain('Weather desk (Parley) is running.');
       expect(bot.stdout()).toMatch(/Project\s+parley\.config\.ts: 2 tool\(s\), 1 plugin\(s\)/);
       expect(existsSync(join(project, 'data', 'parley.db'))).toBe(true);
+      expect(bot.stdout()).toContain(`Model     main (default): fake-model at ${model.url}: `);
+      expect(bot.stdout()).toContain(`            backup (fallback): backup-model at ${backup.url}: `);
       // The plugin's command is in Telegram's menu, after Parley's own.
-      expect(tg.commands?.map((c) => c.command)).toEqual(['start', 'help', 'stop', 'reset', 'approve', 'deny', 'revoke', 'weather']);
+      expect(tg.commands?.map((c) => c.command)).toEqual(['start', 'help', 'stop', 'reset', 'approve', 'deny', 'revoke', 'model', 'weather']);
 
       const alice = tg.user('Alice');
       const dm = tg.privateChat(alice);
@@ -202,6 +207,22 @@ describe('npx parley start in a project', () => {
       );
       // The approved tool kept its fact in the session's memory, which the model sees from then on.
       expect(last.body.messages[0]!.content).toContain('frost_alert_oslo: below 0 °C');
+      // The system prompt's base is the example's template, rendered for this chat.
+      expect(last.body.messages[0]!.content).toMatch(/^You are Weather desk, a weather assistant\.\nYou are in a direct chat\.\nGive temperatures in °C\./);
+      expect(last.headers.authorization).toBe('Bearer test-key');
+      expect(backup.requests).toHaveLength(0);
+
+      // Main is busy for longer than its retry budget (30 s): the backup answers this one.
+      model.enqueue({ status: 503, retryAfter: '120', body: { error: { message: 'The server is overloaded' } } });
+      backup.enqueue({ text: 'From the backup: Lisbon is mild today.' });
+      tg.say(alice, dm, 'And Lisbon?');
+      await waitFor(
+        () => tg.botMessages(dm).find((m) => m.message.text === 'From the backup: Lisbon is mild today.'),
+        "the backup model's answer",
+        20_000,
+      );
+      expect(backup.requests.map((r) => r.body.model)).toEqual(['backup-model']);
+      expect(model.requests.at(-1)!.answer?.status).toBe(503);
 
       // Ctrl-C in a terminal: SIGINT to the whole process group, npx and parley.
       process.kill(-bot.child.pid!, 'SIGINT');
@@ -209,6 +230,7 @@ describe('npx parley start in a project', () => {
       await waitFor(() => bot.stdout().includes('Stopped.'), 'the clean stop', 15_000);
     } finally {
       await model.close();
+      await backup.close();
       await tg.close();
     }
   }, 120_000);

@@ -126,8 +126,7 @@ describe('models in parley.config.yaml', () => {
     );
     const message = errorOf(() => loadFileConfig({ ...OPENAI }, dir));
     expect(message.split('\n')).toEqual([
-      'Invalid configuration in parley.config.yaml (2 mistakes):',
-      '  parley.config.yaml:6: models.endpoints.main.baseUrl: expects an http:// or https:// URL',
+      'Invalid configuration in parley.config.yaml (1 mistake):',
       '  parley.config.yaml:20: models.endpoints.odd.temprature: unknown key (expected one of: baseUrl, apiKeyEnv, model, capabilities, timeout, retryBudget, maxRetries, temperature, streamUsage)',
     ]);
     // Names are checked once the shapes are right: then each wrong one is a line of its own.
@@ -138,7 +137,7 @@ describe('models in parley.config.yaml', () => {
         '  fallback: [main, ghost]', // 3
         '  endpoints:', // 4
         '    main:', // 5
-        '      baseUrl: http://127.0.0.1:1/v1', // 6
+        '      baseUrl: ftp://example.com', // 6
         '      model: m', // 7
         '    keyed:', // 8
         '      apiKeyEnv: MISSING_KEY', // 9
@@ -153,12 +152,37 @@ describe('models in parley.config.yaml', () => {
       ].join('\n'),
     );
     expect(errorOf(() => loadFileConfig({ ...OPENAI }, fixed)).split('\n')).toEqual([
-      'Invalid configuration in parley.config.yaml (5 mistakes):',
+      'Invalid configuration in parley.config.yaml (6 mistakes):',
       '  parley.config.yaml:2: models.default: names "nowhere", which is not a configured model (configured: default, main, keyed, reset)',
       '  parley.config.yaml:3: models.fallback[1]: names "ghost", which is not a configured model (configured: default, main, keyed, reset)',
+      '  parley.config.yaml:6: models.endpoints.main.baseUrl: expects an http:// or https:// URL (got "ftp://example.com")',
       '  parley.config.yaml:9: models.endpoints.keyed.apiKeyEnv: MISSING_KEY is not set in the environment (.env)',
       '  parley.config.yaml:11: models.endpoints.default: "default" is the model of the OPENAI_* variables; name this one differently',
       '  parley.config.yaml:14: models.endpoints.reset: model names are 1-32 letters, digits, ".", "_" or "-" (and not "reset")',
+    ]);
+  });
+
+  it('reads ${VAR} and ${VAR:-default} in baseUrl and model from the environment', () => {
+    const dir = write(
+      [
+        'models:',
+        '  endpoints:',
+        '    a:',
+        '      baseUrl: "${A_URL:-http://127.0.0.1:11434/v1}"',
+        '      model: "${A_MODEL}"',
+        '    b:',
+        '      baseUrl: "${B_URL}"',
+        '      model: m',
+        '',
+      ].join('\n'),
+    );
+    expect(errorOf(() => loadFileConfig({ B_URL: 'http://b.example/v1' }, dir))).toContain(
+      'parley.config.yaml:5: models.endpoints.a.model: uses ${A_MODEL}, which is not set in the environment',
+    );
+    const { models } = loadFileConfig({ A_MODEL: 'qwen3:8b', B_URL: 'http://b.example/v1' }, dir);
+    expect(models!.models.map((m) => [m.name, m.config.baseUrl, m.config.model])).toEqual([
+      ['a', 'http://127.0.0.1:11434/v1', 'qwen3:8b'],
+      ['b', 'http://b.example/v1', 'm'],
     ]);
   });
 
