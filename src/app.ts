@@ -118,12 +118,19 @@ export function createApp(options: AppOptions): App {
   // Every request tells its model's health how it went (the ready block and /readyz read them).
   const router = options.llm
     ? undefined
-    : modelRouter({ setup: config.models, healths, chatChoice: async (channel, chatId) => (await store.chatModels.get(channel, chatId))?.model, log });
+    : modelRouter({
+        setup: config.models,
+        healths,
+        chatChoice: async (channel, chatId) => (await store.chatModels.get(channel, chatId))?.model,
+        log,
+      });
   const plugins = new PluginHost(options.plugins ?? [], { log: log.child({ component: 'plugins' }), memory: store.memory });
   const routed = options.llm ? modelHealth.observe(options.llm) : router;
   const llm = routed && plugins.observeModel(routed);
   const failureCause = (error: unknown) =>
-    router && config.models.models.length > 1 ? router.failureCause(error) : modelFailureCause(error, config.models.models[0]?.config ?? config.model);
+    router && config.models.models.length > 1
+      ? router.failureCause(error)
+      : modelFailureCause(error, config.models.models[0]?.config ?? config.model);
   const knowledge = new KnowledgeBase({
     repo: store.knowledge,
     indexFile: knowledgeIndexFile(config.database),

@@ -1,6 +1,7 @@
 // The weather desk: Parley with two tools of its own, a plugin, a chat command, two models (the
 // second answers when the first fails) and a system prompt template.
 // `npx parley start` in this folder loads this file as it is (Node strips the types).
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${VAR:-default} is Parley's own syntax for a value from .env, written literally
 import { defineConfig, definePlugin, defineTool, z } from 'parley';
 import { describeForecast, forecastFor } from './forecasts.ts';
 

@@ -143,13 +143,7 @@ export function loadFileConfig(env: Record<string, string | undefined> = process
 }
 
 /** The prompt template, read and checked: its mistakes name the template's own file, or this file's line for an inline one. */
-function checkedPrompt(
-  prompt: PromptSource,
-  doc: Document,
-  lines: LineCounter,
-  shown: string,
-  cwd: string,
-): PromptTemplate {
+function checkedPrompt(prompt: PromptSource, doc: Document, lines: LineCounter, shown: string, cwd: string): PromptTemplate {
   if ('template' in prompt) {
     const { isMap, isScalar } = loadYaml();
     const root = doc.contents;

@@ -255,7 +255,9 @@ function promptOf(raw: unknown, ctx: ParseContext, issues: Issue[]): PromptSourc
     issues.push({ path: ['prompt'], message: 'expects { file: prompt.liquid } or { template: "..." } (one of them)' });
     return undefined;
   }
-  return 'file' in parsed.data ? { file: isAbsolute(parsed.data.file) ? parsed.data.file : resolve(ctx.baseDir, parsed.data.file) } : parsed.data;
+  return 'file' in parsed.data
+    ? { file: isAbsolute(parsed.data.file) ? parsed.data.file : resolve(ctx.baseDir, parsed.data.file) }
+    : parsed.data;
 }
 
 const TOP_LEVEL_KEYS = ['mcpServers', 'models', 'prompt'];

@@ -17,7 +17,9 @@ import {
   parseEnv,
   stringWithDefault,
 } from '../core/env.ts';
-import { modelsFromEnv, type ModelsSetup } from './models.ts';
+import { type ModelConfig, modelsFromEnv, type ModelsSetup } from './models.ts';
+
+export type { ModelConfig } from './models.ts';
 import { PromptTemplate } from './prompt-template.ts';
 
 const DEFAULT_DATABASE_URL = 'file:./data/parley.db';
@@ -108,22 +110,6 @@ export interface TokenPrices {
   /** Cached input (unset: the input price). */
   cachedInput: number;
   output: number;
-}
-
-export interface ModelConfig {
-  /** True when a model can be called: a model name and an endpoint (base URL or API key). */
-  configured: boolean;
-  baseUrl?: string;
-  apiKey?: string;
-  model?: string;
-  timeoutMs: number;
-  /** Retries of 5xx / network errors / timeouts (busy answers are retried until the budget is spent). */
-  maxRetries: number;
-  /** How long one model request may keep retrying. */
-  retryBudgetMs: number;
-  temperature?: number;
-  /** Ask for token usage in the stream (`stream_options`); some servers refuse the field. */
-  streamUsage: boolean;
 }
 
 export interface Config {

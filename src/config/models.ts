@@ -4,9 +4,24 @@
 // given to defineConfig; the OPENAI_* variables stay the model named "default".
 import { z } from 'zod';
 import { duration } from '../core/env.ts';
-import type { ModelConfig } from './config.ts';
 
-export interface ModelCapabilities {
+export interface ModelConfig {
+  /** True when a model can be called: a model name and an endpoint (base URL or API key). */
+  configured: boolean;
+  baseUrl?: string;
+  apiKey?: string;
+  model?: string;
+  timeoutMs: number;
+  /** Retries of 5xx / network errors / timeouts (busy answers are retried until the budget is spent). */
+  maxRetries: number;
+  /** How long one model request may keep retrying. */
+  retryBudgetMs: number;
+  temperature?: number;
+  /** Ask for token usage in the stream (`stream_options`); some servers refuse the field. */
+  streamUsage: boolean;
+}
+
+interface ModelCapabilities {
   /** Takes tool declarations (otherwise its requests go without tools). */
   tools: boolean;
   /** Reads images. */
@@ -43,7 +58,11 @@ export const RESET_WORD = 'reset';
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,31}$/;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const DEFAULT_CAPABILITIES: ModelCapabilities = { tools: true, vision: false, reasoning: false };
-const nonEmpty = (what: string) => z.string({ error: `expects ${what}` }).trim().min(1, { error: `expects ${what}` });
+const nonEmpty = (what: string) =>
+  z
+    .string({ error: `expects ${what}` })
+    .trim()
+    .min(1, { error: `expects ${what}` });
 
 function timeout(what: string) {
   return z.union([z.number(), z.string()], { error: `expects ${what}` }).transform((value, ctx) => {
@@ -63,15 +82,22 @@ const CapabilitiesSchema = z.strictObject({ tools: bool.optional(), vision: bool
 const EndpointSchema = z.strictObject({
   /** `${VAR}` and `${VAR:-default}` are read from the environment (checked as a URL once read). */
   baseUrl: nonEmpty('an http:// or https:// URL').optional(),
-  apiKeyEnv: z.string({ error: 'expects the name of an environment variable' }).regex(ENV_NAME, {
-    error: 'expects the name of an environment variable (letters, digits, _), not the key itself',
-  }).optional(),
+  apiKeyEnv: z
+    .string({ error: 'expects the name of an environment variable' })
+    .regex(ENV_NAME, {
+      error: 'expects the name of an environment variable (letters, digits, _), not the key itself',
+    })
+    .optional(),
   /** `${VAR}` and `${VAR:-default}` are read from the environment. */
   model: nonEmpty("the model's name on the server"),
   capabilities: CapabilitiesSchema.optional(),
   timeout: timeout('a duration up to 1h, such as 60s or 2m: how long the model may send nothing').optional(),
   retryBudget: timeout('a duration up to 1h: how long one request may keep retrying').optional(),
-  maxRetries: z.int({ error: 'expects a whole number from 0 to 10' }).min(0).max(10, { error: 'expects a whole number from 0 to 10' }).optional(),
+  maxRetries: z
+    .int({ error: 'expects a whole number from 0 to 10' })
+    .min(0)
+    .max(10, { error: 'expects a whole number from 0 to 10' })
+    .optional(),
   temperature: z.number({ error: 'expects a number from 0 to 2' }).min(0).max(2, { error: 'expects a number from 0 to 2' }).optional(),
   streamUsage: bool.optional(),
 });
@@ -197,7 +223,9 @@ export function resolveModels(
       issues: parsed.error.issues.flatMap((issue): ModelsIssue[] => {
         const path = ['models', ...issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p))];
         if (issue.code !== 'unrecognized_keys') return [{ path, message: issue.message }];
-        const expected = Object.keys((path.length === 1 ? ModelsInputSchema : path.at(-1) === 'capabilities' ? CapabilitiesSchema : EndpointSchema).shape);
+        const expected = Object.keys(
+          (path.length === 1 ? ModelsInputSchema : path.at(-1) === 'capabilities' ? CapabilitiesSchema : EndpointSchema).shape,
+        );
         return issue.keys.map((key) => ({ path: [...path, key], message: `unknown key (expected one of: ${expected.join(', ')})` }));
       }),
     };

@@ -23,7 +23,7 @@ export interface PromptVariables {
   date: string;
 }
 
-export const PROMPT_VARIABLES: readonly (keyof PromptVariables)[] = ['botName', 'channel', 'chatType', 'chatTitle', 'locale', 'date'];
+const PROMPT_VARIABLES: readonly (keyof PromptVariables)[] = ['botName', 'channel', 'chatType', 'chatTitle', 'locale', 'date'];
 
 /** Where a template came from, for its error lines: a file path or a variable's name, and the line its text starts on there. */
 export interface TemplateOrigin {

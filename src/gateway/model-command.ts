@@ -2,6 +2,7 @@
 // channel's, or the default, and the fallback chain), switches the chat to another (kept in the
 // database, so it holds on every process and after restarts), or goes back with /model reset.
 // Anyone else is refused and nothing changes.
+import { RESET_WORD } from '../config/models.ts';
 import { DEFAULT_LOCALE, type Locale, t } from '../core/i18n/index.ts';
 import { markdownText } from '../core/markdown-text.ts';
 import type { Inbound } from '../core/types.ts';
@@ -15,8 +16,6 @@ export interface ModelCommandOptions {
   admins: readonly string[];
   locale?: Locale;
 }
-
-const RESET = 'reset';
 
 export class ModelCommand {
   readonly #o: ModelCommandOptions;
@@ -35,7 +34,7 @@ export class ModelCommand {
     const wanted = args.trim().split(/\s+/)[0] ?? '';
     if (wanted === '') return this.#overview(inbound, locale);
     const who = `${inbound.channel}:${inbound.sender.id}`;
-    if (wanted.toLowerCase() === RESET) {
+    if (wanted.toLowerCase() === RESET_WORD) {
       const had = await this.#o.chatModels.clear(inbound.channel, inbound.chatId);
       const now = await models.chosen(inbound.channel, inbound.chatId);
       return t(locale, had ? 'models.reset' : 'models.reset_nothing', { name: markdownText(now?.name ?? '') });
@@ -51,7 +50,8 @@ export class ModelCommand {
     const chosen = await models.chosen(inbound.channel, inbound.chatId);
     const lines: string[] = [];
     if (chosen) {
-      const key = chosen.by === 'chat' ? 'models.current_chat' : chosen.by === 'channel' ? 'models.current_channel' : 'models.current_default';
+      const key =
+        chosen.by === 'chat' ? 'models.current_chat' : chosen.by === 'channel' ? 'models.current_channel' : 'models.current_default';
       lines.push(t(locale, key, { name: markdownText(chosen.name) }));
       const after = models.fallback.filter((name) => name !== chosen.name);
       if (after.length) lines.push(t(locale, 'models.fallback', { names: after.map(markdownText).join(' → ') }));

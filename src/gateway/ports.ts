@@ -22,7 +22,9 @@ export interface ApprovalHandler {
 /** The configured models as /model sees them (src/llm/model-router.ts provides it). */
 export interface ModelChoices {
   readonly names: string[];
-  named(name: string): { name: string; config: { model: string }; capabilities: { tools: boolean; vision: boolean; reasoning: boolean } } | undefined;
+  named(
+    name: string,
+  ): { name: string; config: { model: string }; capabilities: { tools: boolean; vision: boolean; reasoning: boolean } } | undefined;
   /** The model the chat uses when nothing fails, and why. */
   chosen(channel: string, chatId: string): Promise<{ name: string; by: 'chat' | 'channel' | 'default' } | undefined>;
   /** The fallback chain after the chosen model (names). */

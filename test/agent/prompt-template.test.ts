@@ -61,7 +61,10 @@ describe('prompt templates', () => {
       ],
       ['Hi\n\n{{ botName | shout }}', 'prompt.liquid:3: undefined filter: shout'],
       ['Hi {{ botName ', 'prompt.liquid:1: output "{{ botName " not closed'],
-      ['Hi\n{% include "secrets.txt" %}', 'prompt.liquid:2: {% include %} is not available in a prompt template (it would read another file)'],
+      [
+        'Hi\n{% include "secrets.txt" %}',
+        'prompt.liquid:2: {% include %} is not available in a prompt template (it would read another file)',
+      ],
     ];
     for (const [template, line] of cases) {
       writeFileSync(join(dir, 'prompt.liquid'), template);
@@ -81,9 +84,15 @@ describe('prompt templates', () => {
     );
     writeFileSync(
       join(dir, 'parley.config.yaml'),
-      ['mcpServers: {}', 'prompt:', '  template: |', '    You are {{ botName }}.', '    {% if chatType == "group" %}{{ chatTitle }}{% endif %}', '    {{ today }}', ''].join(
-        '\n',
-      ),
+      [
+        'mcpServers: {}',
+        'prompt:',
+        '  template: |',
+        '    You are {{ botName }}.',
+        '    {% if chatType == "group" %}{{ chatTitle }}{% endif %}',
+        '    {{ today }}',
+        '',
+      ].join('\n'),
     );
     expect(errorOf(() => loadFileConfig({}, dir))).toBe(
       'Invalid prompt template: parley.config.yaml:6: unknown variable "today" (known: botName, channel, chatType, chatTitle, locale, date)',

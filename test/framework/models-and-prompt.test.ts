@@ -61,8 +61,8 @@ describe('models and prompt in defineConfig', () => {
     );
     const project = ParleyConfigSchema.parse({ models: TWO });
     const fromYaml = { mcpServers: [], path: '/srv/bot/parley.config.yaml', models: loadConfig({}, tempDir()).models };
-    expect(() => withProjectModelsAndPrompt(loadConfig({}, tempDir()), fromYaml, { config: project, file: '/srv/bot/parley.config.ts' }, {})).toThrow(
-      'Invalid configuration: models are set in both parley.config.yaml and parley.config.ts; keep one',
-    );
+    expect(() =>
+      withProjectModelsAndPrompt(loadConfig({}, tempDir()), fromYaml, { config: project, file: '/srv/bot/parley.config.ts' }, {}),
+    ).toThrow('Invalid configuration: models are set in both parley.config.yaml and parley.config.ts; keep one');
   });
 });

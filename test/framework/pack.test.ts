@@ -158,7 +158,17 @@ describe('npx parley start in a project', () => {
       expect(bot.stdout()).toContain(`Model     main (default): fake-model at ${model.url}: `);
       expect(bot.stdout()).toContain(`            backup (fallback): backup-model at ${backup.url}: `);
       // The plugin's command is in Telegram's menu, after Parley's own.
-      expect(tg.commands?.map((c) => c.command)).toEqual(['start', 'help', 'stop', 'reset', 'approve', 'deny', 'revoke', 'model', 'weather']);
+      expect(tg.commands?.map((c) => c.command)).toEqual([
+        'start',
+        'help',
+        'stop',
+        'reset',
+        'approve',
+        'deny',
+        'revoke',
+        'model',
+        'weather',
+      ]);
 
       const alice = tg.user('Alice');
       const dm = tg.privateChat(alice);
@@ -208,7 +218,9 @@ describe('npx parley start in a project', () => {
       // The approved tool kept its fact in the session's memory, which the model sees from then on.
       expect(last.body.messages[0]!.content).toContain('frost_alert_oslo: below 0 °C');
       // The system prompt's base is the example's template, rendered for this chat.
-      expect(last.body.messages[0]!.content).toMatch(/^You are Weather desk, a weather assistant\.\nYou are in a direct chat\.\nGive temperatures in °C\./);
+      expect(last.body.messages[0]!.content).toMatch(
+        /^You are Weather desk, a weather assistant\.\nYou are in a direct chat\.\nGive temperatures in °C\./,
+      );
       expect(last.headers.authorization).toBe('Bearer test-key');
       expect(backup.requests).toHaveLength(0);
 

@@ -51,7 +51,7 @@ const SCRIPT: { from: 'Alice' | 'Bob'; text: string }[] = [
 const TEMPLATE = [
   'You are {{ botName }}, the support assistant of ACME, on {{ channel }}.',
   '{% if chatType == "group" %}This is the group "{{ chatTitle }}".{% else %}This is a direct chat.{% endif %}',
-  'Write in the language of the user (the bot\'s own locale is {{ locale }}). Today is {{ date }}.',
+  "Write in the language of the user (the bot's own locale is {{ locale }}). Today is {{ date }}.",
 ].join('\n');
 
 const weather = defineTool({

@@ -1,6 +1,7 @@
 // The `models:` block of parley.config.yaml: named endpoints with their key from a named variable,
 // capabilities and timeouts; the OPENAI_* model kept as "default"; and each mistake reported on
 // its own line with the file and line number.
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${VAR} is the configuration file's own syntax, written literally
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';

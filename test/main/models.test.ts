@@ -59,7 +59,10 @@ describe('npm start with two models and a prompt template', () => {
   it('falls back to the second model, shows both in the ready block and /readyz, and /model switches a room for an admin', async () => {
     const primary = await FakeModelServer.start();
     const backup = await FakeModelServer.start();
-    cleanups.push(() => primary.close(), () => backup.close());
+    cleanups.push(
+      () => primary.close(),
+      () => backup.close(),
+    );
     primary.setModels(['big-model']);
     backup.setModels(['small-model']);
     const dir = project(

@@ -14,10 +14,10 @@ export interface ChatModelChoice {
 export function chatModelsRepo(sql: SqlDriver) {
   return {
     async get(channel: string, chatId: string): Promise<ChatModelChoice | undefined> {
-      const rows = await sql.all(`SELECT "channel", "chatId", "model", "setBy", "updatedAt" FROM "ChatModel" WHERE "channel" = $1 AND "chatId" = $2`, [
-        channel,
-        chatId,
-      ]);
+      const rows = await sql.all(
+        `SELECT "channel", "chatId", "model", "setBy", "updatedAt" FROM "ChatModel" WHERE "channel" = $1 AND "chatId" = $2`,
+        [channel, chatId],
+      );
       if (!rows[0]) return undefined;
       const { model, setBy, updatedAt } = row.parse(rows[0]);
       return { model, setBy, updatedAt };

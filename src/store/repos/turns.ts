@@ -133,7 +133,15 @@ async function addRound(db: SqlRunner, id: string, usage: Usage | undefined): Pr
   const changed = await db.run(
     `UPDATE "Turn" SET "rounds" = "rounds" + 1, "promptTokens" = "promptTokens" + $1, "completionTokens" = "completionTokens" + $2,
       "totalTokens" = "totalTokens" + $3, "cachedTokens" = "cachedTokens" + $4, "updatedAt" = $5, "model" = COALESCE($6, "model") WHERE "id" = $7`,
-    [usage?.promptTokens ?? 0, usage?.completionTokens ?? 0, usage?.totalTokens ?? 0, usage?.cachedTokens ?? 0, new Date(), usage?.model ?? null, id],
+    [
+      usage?.promptTokens ?? 0,
+      usage?.completionTokens ?? 0,
+      usage?.totalTokens ?? 0,
+      usage?.cachedTokens ?? 0,
+      new Date(),
+      usage?.model ?? null,
+      id,
+    ],
   );
   if (changed !== 1) throw new Error(`Turn ${id} not found`);
 }

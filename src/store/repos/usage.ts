@@ -45,7 +45,7 @@ function requester(provider: SqlDriver['provider'], field: 'id' | 'displayName')
 }
 
 /** The model key of turns that have none recorded. */
-export const UNRECORDED_MODEL = '(unrecorded)';
+const UNRECORDED_MODEL = '(unrecorded)';
 
 function groupKey(provider: SqlDriver['provider'], by: UsageGrouping): string {
   if (by === 'chat') return `s."channel" || ':' || s."chatId"`;
