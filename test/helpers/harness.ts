@@ -1,5 +1,6 @@
 // Builds a real Parley core for tests: a temporary SQLite file, the fake model server, the
 // in-memory adapter (or others), and the app wired exactly as src/main.ts wires it.
+import { registryTool, type Tool } from '../../src/framework/tool.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -37,6 +38,8 @@ export interface HarnessOptions extends Partial<Omit<AppOptions, 'config' | 'sto
   databaseUrl?: string;
   model?: FakeModelServer;
   noModel?: boolean;
+  /** A project's tools (defineTool from 'parley'), given the store's session memory. */
+  userTools?: Tool[];
   start?: boolean;
 }
 
@@ -71,7 +74,10 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     sweepIntervalMs: options.sweepIntervalMs ?? 200,
     ...(options.scheduler ? { scheduler: options.scheduler } : {}),
     ...(options.heartbeatMs ? { heartbeatMs: options.heartbeatMs } : {}),
-    ...(options.tools ? { tools: options.tools } : {}),
+    ...(options.tools || options.userTools
+      ? { tools: [...(options.tools ?? []), ...(options.userTools ?? []).map((tool) => registryTool(tool, store.memory))] }
+      : {}),
+    ...(options.plugins ? { plugins: options.plugins } : {}),
     ...(options.sections ? { sections: options.sections } : {}),
     ...(options.now ? { now: options.now } : {}),
     ...(options.llm ? { llm: options.llm } : {}),
