@@ -104,7 +104,7 @@ export function sessionMemory(memory: MemoryStore, sessionId: string): SessionMe
   };
 }
 
-export function publicToolContext(ctx: InternalToolContext, memory: MemoryStore, toolName: string): ToolContext {
+function publicToolContext(ctx: InternalToolContext, memory: MemoryStore, toolName: string): ToolContext {
   return {
     chat: ctx.chat,
     requester: ctx.requester,
