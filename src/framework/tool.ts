@@ -63,7 +63,7 @@ export interface ToolOptions<S extends z.ZodType> {
    * not have taken effect.
    */
   idempotent?: boolean;
-  /** This tool's timeout (default: PARLEY_TOOL_TIMEOUT_MS, 30 s). */
+  /** This tool's timeout in ms (default: PARLEY_TOOL_TIMEOUT, 30 s). */
   timeoutMs?: number;
   /** Short label shown while it runs, e.g. `checking the weather`. */
   activity?: string;
