@@ -81,7 +81,7 @@ export interface TurnRun {
   historyChecked?: boolean;
 }
 
-export interface EndedTurn {
+interface EndedTurn {
   turnId: string;
   sessionId: string;
   status: 'done' | 'failed' | 'cancelled';

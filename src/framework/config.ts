@@ -59,5 +59,5 @@ export function defineConfig(options: ConfigOptions): ConfigOptions {
   return options;
 }
 
-/** The configuration of a project without a parley.config file. */
-export const EMPTY_CONFIG: ParleyConfig = { tools: [], plugins: [] };
+/** The configuration of a project without a parley.config file: every default. */
+export const EMPTY_CONFIG: ParleyConfig = ParleyConfigSchema.parse({});

@@ -9,7 +9,7 @@ import type { z } from 'zod';
 import { errorText } from '../core/errors.ts';
 import { EMPTY_CONFIG, type ParleyConfig, ParleyConfigSchema } from './config.ts';
 
-export const CONFIG_FILES = ['parley.config.ts', 'parley.config.mts', 'parley.config.js', 'parley.config.mjs'] as const;
+const CONFIG_FILES = ['parley.config.ts', 'parley.config.mts', 'parley.config.js', 'parley.config.mjs'] as const;
 
 /** What is wrong with the project's config module; the message names the file (and line). */
 export class ProjectConfigError extends Error {
@@ -17,7 +17,7 @@ export class ProjectConfigError extends Error {
 }
 
 /** The config module in `dir`, if any; two of them is an error (which one would count is not obvious). */
-export function findProjectConfig(dir: string): string | undefined {
+function findProjectConfig(dir: string): string | undefined {
   const found = CONFIG_FILES.filter((name) => existsSync(join(dir, name)));
   if (found.length > 1) throw new ProjectConfigError(`found ${found.join(' and ')} in ${dir}: keep one of them`);
   return found[0] && join(dir, found[0]);

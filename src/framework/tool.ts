@@ -63,7 +63,7 @@ export interface ToolOptions<S extends z.ZodType> {
    * not have taken effect.
    */
   idempotent?: boolean;
-  /** This tool's timeout (default: PARLEY_TOOL_TIMEOUT_MS, 30 s). */
+  /** This tool's timeout in ms (default: PARLEY_TOOL_TIMEOUT, 30 s). */
   timeoutMs?: number;
   /** Short label shown while it runs, e.g. `checking the weather`. */
   activity?: string;
@@ -104,7 +104,7 @@ export function sessionMemory(memory: MemoryStore, sessionId: string): SessionMe
   };
 }
 
-export function publicToolContext(ctx: InternalToolContext, memory: MemoryStore, toolName: string): ToolContext {
+function publicToolContext(ctx: InternalToolContext, memory: MemoryStore, toolName: string): ToolContext {
   return {
     chat: ctx.chat,
     requester: ctx.requester,

@@ -1,5 +1,6 @@
 // Builds a real Parley core for tests: a temporary SQLite file, the fake model server, the
 // in-memory adapter (or others), and the app wired exactly as src/main.ts wires it.
+import { registryTool, type Tool } from '../../src/framework/tool.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -40,6 +41,8 @@ export interface HarnessOptions extends Partial<Omit<AppOptions, 'config' | 'sto
   noModel?: boolean;
   /** A `models:` block as parley.config.yaml has it, resolved as at start (beside the fake model as "default"). */
   models?: ModelsInput;
+  /** A project's tools (defineTool from 'parley'), given the store's session memory. */
+  userTools?: Tool[];
   start?: boolean;
 }
 
@@ -79,7 +82,10 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     sweepIntervalMs: options.sweepIntervalMs ?? 200,
     ...(options.scheduler ? { scheduler: options.scheduler } : {}),
     ...(options.heartbeatMs ? { heartbeatMs: options.heartbeatMs } : {}),
-    ...(options.tools ? { tools: options.tools } : {}),
+    ...(options.tools || options.userTools
+      ? { tools: [...(options.tools ?? []), ...(options.userTools ?? []).map((tool) => registryTool(tool, store.memory))] }
+      : {}),
+    ...(options.plugins ? { plugins: options.plugins } : {}),
     ...(options.sections ? { sections: options.sections } : {}),
     ...(options.now ? { now: options.now } : {}),
     ...(options.llm ? { llm: options.llm } : {}),
