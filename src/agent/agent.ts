@@ -392,7 +392,7 @@ export class Agent {
         { messages: context.messages, tools: specs, toolChoice: atLimit ? 'none' : 'auto' },
         {
           signal: run.signal,
-          chat: { channel: run.session.channel, chatId: run.session.chatId },
+          chat: { channel: run.session.channel, chatId: run.session.chatId, turnId: run.turn.id },
           onDelta: (delta) => {
             if (delta.kind === 'text') partial += delta.text;
             run.emit({ type: 'message_delta', turnId: run.turn.id, round, kind: delta.kind, text: delta.text });

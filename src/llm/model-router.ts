@@ -24,6 +24,8 @@ export class ModelRouter implements LlmClient {
   readonly #byName: Map<string, NamedModel>;
   /** Which model a failure came from (for the admin's one-line cause). */
   readonly #failedOn = new WeakMap<object, NamedModel>();
+  /** Per turn (oldest first): the chat's /model choice as read in its first request. */
+  readonly #turnChoices = new Map<string, Promise<string | undefined>>();
 
   constructor(options: ModelRouterOptions) {
     this.#o = options;
@@ -52,8 +54,12 @@ export class ModelRouter implements LlmClient {
   }
 
   /** The model a chat uses when nothing fails, and why: its own choice, its channel's, or the default. */
-  async chosen(channel: string, chatId: string): Promise<{ name: string; by: 'chat' | 'channel' | 'default' } | undefined> {
-    const own = await this.#o.chatChoice?.(channel, chatId);
+  async chosen(
+    channel: string,
+    chatId: string,
+    turnId?: string,
+  ): Promise<{ name: string; by: 'chat' | 'channel' | 'default' } | undefined> {
+    const own = await this.#choiceOf(channel, chatId, turnId);
     // A choice naming a model removed from the configuration since is passed over.
     if (own && this.#byName.has(own)) return { name: own, by: 'chat' };
     const forChannel = this.#o.setup.channels[channel];
@@ -64,7 +70,7 @@ export class ModelRouter implements LlmClient {
 
   /** The models a request of this chat tries, in order. */
   async chain(chat: CompleteOptions['chat']): Promise<NamedModel[]> {
-    const first = chat ? (await this.chosen(chat.channel, chat.chatId))?.name : this.#o.setup.defaultModel;
+    const first = chat ? (await this.chosen(chat.channel, chat.chatId, chat.turnId))?.name : this.#o.setup.defaultModel;
     const names = [...new Set([first, ...this.#o.setup.fallback].filter((n): n is string => n !== undefined))];
     return names.map((n) => this.#byName.get(n)).filter((m): m is NamedModel => m !== undefined);
   }
@@ -110,10 +116,30 @@ export class ModelRouter implements LlmClient {
     return `model ${named.name} (${modelWhere(named.config)}): ${describeModelState(state)}`;
   }
 
+  /**
+   * The chat's /model choice. With one model there is nothing to choose, and nothing is read (the
+   * hot path's statement count stays as it was); a turn reads it once, in its first request.
+   */
+  #choiceOf(channel: string, chatId: string, turnId: string | undefined): Promise<string | undefined> {
+    if (!this.#o.chatChoice || this.#o.setup.models.length < 2) return Promise.resolve(undefined);
+    if (turnId === undefined) return this.#o.chatChoice(channel, chatId);
+    let choice = this.#turnChoices.get(turnId);
+    if (!choice) {
+      choice = this.#o.chatChoice(channel, chatId);
+      // A failed read is not kept: the next request of the turn reads again.
+      choice.catch(() => this.#turnChoices.delete(turnId));
+      this.#turnChoices.set(turnId, choice);
+      if (this.#turnChoices.size > MAX_TURN_CHOICES) this.#turnChoices.delete(this.#turnChoices.keys().next().value!);
+    }
+    return choice;
+  }
+
   #named(name: string | undefined): NamedModel | undefined {
     return name === undefined ? undefined : this.#byName.get(name);
   }
 }
+
+const MAX_TURN_CHOICES = 1_000;
 
 /** Failures another model may not have: what the client retries (busy, 5xx, timeouts, connection errors), once its retries are spent. */
 function fallsBack(error: unknown): boolean {

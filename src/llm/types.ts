@@ -65,8 +65,11 @@ export interface CompleteOptions {
   signal?: AbortSignal;
   onDelta?: (delta: StreamDelta) => void;
   onBusy?: (wait: BusyWait) => void;
-  /** The chat asking: picks its model (its /model choice, its channel's, or the default). */
-  chat?: { channel: string; chatId: string };
+  /**
+   * The chat asking: picks its model (its /model choice, its channel's, or the default). With
+   * `turnId`, the choice is read once per turn: every round of a turn asks the same model first.
+   */
+  chat?: { channel: string; chatId: string; turnId?: string };
   /** A model failed before answering and the next one of the fallback chain is asked. */
   onFallback?: (notice: { from: string; to: string; reason: string }) => void;
 }
