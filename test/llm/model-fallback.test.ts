@@ -75,6 +75,17 @@ describe('the fallback chain', () => {
     expect(h.adapter.lastBotMessage(DM)!.text).toContain('I started to answer and then');
   });
 
+  it('hands on a server error (500) once the model has no retries left', async () => {
+    const h = await createHarness({ noModel: true, models: models() });
+    primary.enqueue({ status: 500, body: { error: { message: 'internal error' } } });
+    backup.enqueue({ text: 'Backup after a 500.' });
+    await h.adapter.say('hello');
+    const [turn] = await settled(h.store, KEY);
+    expect(turn!.status).toBe('done');
+    expect(h.adapter.lastBotMessage(DM)!.text).toBe('Backup after a 500.');
+    expect(primary.requests).toHaveLength(1);
+  });
+
   it('does not hand on a request the model refused as malformed (400)', async () => {
     const h = await createHarness({ noModel: true, models: models() });
     primary.enqueue({ status: 400, body: { error: { message: 'bad request: messages[0] is invalid' } } });
