@@ -77,7 +77,7 @@ export async function namedModelChecks(models: ModelsSetup, timeoutMs: number): 
   return all.flat();
 }
 
-export async function modelChecks(config: ModelConfig, timeoutMs: number, place: ModelCheckPlace = ENV_PLACE): Promise<DoctorCheck[]> {
+async function modelChecks(config: ModelConfig, timeoutMs: number, place: ModelCheckPlace = ENV_PLACE): Promise<DoctorCheck[]> {
   const area = place.area;
   if (!config.configured || !config.model) return [failed(place, 'configuration', { kind: 'not_configured' })];
   const where = `${config.model} at ${config.baseUrl ?? 'https://api.openai.com/v1'}`;
