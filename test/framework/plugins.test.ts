@@ -5,9 +5,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { PluginHost } from '../../src/framework/plugin-host.ts';
 import { definePlugin, defineTool, z } from '../../src/index.ts';
 import type { TurnEndInfo } from '../../src/index.ts';
+import { closeDiscord, startDiscord } from '../discord/helpers.ts';
 import { closeAll, createHarness, settled, waitFor } from '../helpers/harness.ts';
 
-afterEach(closeAll);
+afterEach(async () => {
+  await closeDiscord();
+  await closeAll();
+});
 
 const never = () => new Promise<never>(() => {});
 const SESSION = 'memory:dm-u-alice';
@@ -227,5 +231,29 @@ describe('a failing hook is logged with its plugin', () => {
     const entry = JSON.parse(lines[0]!) as { plugin: string; hook: string; msg: string };
     expect(entry).toMatchObject({ plugin: 'moderation', hook: 'onMessage' });
     expect(entry.msg).toBe('plugin moderation: onMessage failed (did not answer within 20 ms); the message goes on');
+  });
+});
+
+describe('a plugin command on Discord', () => {
+  it('is registered as a slash command with its argument, and answered in the channel', async () => {
+    const plugin = definePlugin({
+      name: 'weather',
+      commands: [
+        {
+          name: 'weather',
+          description: 'The weather in a city',
+          argument: { name: 'city', description: 'City', required: true },
+          run: (city) => `Sunny in ${city}`,
+        },
+      ],
+    });
+    const { dc } = await startDiscord({ plugins: [plugin] });
+    const global = dc.commands.get('global') as { name: string; options: { name: string; required: boolean }[] }[];
+    expect(global.map((c) => c.name)).toEqual(['help', 'stop', 'reset', 'approve', 'deny', 'revoke', 'weather']);
+    expect(global.at(-1)!.options).toEqual([expect.objectContaining({ name: 'city', required: true })]);
+    const alice = dc.user('Alice');
+    const general = dc.guild('Team').channels[0]!;
+    dc.slash(alice, general, 'weather', { city: 'Lisbon' });
+    await waitFor(() => dc.botMessages(general).some((m) => m.message.content.includes('Sunny in Lisbon')), 'the answer');
   });
 });
