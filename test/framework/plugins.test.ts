@@ -257,3 +257,47 @@ describe('a plugin command on Discord', () => {
     await waitFor(() => dc.botMessages(general).some((m) => m.message.content.includes('Sunny in Lisbon')), 'the answer');
   });
 });
+
+describe("a project's tools follow the built-in tools' rules", () => {
+  it('their own timeout, the result size limit and the loop detector apply', async () => {
+    const h = await createHarness({
+      env: { PARLEY_TOOL_RESULT_MAX_CHARS: '200', PARLEY_LOOP_WARN: '2' },
+      userTools: [
+        defineTool({
+          name: 'slow',
+          description: 'Never finishes',
+          parameters: z.object({}),
+          approval: 'never',
+          timeoutMs: 50,
+          execute: never,
+        }),
+        defineTool({
+          name: 'long',
+          description: 'A long result',
+          parameters: z.object({ n: z.number() }),
+          approval: 'never',
+          idempotent: true,
+          execute: () => 'x'.repeat(1_000),
+        }),
+      ],
+    });
+    h.model.enqueue(
+      {
+        toolCalls: [
+          { id: 's', name: 'slow', arguments: {} },
+          { id: 'l1', name: 'long', arguments: { n: 1 } },
+        ],
+      },
+      { toolCalls: [{ id: 'l2', name: 'long', arguments: { n: 1 } }] },
+      { text: 'done' },
+    );
+    await h.adapter.say('go');
+    await waitFor(() => h.adapter.lastBotMessage()?.text === 'done', 'the answer');
+    const [slow, long] = h.model.requests[1]!.body.messages.filter((m) => m.role === 'tool');
+    expect(slow!.content).toBe('Error: slow timed out after 50 ms.');
+    expect(long!.content).toHaveLength(200);
+    expect(long!.content).toContain('[truncated: showing 200 of 1000 characters]');
+    const repeated = h.model.requests[2]!.body.messages.filter((m) => m.role === 'tool').at(-1)!;
+    expect(repeated.content).toMatch(/^\[Warning: you have called long with these same arguments 2 times/);
+  });
+});
