@@ -299,5 +299,8 @@ describe("a project's tools follow the built-in tools' rules", () => {
     expect(long!.content).toContain('[truncated: showing 200 of 1000 characters]');
     const repeated = h.model.requests[2]!.body.messages.filter((m) => m.role === 'tool').at(-1)!;
     expect(repeated.content).toMatch(/^\[Warning: you have called long with these same arguments 2 times/);
+    // At most once across crashes: the call that is not idempotent was recorded as started before it ran.
+    const [turn] = await settled(h.store, SESSION);
+    expect([...(await h.store.toolStarts.started(turn!.id))]).toEqual(['s']);
   });
 });
