@@ -5,6 +5,7 @@
 // Packing and installing happen once for the file (about 20 s, most of it npm copying files).
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { RecordedRequest } from '../fakes/model-server.ts';
@@ -49,9 +50,10 @@ beforeAll(() => {
   for (const file of ['parley.config.ts', 'forecasts.ts', 'tsconfig.json']) copyFileSync(join(EXAMPLE, file), join(project, file));
 }, 240_000);
 
-afterAll(() => {
-  if (base) rmSync(base, { recursive: true, force: true });
-});
+// About 15,000 files: removing them takes long on a busy disk.
+afterAll(async () => {
+  if (base) await rm(base, { recursive: true, force: true });
+}, 180_000);
 
 describe('the installed package', () => {
   it('ships dist/ built with the declarations and no sources, and has no install script to run', () => {
@@ -272,5 +274,13 @@ describe('npx parley start in a project', () => {
       expect(bot.stdout()).toBe('');
       expect(existsSync(join(broken, 'data'))).toBe(false);
     }
+    // A tool named like a built-in one: found when the tools are registered.
+    writeFileSync(
+      join(broken, 'parley.config.ts'),
+      "import { defineConfig, defineTool, z } from 'parley';\nconst remember = defineTool({ name: 'remember', description: 'mine', parameters: z.object({}), execute: () => 'ok' });\nexport default defineConfig({ tools: [remember] });\n",
+    );
+    const clash = npxParleyStart(broken, {});
+    expect(await clash.exited).toBe(1);
+    expect(clash.stderr()).toBe('parley: parley.config.ts: A tool named "remember" is already registered\n');
   }, 60_000);
 });

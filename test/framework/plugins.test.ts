@@ -5,9 +5,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { PluginHost } from '../../src/framework/plugin-host.ts';
 import { definePlugin, defineTool, z } from '../../src/index.ts';
 import type { TurnEndInfo } from '../../src/index.ts';
+import { closeDiscord, startDiscord } from '../discord/helpers.ts';
 import { closeAll, createHarness, settled, waitFor } from '../helpers/harness.ts';
 
-afterEach(closeAll);
+afterEach(async () => {
+  await closeDiscord();
+  await closeAll();
+});
 
 const never = () => new Promise<never>(() => {});
 const SESSION = 'memory:dm-u-alice';
@@ -227,5 +231,76 @@ describe('a failing hook is logged with its plugin', () => {
     const entry = JSON.parse(lines[0]!) as { plugin: string; hook: string; msg: string };
     expect(entry).toMatchObject({ plugin: 'moderation', hook: 'onMessage' });
     expect(entry.msg).toBe('plugin moderation: onMessage failed (did not answer within 20 ms); the message goes on');
+  });
+});
+
+describe('a plugin command on Discord', () => {
+  it('is registered as a slash command with its argument, and answered in the channel', async () => {
+    const plugin = definePlugin({
+      name: 'weather',
+      commands: [
+        {
+          name: 'weather',
+          description: 'The weather in a city',
+          argument: { name: 'city', description: 'City', required: true },
+          run: (city) => `Sunny in ${city}`,
+        },
+      ],
+    });
+    const { dc } = await startDiscord({ plugins: [plugin] });
+    const global = dc.commands.get('global') as { name: string; options: { name: string; required: boolean }[] }[];
+    expect(global.map((c) => c.name)).toEqual(['help', 'stop', 'reset', 'approve', 'deny', 'revoke', 'weather']);
+    expect(global.at(-1)!.options).toEqual([expect.objectContaining({ name: 'city', required: true })]);
+    const alice = dc.user('Alice');
+    const general = dc.guild('Team').channels[0]!;
+    dc.slash(alice, general, 'weather', { city: 'Lisbon' });
+    await waitFor(() => dc.botMessages(general).some((m) => m.message.content.includes('Sunny in Lisbon')), 'the answer');
+  });
+});
+
+describe("a project's tools follow the built-in tools' rules", () => {
+  it('their own timeout, the result size limit and the loop detector apply', async () => {
+    const h = await createHarness({
+      env: { PARLEY_TOOL_RESULT_MAX_CHARS: '200', PARLEY_LOOP_WARN: '2' },
+      userTools: [
+        defineTool({
+          name: 'slow',
+          description: 'Never finishes',
+          parameters: z.object({}),
+          approval: 'never',
+          timeoutMs: 50,
+          execute: never,
+        }),
+        defineTool({
+          name: 'long',
+          description: 'A long result',
+          parameters: z.object({ n: z.number() }),
+          approval: 'never',
+          idempotent: true,
+          execute: () => 'x'.repeat(1_000),
+        }),
+      ],
+    });
+    h.model.enqueue(
+      {
+        toolCalls: [
+          { id: 's', name: 'slow', arguments: {} },
+          { id: 'l1', name: 'long', arguments: { n: 1 } },
+        ],
+      },
+      { toolCalls: [{ id: 'l2', name: 'long', arguments: { n: 1 } }] },
+      { text: 'done' },
+    );
+    await h.adapter.say('go');
+    await waitFor(() => h.adapter.lastBotMessage()?.text === 'done', 'the answer');
+    const [slow, long] = h.model.requests[1]!.body.messages.filter((m) => m.role === 'tool');
+    expect(slow!.content).toBe('Error: slow timed out after 50 ms.');
+    expect(long!.content).toHaveLength(200);
+    expect(long!.content).toContain('[truncated: showing 200 of 1000 characters]');
+    const repeated = h.model.requests[2]!.body.messages.filter((m) => m.role === 'tool').at(-1)!;
+    expect(repeated.content).toMatch(/^\[Warning: you have called long with these same arguments 2 times/);
+    // At most once across crashes: the call that is not idempotent was recorded as started before it ran.
+    const [turn] = await settled(h.store, SESSION);
+    expect([...(await h.store.toolStarts.started(turn!.id))]).toEqual(['s']);
   });
 });
