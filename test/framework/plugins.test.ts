@@ -249,7 +249,7 @@ describe('a plugin command on Discord', () => {
     });
     const { dc } = await startDiscord({ plugins: [plugin] });
     const global = dc.commands.get('global') as { name: string; options: { name: string; required: boolean }[] }[];
-    expect(global.map((c) => c.name)).toEqual(['help', 'stop', 'reset', 'approve', 'deny', 'revoke', 'weather']);
+    expect(global.map((c) => c.name)).toEqual(['help', 'stop', 'reset', 'approve', 'deny', 'revoke', 'model', 'weather']);
     expect(global.at(-1)!.options).toEqual([expect.objectContaining({ name: 'city', required: true })]);
     const alice = dc.user('Alice');
     const general = dc.guild('Team').channels[0]!;
