@@ -5,6 +5,7 @@
 // model that answered; `parley usage --by model` adds them up.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ModelsInput } from '../../src/config/models.ts';
+import { adminUrl, freshDatabase } from '../cluster/pg-database.ts';
 import { ALICE } from '../fakes/memory-adapter.ts';
 import { FakeModelServer } from '../fakes/model-server.ts';
 import { closeAll, createHarness, settled } from '../helpers/harness.ts';
@@ -104,5 +105,32 @@ describe('the fallback chain', () => {
     expect(backup.requests).toHaveLength(0);
     const [row] = await h.store.usage.grouped('model', new Date(0));
     expect(row).toMatchObject({ key: 'primary', turns: 1, promptTokens: 7, completionTokens: 3 });
+  });
+
+  it.skipIf(!adminUrl)('records the answering model and reads a chat choice on PostgreSQL too', async () => {
+    const database = await freshDatabase('parley_models');
+    try {
+      const h = await createHarness({ noModel: true, models: models(), databaseUrl: database.url });
+      primary.enqueue({ status: 503, retryAfter: '30' });
+      backup.enqueue({ text: 'Backup on PostgreSQL.', usage: { prompt_tokens: 4, completion_tokens: 2 } });
+      await h.adapter.say('hello');
+      await settled(h.store, KEY);
+      expect(await h.store.usage.grouped('model', new Date(0))).toEqual([
+        expect.objectContaining({ key: 'backup', turns: 1, promptTokens: 4, completionTokens: 2 }),
+      ]);
+      // The choice is an upsert (set twice, one row), and the chat's next turn asks it first.
+      await h.store.chatModels.set('memory', DM, 'backup', `memory:${ALICE.id}`);
+      await h.store.chatModels.set('memory', DM, 'backup', `memory:${ALICE.id}`);
+      backup.enqueue({ text: 'Chosen on PostgreSQL.' });
+      await h.adapter.say('again');
+      await settled(h.store, KEY);
+      expect(h.adapter.lastBotMessage(DM)!.text).toBe('Chosen on PostgreSQL.');
+      expect(primary.requests).toHaveLength(1);
+      // Without usage from the server, the turn still records which model answered.
+      expect((await h.store.usage.grouped('model', new Date(0)))[0]).toMatchObject({ key: 'backup', turns: 2 });
+      await h.stop();
+    } finally {
+      await database.drop();
+    }
   });
 });
