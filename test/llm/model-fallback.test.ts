@@ -107,6 +107,20 @@ describe('the fallback chain', () => {
     expect(row).toMatchObject({ key: 'primary', turns: 1, promptTokens: 7, completionTokens: 3 });
   });
 
+  it('records the answering model also when the server reports no usage', async () => {
+    const setup = models();
+    setup.endpoints.backup = { ...setup.endpoints.backup!, streamUsage: false };
+    const h = await createHarness({ noModel: true, models: setup });
+    primary.enqueue({ status: 503, retryAfter: '30' });
+    backup.enqueue({ text: 'No usage from me.' });
+    await h.adapter.say('hello');
+    await settled(h.store, KEY);
+    expect(backup.requests[0]!.body.stream_options).toBeUndefined();
+    expect(await h.store.usage.grouped('model', new Date(0))).toEqual([
+      expect.objectContaining({ key: 'backup', turns: 1, promptTokens: 0, totalTokens: 0 }),
+    ]);
+  });
+
   it.skipIf(!adminUrl)('records the answering model and reads a chat choice on PostgreSQL too', async () => {
     const database = await freshDatabase('parley_models');
     try {
@@ -126,7 +140,6 @@ describe('the fallback chain', () => {
       await settled(h.store, KEY);
       expect(h.adapter.lastBotMessage(DM)!.text).toBe('Chosen on PostgreSQL.');
       expect(primary.requests).toHaveLength(1);
-      // Without usage from the server, the turn still records which model answered.
       expect((await h.store.usage.grouped('model', new Date(0)))[0]).toMatchObject({ key: 'backup', turns: 2 });
       await h.stop();
     } finally {
