@@ -26,6 +26,11 @@ export class ModelRouter implements LlmClient {
   readonly #failedOn = new WeakMap<object, NamedModel>();
   /** Per turn (oldest first): the chat's /model choice as read in its first request. */
   readonly #turnChoices = new Map<string, Promise<string | undefined>>();
+  /**
+   * Per turn (oldest first): the model that answered after the one chosen failed. The turn's later
+   * rounds ask it first: a model that just failed is not waited for again in every tool round.
+   */
+  readonly #turnFallbacks = new Map<string, string>();
 
   constructor(options: ModelRouterOptions) {
     this.#o = options;
@@ -70,8 +75,11 @@ export class ModelRouter implements LlmClient {
 
   /** The models a request of this chat tries, in order. */
   async chain(chat: CompleteOptions['chat']): Promise<NamedModel[]> {
-    const first = chat ? (await this.chosen(chat.channel, chat.chatId, chat.turnId))?.name : this.#o.setup.defaultModel;
-    const names = [...new Set([first, ...this.#o.setup.fallback].filter((n): n is string => n !== undefined))];
+    const chosen = chat ? (await this.chosen(chat.channel, chat.chatId, chat.turnId))?.name : this.#o.setup.defaultModel;
+    // After a fallback in this turn: the model that answered first, the chosen one last.
+    const stuck = chat?.turnId === undefined ? undefined : this.#turnFallbacks.get(chat.turnId);
+    const order = stuck ? [stuck, ...this.#o.setup.fallback, chosen] : [chosen, ...this.#o.setup.fallback];
+    const names = [...new Set(order.filter((n): n is string => n !== undefined))];
     return names.map((n) => this.#byName.get(n)).filter((m): m is NamedModel => m !== undefined);
   }
 
@@ -90,6 +98,7 @@ export class ModelRouter implements LlmClient {
             options.onDelta?.(delta);
           },
         });
+        if (i > 0 && options.chat?.turnId !== undefined) this.#rememberFallback(options.chat.turnId, named.name);
         const usage = completion.usage ?? { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
         return { ...completion, usage: { ...usage, model: named.name } };
       } catch (error) {
@@ -132,6 +141,12 @@ export class ModelRouter implements LlmClient {
       if (this.#turnChoices.size > MAX_TURN_CHOICES) this.#turnChoices.delete(this.#turnChoices.keys().next().value!);
     }
     return choice;
+  }
+
+  #rememberFallback(turnId: string, name: string): void {
+    this.#turnFallbacks.delete(turnId);
+    this.#turnFallbacks.set(turnId, name);
+    if (this.#turnFallbacks.size > MAX_TURN_CHOICES) this.#turnFallbacks.delete(this.#turnFallbacks.keys().next().value!);
   }
 
   #named(name: string | undefined): NamedModel | undefined {

@@ -76,6 +76,26 @@ describe('the fallback chain', () => {
     expect(h.adapter.lastBotMessage(DM)!.text).toContain('I started to answer and then');
   });
 
+  it("asks the model that answered first in the turn's later rounds", async () => {
+    const h = await createHarness({ noModel: true, models: models() });
+    primary.enqueue({ status: 503, retryAfter: '30' });
+    backup.enqueue({ toolCalls: [{ name: 'search_knowledge', arguments: { query: 'opening hours' } }] }, { text: 'Nothing on file.' });
+    await h.adapter.say('when do you open?');
+    const [turn] = await settled(h.store, KEY);
+    expect(turn).toMatchObject({ status: 'done', rounds: 2 });
+    expect(h.adapter.lastBotMessage(DM)!.text).toBe('Nothing on file.');
+    // The tool round went straight to the backup; the primary was asked once.
+    expect(primary.requests).toHaveLength(1);
+    expect(backup.requests).toHaveLength(2);
+
+    // The next turn starts with the chosen model again.
+    primary.enqueue({ text: 'Primary is back.' });
+    await h.adapter.say('and tomorrow?');
+    await settled(h.store, KEY);
+    expect(h.adapter.lastBotMessage(DM)!.text).toBe('Primary is back.');
+    expect(primary.requests).toHaveLength(2);
+  });
+
   it('hands on a server error (500) once the model has no retries left', async () => {
     const h = await createHarness({ noModel: true, models: models() });
     primary.enqueue({ status: 500, body: { error: { message: 'internal error' } } });
