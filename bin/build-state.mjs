@@ -2,7 +2,7 @@
 // the folders the build reads (one directory walk, ~5 ms for ~250 files). A file edited, added or
 // removed since the build changes one of the two. Plain JavaScript with no dependencies: bin/ reads
 // it on every start, before anything else of Parley loads.
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -11,7 +11,13 @@ export const DIST = join(ROOT, 'dist');
 export const STAMP_FILE = '.build-stamp.json';
 
 /** Folders and files the build reads (sources, assets, build settings). */
-export const BUILD_INPUTS = ['src', 'adapters', 'prisma/migrations', 'tsconfig.json', 'tsconfig.build.json'];
+export const BUILD_INPUTS = ['src', 'adapters', 'prisma/migrations', 'tsconfig.json', 'tsconfig.build.json', 'tsconfig.types.json'];
+
+/**
+ * An installed copy of the packed package (npm pack ships dist/ built, without the sources): its
+ * dist/ is what there is to run, never rebuilt.
+ */
+export const PACKAGED = !existsSync(join(ROOT, 'src'));
 
 function visit(path, state) {
   const stat = statSync(path, { throwIfNoEntry: false });
@@ -39,6 +45,7 @@ export function distProblem() {
   } catch {
     return 'missing';
   }
+  if (PACKAGED) return undefined;
   const now = sourceState();
   return now.newest > stamp.newest || now.files !== stamp.files ? 'stale' : undefined;
 }

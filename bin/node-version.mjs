@@ -2,8 +2,11 @@
 // crash inside native modules (a segmentation fault on Node 20) instead of saying what is wrong,
 // so this file is plain JavaScript that every Node.js version can parse, with no imports.
 
-/** package.json "engines": keep the two in step (a test compares them). */
-export var REQUIRED_NODE = '22.12.0';
+/**
+ * package.json "engines": keep the two in step (a test compares them). 22.18: the first 22.x that
+ * runs a project's parley.config.ts as it is (type stripping without a flag).
+ */
+export var REQUIRED_NODE = '22.18.0';
 
 function parts(version) {
   var match = /^v?(\d+)\.(\d+)\.(\d+)/.exec(String(version));

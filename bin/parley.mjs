@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// The `parley` admin CLI. Checks the Node.js version first; only then loads the compiled CLI
+// The `parley` admin CLI, and `parley start`, which runs the bot (bin/start.mjs: what `npm start`
+// runs) from the working directory: its .env, parley.config.ts and data folder. Checks the Node.js version first; only then loads the compiled CLI
 // (dist/, rebuilt first if the sources changed). No top-level await: old versions must parse this file.
 import { existsSync } from 'node:fs';
 import module from 'node:module';
@@ -14,10 +15,12 @@ const BUNDLE = new URL('../dist/bundle/cli/main.js', import.meta.url);
 const [group, command] = process.argv.slice(2);
 const bundled = group === 'knowledge' && command === 'search';
 // `doctor` runs through bin/doctor.mjs, which hands the CLI each platform's checks.
-import('./dist.mjs')
-  .then((dist) => dist.ensureBuilt())
-  .then(() =>
-    group === 'doctor'
-      ? import('./doctor.mjs').then((doctor) => doctor.runDoctor())
-      : import(bundled && existsSync(BUNDLE) ? BUNDLE.href : '../dist/src/cli/main.js'),
-  );
+if (group === 'start') import('./start.mjs');
+else
+  import('./dist.mjs')
+    .then((dist) => dist.ensureBuilt())
+    .then(() =>
+      group === 'doctor'
+        ? import('./doctor.mjs').then((doctor) => doctor.runDoctor())
+        : import(bundled && existsSync(BUNDLE) ? BUNDLE.href : '../dist/src/cli/main.js'),
+    );

@@ -1,7 +1,9 @@
 // Compiles src/ and adapters/ to dist/ with the project's
-// TypeScript, copies the files the code reads at run time (migrations, the web console's static
+// TypeScript, emits the public API's type declarations (tsconfig.types.json: from src/index.ts
+// only, into dist/types/), copies the files the code reads at run time (migrations, the web console's static
 // files), bundles the CLI for a fast start (scripts/bundle-cli.mjs) and stamps the result with the state of its sources (bin/build-state.mjs). Runs at
-// `npm install` (postinstall), and from bin/ when the sources changed since.
+// `npm install` and `npm pack` (the `prepare` script: never where Parley is installed as a
+// dependency, whose dist/ came built in the tarball), and from bin/ when the sources changed since.
 //
 // Builds into a temporary folder and swaps it in, under a lock folder: processes starting side by
 // side (tests) build once and never run a half-written dist/.
@@ -42,6 +44,12 @@ function compileTo(outDir) {
   execFileSync(process.execPath, [tsc, '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', outDir], {
     cwd: ROOT,
     stdio: ['ignore', 2, 2], // tsc reports on stderr: stdout may be a command's JSON
+  });
+  // The declarations of the public API (src/index.ts and the few files its types reach), for projects
+  // that import 'parley' (package.json "exports").
+  execFileSync(process.execPath, [tsc, '-p', join(ROOT, 'tsconfig.types.json'), '--outDir', join(outDir, 'types')], {
+    cwd: ROOT,
+    stdio: ['ignore', 2, 2],
   });
   for (const asset of ASSETS) cpSync(join(ROOT, asset), join(outDir, asset), { recursive: true });
   // A child process: the bundler's API is asynchronous and this build is not. Without the bundle

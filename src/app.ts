@@ -12,11 +12,14 @@ import { localWakeups, type Wakeups } from './cluster/wakeups.ts';
 import { PgWakeups } from './cluster/wakeups-pg.ts';
 import type { Config } from './config/config.ts';
 import type { ChannelAdapter } from './core/types.ts';
+import { PluginHost } from './framework/plugin-host.ts';
+import type { Plugin } from './framework/plugin.ts';
 import { Gateway } from './gateway/gateway.ts';
 import { SessionScheduler, type SchedulerOptions } from './gateway/scheduler.ts';
-import { llmClientFromConfig } from './llm/client.ts';
 import { ModelHealth } from './llm/model-health.ts';
+import type { ModelRouter } from './llm/model-router.ts';
 import { modelFailureCause } from './llm/model-state.ts';
+import { modelHealths, modelRouter } from './llm/models-runtime.ts';
 import type { LlmClient } from './llm/types.ts';
 import { knowledgeContextSection } from './knowledge/context-section.ts';
 import { knowledgeIndexFile } from './knowledge/index-location.ts';
@@ -35,10 +38,12 @@ export interface AppOptions {
   store: Store;
   adapters: ChannelAdapter[];
   log: Logger;
-  /** Defaults to a client built from `config.model` (none when no model is configured). */
+  /** Defaults to a router over `config.models` (none when no model is configured). */
   llm?: LlmClient;
   /** Tools added to the built-in ones. */
   tools?: AnyTool[];
+  /** A project's plugins (parley.config): hooks, context sections, commands. */
+  plugins?: readonly Plugin[];
   sections?: ContextSection[];
   scheduler?: Omit<SchedulerOptions, 'store' | 'log' | 'wakeups'>;
   sweepIntervalMs?: number;
@@ -46,8 +51,8 @@ export interface AppOptions {
   heartbeatMs?: number;
   /** The folder of per-install files (the media cache is its media/ folder); beside the database by default. */
   dataDir?: string;
-  /** What is known of the model (src/main.ts makes it first, for /readyz); one is made otherwise. */
-  modelHealth?: ModelHealth;
+  /** What is known of each configured model, by name (src/main.ts makes them first, for /readyz); made otherwise. */
+  modelHealths?: Map<string, ModelHealth>;
   now?: () => Date;
 }
 
@@ -60,7 +65,12 @@ export interface App {
   heartbeat: Heartbeat;
   wakeups: Wakeups;
   tools: ToolRegistry;
+  /** The default model's health. */
   modelHealth: ModelHealth;
+  /** Every configured model's health, by name. */
+  modelHealths: Map<string, ModelHealth>;
+  /** Picks each request's model (absent when `llm` was given or no model is configured). */
+  models?: ModelRouter;
   llm?: LlmClient;
   knowledge: KnowledgeBase;
   /** The media intake and cache (attachments read for the model). */
@@ -107,14 +117,27 @@ function changedElsewhere(store: Store): () => Promise<boolean> {
 
 export function createApp(options: AppOptions): App {
   const { config, store, log } = options;
-  const modelHealth = options.modelHealth ?? new ModelHealth({ config: config.model, log });
-  const client =
-    options.llm ??
-    llmClientFromConfig(config.model, (status) => log.warn({ status }, `model server answered ${status}; retrying if attempts remain`));
+  const healths = options.modelHealths ?? modelHealths(config.models, log);
+  const defaultName = config.models.defaultModel;
+  const modelHealth = (defaultName && healths.get(defaultName)) || new ModelHealth({ config: config.model, log });
+  // Every request tells its model's health how it went (the ready block and /readyz read them).
+  const router = options.llm
+    ? undefined
+    : modelRouter({
+        setup: config.models,
+        healths,
+        chatChoice: async (channel, chatId) => (await store.chatModels.get(channel, chatId))?.model,
+        log,
+      });
+  const plugins = new PluginHost(options.plugins ?? [], { log: log.child({ component: 'plugins' }), memory: store.memory });
+  const routed = options.llm ? modelHealth.observe(options.llm) : router;
   const media = new Media({ config, dataDir: options.dataDir ?? dataDirFor(config.database), adapters: options.adapters, log });
-  // Every request tells the model's health how it went (the ready block and /readyz read it); the
-  // media client around it sends the conversation's cached images.
-  const llm = client && media.client(modelHealth.observe(client));
+  // The media client sends the conversation's cached images; the plugins observe what is sent.
+  const llm = routed && plugins.observeModel(media.client(routed));
+  const failureCause = (error: unknown) =>
+    router && config.models.models.length > 1
+      ? router.failureCause(error)
+      : modelFailureCause(error, config.models.models[0]?.config ?? config.model);
   const knowledge = new KnowledgeBase({
     repo: store.knowledge,
     indexFile: knowledgeIndexFile(config.database),
@@ -141,12 +164,13 @@ export function createApp(options: AppOptions): App {
         journal: storeJournal(store, { owner: scheduler.owner, released: (sessionId, state) => scheduler.releasedWith(sessionId, state) }),
         llm,
         tools,
-        hooks: approvalHooks({ gate, approvals: announcedApprovals(store, wakeups), now: options.now }),
+        hooks: plugins.toolHooks(approvalHooks({ gate, approvals: announcedApprovals(store, wakeups), now: options.now })),
         settings: config.agent,
-        prompt: { base: config.bot.systemPrompt, botName: config.bot.name },
-        failureNote: { admins: config.approvals.admins, cause: (error) => modelFailureCause(error, config.model) },
+        prompt: { ...(config.bot.prompt ? { base: config.bot.prompt } : {}), botName: config.bot.name },
+        failureNote: { admins: config.approvals.admins, cause: failureCause },
         sections: [memoryContextSection(store.memory), ...(options.sections ?? [])],
-        turnSections: [knowledgeContextSection(knowledge, config.knowledge)],
+        turnSections: [knowledgeContextSection(knowledge, config.knowledge), ...plugins.turnSections()],
+        onTurnEnd: (turn) => plugins.turnEnded(turn),
         log,
         now: options.now,
       })
@@ -185,10 +209,12 @@ export function createApp(options: AppOptions): App {
     groupSession: config.bot.groupSession,
     locale: config.bot.locale,
     approvals,
+    ...(plugins.size > 0 ? { plugins } : {}),
     wakeups,
     sweepIntervalMs: options.sweepIntervalMs,
     limits: { settings: config.limits, admins: config.approvals.admins },
     media,
+    ...(router ? { models: { choices: router, admins: config.approvals.admins } } : {}),
   });
   return {
     gateway,
@@ -200,6 +226,8 @@ export function createApp(options: AppOptions): App {
     tools,
     llm,
     modelHealth,
+    modelHealths: healths,
+    ...(router ? { models: router } : {}),
     knowledge,
     media,
     async start() {

@@ -1,5 +1,6 @@
-// `npm start`: the one place that wires config → store → adapters → gateway.
-import { dirname, resolve } from 'node:path';
+// `npm start` and `npx parley start`: the one place that wires config → store → adapters → gateway,
+// with the project's parley.config (tools, plugins) from the working directory.
+import { basename, dirname, resolve } from 'node:path';
 import { config as loadDotenv } from 'dotenv';
 import { discordChannel } from '../adapters/discord/index.ts';
 import { feishuChannel } from '../adapters/feishu/index.ts';
@@ -7,17 +8,25 @@ import { telegramChannel } from '../adapters/telegram/index.ts';
 import { webChannel } from '../adapters/web/index.ts';
 import { createApp } from './app.ts';
 import { loadConfig, type Config } from './config/config.ts';
+import { ENV_MODEL_NAME } from './config/models.ts';
 import { loadFileConfig } from './config-file/load.ts';
 import type { FileConfig } from './config-file/schema.ts';
+import { COMMANDS } from './core/commands.ts';
 import { ConfigError } from './core/env.ts';
 import { ParleyError } from './core/errors.ts';
 import type { ChannelAdapter, ChannelFactory } from './core/types.ts';
+import type { ParleyConfig } from './framework/config.ts';
+import { withProjectModelsAndPrompt } from './framework/models-and-prompt.ts';
+import { loadProjectConfig, ProjectConfigError } from './framework/load.ts';
+import { pluginCommands } from './framework/plugin-host.ts';
+import { registryTool } from './framework/tool.ts';
 import { reclaimStaleLeases, thisProcess } from './gateway/lease-owner.ts';
 import { httpConfigFromEnv, type HttpConfig } from './http/config.ts';
 import { HttpHost } from './http/host.ts';
 import type { ChannelPhase, ModelReadiness } from './http/readiness.ts';
-import { ModelHealth } from './llm/model-health.ts';
+import type { ModelHealth } from './llm/model-health.ts';
 import { describeModelState, type ModelState, modelStateFix } from './llm/model-state.ts';
+import { modelHealths } from './llm/models-runtime.ts';
 import { createLogger, type Logger } from './log.ts';
 import type { McpManager, McpServerStatus } from './mcp/manager.ts';
 import { armHardExit, boundStop, runSteps, type ShutdownStep } from './shutdown.ts';
@@ -52,16 +61,27 @@ function describeDatabase(config: Config, store: Store): string {
   return `${where} (${applied ? `${applied} migration(s) applied now` : 'schema up to date'})`;
 }
 
-function describeModel(config: Config, health: ModelHealth): string[] {
-  if (!config.model.configured) {
+function describeModels(config: Config, healths: Map<string, ModelHealth>): string[] {
+  if (healths.size === 0) {
     return [
       'not configured: I will start, but cannot answer yet.',
       'Set OPENAI_MODEL and OPENAI_BASE_URL (or OPENAI_API_KEY) in .env (see .env.example), then restart.',
     ];
   }
-  const state = health.state;
-  const fix = modelStateFix(state);
-  return [`${health.where}: ${describeModelState(state)}`, ...(fix ? [fix] : [])];
+  const { defaultModel, fallback, channels } = config.models;
+  const several = healths.size > 1;
+  const lines = [...healths].flatMap(([name, health]) => {
+    const state = health.state;
+    // The fixes name the OPENAI_* variables: they apply to the model those configure.
+    const fix = name === ENV_MODEL_NAME ? modelStateFix(state) : undefined;
+    const role = [name === defaultModel ? 'default' : undefined, fallback.includes(name) ? 'fallback' : undefined]
+      .filter(Boolean)
+      .join(', ');
+    const label = several ? `${name}${role ? ` (${role})` : ''}: ` : '';
+    return [`${label}${health.where}: ${describeModelState(state)}`, ...(fix ? [fix] : [])];
+  });
+  const routed = Object.entries(channels).map(([channel, name]) => `${channel} → ${name}`);
+  return routed.length ? [...lines, `per channel: ${routed.join(', ')}`] : lines;
 }
 
 function modelReadiness(state: ModelState): ModelReadiness {
@@ -75,8 +95,9 @@ function describeMcp(server: McpServerStatus): string {
 }
 
 function readyBlock(
+  project: { config: ParleyConfig; file?: string },
   config: Config,
-  health: ModelHealth,
+  healths: Map<string, ModelHealth>,
   store: Store,
   adapters: ChannelAdapter[],
   host: HttpHost,
@@ -84,7 +105,7 @@ function readyBlock(
 ): string {
   const label = (name: string) => `  ${name.padEnd(10)}`;
   const lines = [config.bot.name === 'Parley' ? 'Parley is running.' : `${config.bot.name} (Parley) is running.`];
-  const model = describeModel(config, health);
+  const model = describeModels(config, healths);
   lines.push(label('Model') + model[0], ...model.slice(1).map((l) => ' '.repeat(12) + l));
   lines.push(label('Database') + describeDatabase(config, store));
   lines.push(`${label('HTTP')}${host.url} (/healthz, /readyz)`);
@@ -97,6 +118,10 @@ function readyBlock(
     }
   }
   for (const [i, server] of mcp.entries()) lines.push(label(i === 0 ? 'MCP' : '') + describeMcp(server));
+  if (project.file) {
+    const { tools, plugins } = project.config;
+    lines.push(`${label('Project')}${basename(project.file)}: ${tools.length} tool(s), ${plugins.length} plugin(s)`);
+  }
   lines.push('Press Ctrl-C to stop.');
   return lines.join('\n');
 }
@@ -113,14 +138,16 @@ function withChannelAdmins(config: Config, adapters: ChannelAdapter[]): Config {
   return { ...config, approvals: { ...config.approvals, admins: [...config.approvals.admins, ...vouched] } };
 }
 
-async function createAdapters(config: Config, log: Logger): Promise<ChannelAdapter[]> {
+async function createAdapters(config: Config, project: ParleyConfig, log: Logger): Promise<ChannelAdapter[]> {
   const adapters: ChannelAdapter[] = [];
+  const commands = [...COMMANDS, ...pluginCommands(project.plugins)];
   for (const factory of CHANNELS) {
     const adapter = await factory.fromEnv({
       env: process.env,
       log: log.child({ channel: factory.kind }),
       botName: config.bot.name,
       dataDir: dataDirOf(config),
+      commands,
     });
     if (adapter) adapters.push(boundStop(adapter, ADAPTER_STOP_MS));
   }
@@ -155,12 +182,17 @@ async function main(): Promise<void> {
   let config: Config;
   let httpConfig: HttpConfig;
   let fileConfig: FileConfig;
+  let project: { config: ParleyConfig; file?: string };
   try {
     config = loadConfig();
     httpConfig = httpConfigFromEnv(process.env);
     fileConfig = loadFileConfig(process.env, process.cwd());
+    project = await loadProjectConfig(process.cwd());
+    // The models of parley.config.yaml or parley.config.ts (with the OPENAI_* one among them)
+    // replace the environment's alone; the prompt template may come from either, or the environment.
+    config = withProjectModelsAndPrompt(config, fileConfig, project, process.env);
   } catch (error) {
-    if (error instanceof ConfigError) fail(error.message);
+    if (error instanceof ConfigError || error instanceof ProjectConfigError) fail(error.message);
     throw error;
   }
   const log = createLogger(config.logLevel);
@@ -179,7 +211,7 @@ async function main(): Promise<void> {
 
   let adapters: ChannelAdapter[];
   try {
-    adapters = await createAdapters(config, log);
+    adapters = await createAdapters(config, project.config, log);
   } catch (error) {
     await store.close();
     if (error instanceof ConfigError) fail(error.message);
@@ -187,8 +219,9 @@ async function main(): Promise<void> {
   }
 
   // The model's cheap check runs while the rest starts; the ready block waits for it (5 s at most).
-  const modelHealth = new ModelHealth({ config: config.model, log: log.child({ component: 'model' }) });
-  const modelChecked = modelHealth.check();
+  const healths = modelHealths(config.models, log.child({ component: 'model' }));
+  const modelChecked = Promise.all([...healths.values()].map((health) => health.check()));
+  const defaultHealth = config.models.defaultModel ? healths.get(config.models.defaultModel) : undefined;
   // One listener for everything HTTP; /readyz says ready once the channels started and the database
   // answers, and whether the model answers (`degraded` when it does not).
   let phase: ChannelPhase = 'starting';
@@ -199,11 +232,31 @@ async function main(): Promise<void> {
       pingDatabase: () => store.ping(),
       channels: adapters.map((adapter) => adapter.id),
       phase: () => phase,
-      ...(config.model.configured ? { model: () => modelReadiness(modelHealth.state) } : {}),
+      ...(defaultHealth ? { model: () => modelReadiness(defaultHealth.state) } : {}),
+      ...(healths.size > 1
+        ? { models: () => Object.fromEntries([...healths].map(([name, health]) => [name, modelReadiness(health.state)])) }
+        : {}),
     },
   });
   for (const adapter of adapters) adapter.routes?.(host);
-  const app = createApp({ config: withChannelAdmins(config, adapters), store, adapters, log, modelHealth, dataDir: dataDirOf(config) });
+  let app: ReturnType<typeof createApp>;
+  try {
+    app = createApp({
+      config: withChannelAdmins(config, adapters),
+      store,
+      adapters,
+      log,
+      modelHealths: healths,
+      dataDir: dataDirOf(config),
+      tools: project.config.tools.map((tool) => registryTool(tool, store.memory)),
+      plugins: project.config.plugins,
+    });
+  } catch (error) {
+    // A project's tool the registry refuses (a name taken by a built-in tool, a schema too large).
+    await store.close();
+    lock.release();
+    fail(`${project.file ? `${basename(project.file)}: ` : ''}${error instanceof Error ? error.message : String(error)}`);
+  }
   const mcp: Mcp =
     fileConfig.mcpServers.length === 0
       ? NO_MCP
@@ -263,7 +316,7 @@ async function main(): Promise<void> {
   // process at once, and whoever reads the ready block may send it immediately.
   await modelChecked;
   if (stopping) return;
-  process.stdout.write(`${readyBlock(config, modelHealth, store, adapters, host, mcp.status())}\n`);
+  process.stdout.write(`${readyBlock(project, config, healths, store, adapters, host, mcp.status())}\n`);
 }
 
 main().catch((error: unknown) => {

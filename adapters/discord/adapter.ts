@@ -18,7 +18,7 @@ import {
 } from 'discord.js';
 import { z } from 'zod';
 import { ChatOrder } from '../../src/core/chat-order.ts';
-import { COMMANDS } from '../../src/core/commands.ts';
+import { COMMANDS, type CommandInfo } from '../../src/core/commands.ts';
 import { localeOrDefault, t } from '../../src/core/i18n/index.ts';
 import type {
   Attachment,
@@ -50,6 +50,8 @@ export interface DiscordAdapterOptions {
   id?: string;
   /** How long start() waits for READY (default 30 s). */
   startTimeoutMs?: number;
+  /** The slash commands (default: the core's COMMANDS). */
+  commands?: readonly CommandInfo[];
   /** How long an interaction waits for the core's ack before it is deferred (Discord allows 3 s). */
   interactionDeadlineMs?: number;
 }
@@ -92,6 +94,7 @@ export class DiscordAdapter implements ChannelAdapter {
   readonly #config: DiscordConfig;
   readonly #log: CoreLogger;
   readonly #startTimeoutMs: number;
+  readonly #commands: readonly CommandInfo[];
   readonly #interactionDeadlineMs: number;
   readonly #outbound: DiscordOutbound;
   readonly #pending = new Map<string, PendingCommand>();
@@ -111,6 +114,7 @@ export class DiscordAdapter implements ChannelAdapter {
     this.#config = options.config;
     this.#log = options.log;
     this.#startTimeoutMs = options.startTimeoutMs ?? START_TIMEOUT_MS;
+    this.#commands = options.commands ?? COMMANDS;
     this.#interactionDeadlineMs = options.interactionDeadlineMs ?? INTERACTION_DEADLINE_MS;
     this.capabilities = {
       maxTextLength: MAX_CONTENT,
@@ -316,7 +320,7 @@ export class DiscordAdapter implements ChannelAdapter {
     const guild = this.#config.commandsGuild;
     const route = guild ? Routes.applicationGuildCommands(appId, guild) : Routes.applicationCommands(appId);
     try {
-      await this.client.rest.put(route, { body: slashCommandsOf(COMMANDS) });
+      await this.client.rest.put(route, { body: slashCommandsOf(this.#commands) });
     } catch (error) {
       this.#log.warn({}, `could not register the slash commands: ${safeErrorMessage(error, this.#config.token)}`);
     }

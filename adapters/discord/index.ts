@@ -4,11 +4,11 @@ import { loadDiscordConfig } from './config.ts';
 
 export const discordChannel: ChannelFactory = {
   kind: 'discord',
-  async fromEnv({ env, log }) {
+  async fromEnv({ env, log, commands }) {
     const config = loadDiscordConfig(env);
     if (!config) return undefined;
     // The SDK loads only when the channel is configured (memory and start-up of every other setup).
     const { DiscordAdapter } = await import('./adapter.ts');
-    return new DiscordAdapter({ config, log });
+    return new DiscordAdapter({ config, log, ...(commands ? { commands } : {}) });
   },
 };

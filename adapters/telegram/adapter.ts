@@ -7,7 +7,7 @@ import { Bot, type Transformer } from 'grammy';
 import type { BotCommand, LanguageCode } from 'grammy/types';
 import { answerOnce } from '../../src/core/ack.ts';
 import { ChatOrder } from '../../src/core/chat-order.ts';
-import { COMMANDS, commandDescription, ENTRY_COMMAND } from '../../src/core/commands.ts';
+import { COMMANDS, type CommandInfo, commandDescription, ENTRY_COMMAND } from '../../src/core/commands.ts';
 import { LOCALES, type Locale, localeOrDefault, t } from '../../src/core/i18n/index.ts';
 import { reportDelay } from '../../src/core/delivery-delays.ts';
 import { errorText } from '../../src/core/errors.ts';
@@ -41,6 +41,8 @@ export interface TelegramAdapterOptions {
   id?: string;
   /** How long start() keeps trying to reach Telegram (default 30 s). */
   startTimeoutMs?: number;
+  /** The command menu (default: the core's COMMANDS). */
+  commands?: readonly CommandInfo[];
 }
 
 /** What the bot asks Telegram for; everything else (edits, joins...) is not delivered at all. */
@@ -48,19 +50,29 @@ const ALLOWED_UPDATES = ['message', 'callback_query'] as const;
 const TOAST_MAX_CHARS = 200;
 const START_TIMEOUT_MS = 30_000;
 
-/** Telegram's command menu in `locale`, from the core's registry (Telegram opens every chat with /start). */
-function menuCommands(locale: Locale): BotCommand[] {
-  return [ENTRY_COMMAND, ...COMMANDS].map((c) => ({ command: c.name, description: commandDescription(c, locale) }));
+/** Telegram's command menu in `locale`, from the core's registry and a project's own commands (Telegram opens every chat with /start). */
+function menuCommands(commands: readonly CommandInfo[], locale: Locale): BotCommand[] {
+  return [ENTRY_COMMAND, ...commands].map((c) => ({ command: c.name, description: commandDescription(c, locale) }));
+}
+
+interface Menu {
+  languageCode?: string;
+  commands: BotCommand[];
 }
 
 /**
  * The menus: English for everyone, and one per other locale for the users whose app is in that
  * language (setMyCommands' language_code is a two-letter ISO 639-1 code; `zh` covers every Chinese).
  */
-const MENUS: { languageCode?: string; commands: BotCommand[] }[] = [
-  { commands: menuCommands('en') },
-  ...LOCALES.filter((locale) => locale !== 'en').map((locale) => ({ languageCode: locale.slice(0, 2), commands: menuCommands(locale) })),
-];
+function menusOf(commands: readonly CommandInfo[]): Menu[] {
+  return [
+    { commands: menuCommands(commands, 'en') },
+    ...LOCALES.filter((locale) => locale !== 'en').map((locale) => ({
+      languageCode: locale.slice(0, 2),
+      commands: menuCommands(commands, locale),
+    })),
+  ];
+}
 
 /**
  * Waits out 429s (retry_after) and retries 5xx/network failures; typing pings are not worth a wait.
@@ -98,6 +110,7 @@ export class TelegramAdapter implements ChannelAdapter {
   readonly #config: TelegramConfig;
   readonly #log: CoreLogger;
   readonly #startTimeoutMs: number;
+  readonly #menus: Menu[];
   readonly #outbound: TelegramOutbound;
   readonly #buttonPresses = new Set<Promise<void>>();
   /**
@@ -121,6 +134,7 @@ export class TelegramAdapter implements ChannelAdapter {
     this.#config = options.config;
     this.#log = options.log;
     this.#startTimeoutMs = options.startTimeoutMs ?? START_TIMEOUT_MS;
+    this.#menus = menusOf(options.commands ?? COMMANDS);
     this.capabilities = {
       maxTextLength: 4096,
       maxButtonPayload: 64,
@@ -186,7 +200,7 @@ export class TelegramAdapter implements ChannelAdapter {
     this.bot.botInfo = me;
     this.#identity = { id: me.id, username: me.username };
     this.#sink = sink;
-    for (const menu of MENUS) {
+    for (const menu of this.#menus) {
       await this.bot.api
         .setMyCommands(menu.commands, menu.languageCode ? { language_code: menu.languageCode as LanguageCode } : {})
         .catch((error: unknown) => {

@@ -161,6 +161,7 @@ export function classifyMessage(updateId: number, raw: Message, bot: BotIdentity
     ...(sender.languageCode ? { locale: sender.languageCode } : {}),
     // Telegram always sends the date; without one, the message is as old as its arrival.
     receivedAt: message.date === undefined ? new Date() : new Date(message.date * 1000),
+    ...('title' in message.chat && message.chat.title ? { chatTitle: message.chat.title } : {}),
   };
   return { kind: 'message', inbound };
 }

@@ -278,6 +278,7 @@ export class WebAdapter implements ChannelAdapter, ConsoleBackend {
       repliesToBot: false,
       ...(person.locale ? { locale: person.locale } : {}),
       receivedAt: new Date(),
+      ...(chat.chatType === 'group' ? { chatTitle: chat.chatId.replace(/^room-/, '') } : {}),
     });
     return entry;
   }

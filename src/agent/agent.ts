@@ -4,8 +4,9 @@
 // The loop knows two ports: the journal (storage) and the tool hooks (who may hold a call).
 import { randomBytes } from 'node:crypto';
 import type { Config } from '../config/config.ts';
+import type { PromptTemplate } from '../config/prompt-template.ts';
 import { errorText, userMessageOf } from '../core/errors.ts';
-import { localeOrDefault, type Locale, t } from '../core/i18n/index.ts';
+import { DEFAULT_LOCALE, localeOrDefault, type Locale, t } from '../core/i18n/index.ts';
 import { markdownText } from '../core/markdown-text.ts';
 import type { Inbound } from '../core/types.ts';
 import { LlmError } from '../llm/errors.ts';
@@ -51,7 +52,8 @@ export interface AgentOptions {
   settings: Config['agent'];
   /** How many times a turn left running is continued before it is given up (default 3). */
   maxRecoveries?: number;
-  prompt: { base?: string; botName: string };
+  /** The system prompt's base (a checked template), the bot's name, and the locale its own texts are in. */
+  prompt: { base?: PromptTemplate; botName: string; locale?: string };
   /**
    * When a turn fails and the person who asked is an admin ("channel:userId"), the chat's message
    * adds the cause in one line (`cause`: undefined for failures that have none to tell); others
@@ -60,6 +62,8 @@ export interface AgentOptions {
   failureNote?: { admins: readonly string[]; cause: (error: unknown) => string | undefined };
   sections?: ContextSection[];
   turnSections?: ContextSection[];
+  /** Told of each turn that ended (done, failed or cancelled); not waited for. */
+  onTurnEnd?: (turn: EndedTurn) => void;
   log: Logger;
   now?: () => Date;
 }
@@ -75,6 +79,15 @@ export interface TurnRun {
   preread?: PrereadContext;
   /** The turn's start showed the journal's cached history of the session complete: its read may use the cache alone. */
   historyChecked?: boolean;
+}
+
+interface EndedTurn {
+  turnId: string;
+  sessionId: string;
+  status: 'done' | 'failed' | 'cancelled';
+  text: string;
+  usage: Usage;
+  rounds: number;
 }
 
 export interface TurnOutcome {
@@ -282,7 +295,8 @@ export class Agent {
       const atLimit = rounds >= settings.maxRounds;
       const { completion, history } = await this.#complete(run, rounds + 1, atLimit);
       rounds++;
-      const calls = atLimit || completion.toolCalls.length === 0 ? [] : uniqueIds(turnCallIds(history, run.turn.id), completion.toolCalls);
+      let calls = atLimit || completion.toolCalls.length === 0 ? [] : uniqueIds(turnCallIds(history, run.turn.id), completion.toolCalls);
+      if (calls.length > 0 && this.#o.hooks.prepareCalls) calls = await this.#o.hooks.prepareCalls(calls, this.#toolContext(run));
       if (calls.length > 0 && completion.finishReason !== 'length' && (await this.#mayRunUnwritten(run, calls))) {
         const ended = await this.#afterStep(run, await this.#unwrittenToolStep(run, completion, calls, detector));
         if (ended) return ended;
@@ -378,6 +392,7 @@ export class Agent {
           signal: run.signal,
           sessionId: run.session.id,
           onNotice: (text) => run.emit({ type: 'notice', turnId: run.turn.id, text }),
+          chat: { channel: run.session.channel, chatId: run.session.chatId, turnId: run.turn.id },
           onDelta: (delta) => {
             if (delta.kind === 'text') partial += delta.text;
             run.emit({ type: 'message_delta', turnId: run.turn.id, round, kind: delta.kind, text: delta.text });
@@ -419,11 +434,13 @@ export class Agent {
   async #systemPrompt(run: TurnRun, history: MessageRecord[]): Promise<string> {
     const sections = this.#sections.get(run) ?? (await this.#buildSections(run, history));
     return composeSystemPrompt({
-      base: this.#o.prompt.base,
+      ...(this.#o.prompt.base ? { base: this.#o.prompt.base } : {}),
       botName: this.#o.prompt.botName,
       now: this.#now(),
       chatType: run.session.chatType,
       channel: run.session.channel,
+      chatTitle: run.turn.origin.chatTitle ?? '',
+      locale: this.#o.prompt.locale ?? DEFAULT_LOCALE,
       sections,
     });
   }
@@ -592,6 +609,7 @@ export class Agent {
     const results = await runToolCalls(calls, this.#o.tools, this.#toolContext(run), {
       timeoutMs: this.#o.settings.toolTimeoutMs,
       maxResultChars: this.#o.settings.toolResultMaxChars,
+      ...(this.#o.hooks.afterToolCall ? { after: this.#o.hooks.afterToolCall } : {}),
       onStart: (call, tool) =>
         run.emit({
           type: 'tool_start',
@@ -749,6 +767,7 @@ export class Agent {
       rounds: ended.rounds,
       ...(error ? { error } : {}),
     });
+    this.#o.onTurnEnd?.({ turnId: run.turn.id, sessionId: run.session.id, status, text, usage: ended.usage, rounds: ended.rounds });
     return { status, text };
   }
 }

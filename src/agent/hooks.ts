@@ -3,7 +3,7 @@
 import type { Wording } from '../core/i18n/index.ts';
 import type { ToolCall } from '../llm/types.ts';
 import type { ApprovalRecord } from '../store/types.ts';
-import type { AnyTool, ToolContext } from './tools.ts';
+import type { AnyTool, ToolContext, ToolOutput } from './tools.ts';
 
 interface BeforeToolCall {
   call: ToolCall;
@@ -32,6 +32,17 @@ export type BeforeToolResult =
 /** What became of a call that was held: run it, or answer it with `result` without running it. */
 export type Settlement = { run: true } | { result: string } | { pending: true };
 
+/** A call that ran, with its result (before truncation). */
+export interface AfterToolCall {
+  call: ToolCall;
+  tool: AnyTool;
+  /** Validated arguments. */
+  args: unknown;
+  ctx: ToolContext;
+  result: ToolOutput;
+  durationMs: number;
+}
+
 export interface ToolHooks {
   beforeToolCall(input: BeforeToolCall): Promise<BeforeToolResult>;
   /**
@@ -44,4 +55,11 @@ export interface ToolHooks {
    * was held (absent: it never was).
    */
   settle(turnId: string, calls: ToolCall[]): Promise<Map<string, Settlement>>;
+  /**
+   * Optional: a round's calls before they are written (plugins' beforeTool); may replace their
+   * arguments. What it returns is what is written, held for approval and run.
+   */
+  prepareCalls?(calls: ToolCall[], ctx: ToolContext): Promise<ToolCall[]>;
+  /** Optional: after a call ran (plugins' afterTool); may replace its result. */
+  afterToolCall?(input: AfterToolCall): Promise<ToolOutput>;
 }

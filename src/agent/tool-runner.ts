@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { errorText } from '../core/errors.ts';
 import { ShutdownRequest } from './abort.ts';
 import type { ToolCall } from '../llm/types.ts';
-import type { AnyTool, ToolContext, ToolRegistry } from './tools.ts';
+import type { AnyTool, ToolContext, ToolOutput, ToolRegistry } from './tools.ts';
 
 export interface ToolResult {
   callId: string;
@@ -43,6 +43,15 @@ export interface RunOptions {
   maxResultChars: number;
   onStart?: (call: ToolCall, tool: AnyTool | undefined) => void;
   onEnd?: (result: ToolResult) => void;
+  /** After a call of a known tool with valid arguments ran: may replace its result (before truncation). */
+  after?: (input: {
+    call: ToolCall;
+    tool: AnyTool;
+    args: unknown;
+    ctx: ToolContext;
+    result: ToolOutput;
+    durationMs: number;
+  }) => Promise<ToolOutput>;
 }
 
 class ToolTimeout extends Error {}
@@ -51,7 +60,15 @@ async function runOne(call: ToolCall, registry: ToolRegistry, ctx: ToolContext, 
   const started = performance.now();
   const tool = registry.get(call.name);
   options.onStart?.(call, tool);
-  const finish = (content: string, isError: boolean): ToolResult => {
+  let ran: { tool: AnyTool; args: unknown } | undefined;
+  const finish = async (content: string, isError: boolean): Promise<ToolResult> => {
+    if (ran && options.after) {
+      const durationMs = performance.now() - started;
+      ({ content, isError } = await options.after({ call, ...ran, ctx, result: { content, isError }, durationMs }).then(
+        (output) => ({ content: output.content, isError: output.isError ?? false }),
+        () => ({ content, isError }),
+      ));
+    }
     const result = {
       callId: call.id,
       name: call.name,
@@ -69,6 +86,7 @@ async function runOne(call: ToolCall, registry: ToolRegistry, ctx: ToolContext, 
   const parsed = parseArguments(tool, call.arguments);
   if (!parsed.ok) return finish(parsed.error, true);
   if (ctx.signal.aborted) return finish('Not run: the turn was stopped.', true);
+  ran = { tool, args: parsed.args };
 
   const timeoutMs = tool.timeoutMs ?? options.timeoutMs;
   const controller = new AbortController();

@@ -4,10 +4,11 @@
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { type CheckStatus, type DoctorCheck, failureReason } from '../core/doctor.ts';
+import type { ModelsSetup } from '../config/models.ts';
 import { duration } from '../core/env.ts';
 import { CliError, type CliContext } from './context.ts';
 import { databaseChecks, httpChecks, mcpChecks } from './doctor-checks.ts';
-import { modelChecks } from './doctor-model.ts';
+import { namedModelChecks } from './doctor-model.ts';
 
 const LABEL: Record<CheckStatus, string> = { ok: 'OK', warning: 'warning', problem: 'PROBLEM', skipped: 'skipped' };
 
@@ -29,10 +30,29 @@ async function channelChecks(ctx: CliContext, timeoutMs: number): Promise<Doctor
   return all.flat();
 }
 
+/** A configuration error of several lines, on one. */
+const errorLines = (error: unknown) => (error instanceof Error ? error.message : String(error)).replace(/\n\s*/g, ' ');
+
+/** Every configured model: the OPENAI_* one and those of parley.config.yaml or parley.config.ts, as `parley start` reads them. */
+async function allModelChecks(ctx: CliContext, timeoutMs: number): Promise<DoctorCheck[]> {
+  let models: ModelsSetup;
+  try {
+    const { loadFileConfig } = await import('../config-file/load.ts');
+    const { loadProjectConfig } = await import('../framework/load.ts');
+    const { withProjectModelsAndPrompt } = await import('../framework/models-and-prompt.ts');
+    const file = loadFileConfig(ctx.io.env, ctx.io.cwd);
+    const project = await loadProjectConfig(ctx.io.cwd);
+    models = withProjectModelsAndPrompt(ctx.config, file, project, ctx.io.env).models;
+  } catch (error) {
+    return [{ area: 'model', check: 'configuration', status: 'problem', detail: errorLines(error) }];
+  }
+  return namedModelChecks(models, timeoutMs);
+}
+
 export async function runDoctor(ctx: CliContext, timeoutMs: number): Promise<DoctorCheck[]> {
   const groups = await Promise.all([
     databaseChecks(ctx),
-    modelChecks(ctx.config.model, timeoutMs),
+    allModelChecks(ctx, timeoutMs),
     channelChecks(ctx, timeoutMs),
     mcpChecks(ctx, timeoutMs),
     httpChecks(ctx, timeoutMs),

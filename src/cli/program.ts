@@ -24,6 +24,7 @@ async function buildProgram(ctx: CliContext, argv: string[] = []): Promise<Comma
     .description('Parley admin CLI: knowledge pages, sessions, approvals, database')
     .version(parleyVersion(), '-V, --version', 'print the version of Parley')
     .showHelpAfterError('(run with --help for usage)')
+    .addHelpText('after', '\nTo run the bot in this folder (.env, parley.config.ts, data/): parley start')
     .exitOverride()
     .configureOutput({ writeOut: ctx.io.out, writeErr: ctx.io.err });
   const named = GROUPS.filter((group) => group.names.includes(argv[0] ?? ''));

@@ -1,6 +1,6 @@
-// `parley usage [--since 7d] [--by chat|person|day] [--json]`: the tokens the model servers
+// `parley usage [--since 7d] [--by chat|person|day|model] [--json]`: the tokens the model servers
 // reported for the turns started in that time (prompt, completion, cached, total), per chat,
-// person or day, and their cost when prices are configured (PARLEY_PRICE_*, per million tokens).
+// person, day or model (the configured name that answered), and their cost when prices are configured (PARLEY_PRICE_*, per million tokens).
 import type { Command } from 'commander';
 import { z } from 'zod';
 import type { TokenPrices } from '../config/config.ts';
@@ -10,7 +10,7 @@ import { CliError, type CliContext } from './context.ts';
 
 const OptionsSchema = z.object({
   since: z.string().default('7d'),
-  by: z.enum(['chat', 'person', 'day']).default('day'),
+  by: z.enum(['chat', 'person', 'day', 'model']).default('day'),
   json: z.boolean().optional(),
 });
 
@@ -25,13 +25,13 @@ const grouped = (n: number) => n.toLocaleString('en-US');
 export function registerUsageCommand(program: Command, ctx: CliContext): void {
   program
     .command('usage')
-    .description('Tokens the model reported (prompt, completion, cached) per chat, person or day, with cost when prices are set')
+    .description('Tokens the model reported (prompt, completion, cached) per chat, person, day or model, with cost when prices are set')
     .option('--since <duration>', 'turns started this long ago or later (e.g. 24h, 7d, 30d)', '7d')
-    .option('--by <grouping>', 'chat | person | day', 'day')
+    .option('--by <grouping>', 'chat | person | day | model', 'day')
     .option('--json', 'machine-readable output')
     .action(async (raw: unknown) => {
       const parsed = OptionsSchema.safeParse(raw);
-      if (!parsed.success) throw new CliError(`usage: --by expects chat, person or day`);
+      if (!parsed.success) throw new CliError(`usage: --by expects chat, person, day or model`);
       const options = parsed.data;
       const window = duration(0).safeParse(options.since);
       if (!window.success || window.data <= 0)

@@ -4,8 +4,9 @@ import { readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, relative, resolve } from 'node:path';
 import type { Document, LineCounter, Node } from 'yaml';
+import { PromptTemplate } from '../config/prompt-template.ts';
 import { ConfigError } from '../core/env.ts';
-import { parseFileConfig, type FileConfig, type Issue } from './schema.ts';
+import { parseFileConfig, type FileConfig, type Issue, type PromptSource } from './schema.ts';
 
 type Yaml = typeof import('yaml');
 let yaml: Yaml | undefined;
@@ -137,5 +138,23 @@ export function loadFileConfig(env: Record<string, string | undefined> = process
       })),
     );
   }
-  return { path, ...config };
+  const { prompt, ...rest } = config;
+  return { path, ...rest, ...(prompt ? { prompt: checkedPrompt(prompt, doc, lines, shown, cwd) } : {}) };
+}
+
+/** The prompt template, read and checked: its mistakes name the template's own file, or this file's line for an inline one. */
+function checkedPrompt(prompt: PromptSource, doc: Document, lines: LineCounter, shown: string, cwd: string): PromptTemplate {
+  if ('template' in prompt) {
+    const { isMap, isScalar } = loadYaml();
+    const root = doc.contents;
+    const block = isMap(root) ? root.get('prompt', true) : undefined;
+    const node = isMap(block) ? block.get('template', true) : undefined;
+    const start = isScalar(node) && node.range ? lines.linePos(node.range[0]).line : undefined;
+    // A block scalar (| or >) starts on the line after its indicator.
+    const blockScalar = isScalar(node) && (node.type === 'BLOCK_LITERAL' || node.type === 'BLOCK_FOLDED');
+    return PromptTemplate.compile(prompt.template, { shown, ...(start ? { firstLine: start + (blockScalar ? 1 : 0) } : {}) });
+  }
+  const where = relative(cwd, prompt.file).startsWith('..') ? prompt.file : relative(cwd, prompt.file);
+  const text = readText(prompt.file, where);
+  return PromptTemplate.compile(text, { shown: where });
 }

@@ -4,6 +4,9 @@
 // Parley's own keys per server: `tools` (allow/deny lists), `approval` (per tool) and `timeout`.
 import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
+import { envModelConfig } from '../config/config.ts';
+import { type ModelsSetup, resolveModels } from '../config/models.ts';
+import type { PromptTemplate } from '../config/prompt-template.ts';
 import { duration } from '../core/env.ts';
 
 export type ApprovalSetting = 'always' | 'never';
@@ -45,7 +48,17 @@ export interface FileConfig {
   /** The file it came from (absent when there is none). */
   path?: string;
   mcpServers: McpServerConfig[];
+  /** The `models:` block with the OPENAI_* model (absent: the environment's model alone). */
+  models?: ModelsSetup;
+  /** The system prompt's template, checked. */
+  prompt?: PromptTemplate;
 }
+
+/** Where the template is (checked by load.ts): a file (an absolute path) or the text itself. */
+export type PromptSource = { file: string } | { template: string };
+
+/** What the file says, before load.ts reads and checks the prompt template. */
+export type ParsedFileConfig = Omit<FileConfig, 'path' | 'prompt'> & { prompt?: PromptSource };
 
 export interface Issue {
   path: (string | number)[];
@@ -230,13 +243,30 @@ function parseServer(name: string, raw: unknown, ctx: ParseContext): { server?: 
   return { server: { ...base, transport: type === 'sse' ? 'sse' : 'http', url: value.url, headers: value.headers ?? {} }, issues };
 }
 
-const TOP_LEVEL_KEYS = ['mcpServers'];
+const PromptSchema = z.union(
+  [z.strictObject({ file: nonEmpty('the path of a template file') }), z.strictObject({ template: nonEmpty('the template text') })],
+  { error: 'expects { file: prompt.liquid } or { template: "..." } (one of them)' },
+);
+
+function promptOf(raw: unknown, ctx: ParseContext, issues: Issue[]): PromptSource | undefined {
+  if (raw === undefined) return undefined;
+  const parsed = PromptSchema.safeParse(raw);
+  if (!parsed.success) {
+    issues.push({ path: ['prompt'], message: 'expects { file: prompt.liquid } or { template: "..." } (one of them)' });
+    return undefined;
+  }
+  return 'file' in parsed.data
+    ? { file: isAbsolute(parsed.data.file) ? parsed.data.file : resolve(ctx.baseDir, parsed.data.file) }
+    : parsed.data;
+}
+
+const TOP_LEVEL_KEYS = ['mcpServers', 'models', 'prompt'];
 
 /** Validates a parsed file; every mistake is one issue (none means `config` is set). */
-export function parseFileConfig(raw: unknown, ctx: ParseContext): { config?: Omit<FileConfig, 'path'>; issues: Issue[] } {
+export function parseFileConfig(raw: unknown, ctx: ParseContext): { config?: ParsedFileConfig; issues: Issue[] } {
   if (raw === null || raw === undefined) return { config: { mcpServers: [] }, issues: [] };
   if (typeof raw !== 'object' || Array.isArray(raw))
-    return { issues: [{ path: [], message: 'expects a mapping with mcpServers: at the top' }] };
+    return { issues: [{ path: [], message: 'expects a mapping with mcpServers:, models: or prompt: at the top' }] };
   const issues: Issue[] = [];
   for (const key of Object.keys(raw)) {
     if (!TOP_LEVEL_KEYS.includes(key)) issues.push({ path: [key], message: `unknown key (expected one of: ${TOP_LEVEL_KEYS.join(', ')})` });
@@ -256,5 +286,13 @@ export function parseFileConfig(raw: unknown, ctx: ParseContext): { config?: Omi
     issues.push(...result.issues);
     if (result.server) mcpServers.push(result.server);
   }
-  return issues.length > 0 ? { issues } : { config: { mcpServers }, issues };
+  const rawModels = (raw as { models?: unknown }).models;
+  let models: ModelsSetup | undefined;
+  if (rawModels !== undefined) {
+    const resolved = resolveModels(rawModels, envModelConfig(ctx.env), ctx.env);
+    issues.push(...resolved.issues);
+    models = resolved.setup;
+  }
+  const prompt = promptOf((raw as { prompt?: unknown }).prompt, ctx, issues);
+  return issues.length > 0 ? { issues } : { config: { mcpServers, ...(models ? { models } : {}), ...(prompt ? { prompt } : {}) }, issues };
 }

@@ -19,6 +19,10 @@ import {
   stringWithDefault,
 } from '../core/env.ts';
 import type { LocaleSetting } from '../core/i18n/index.ts';
+import { type ModelConfig, modelsFromEnv, type ModelsSetup } from './models.ts';
+
+export type { ModelConfig } from './models.ts';
+import { PromptTemplate } from './prompt-template.ts';
 
 const DEFAULT_DATABASE_URL = 'file:./data/parley.db';
 
@@ -120,22 +124,6 @@ export interface TokenPrices {
   output: number;
 }
 
-export interface ModelConfig {
-  /** True when a model can be called: a model name and an endpoint (base URL or API key). */
-  configured: boolean;
-  baseUrl?: string;
-  apiKey?: string;
-  model?: string;
-  timeoutMs: number;
-  /** Retries of 5xx / network errors / timeouts (busy answers are retried until the budget is spent). */
-  maxRetries: number;
-  /** How long one model request may keep retrying. */
-  retryBudgetMs: number;
-  temperature?: number;
-  /** Ask for token usage in the stream (`stream_options`); some servers refuse the field. */
-  streamUsage: boolean;
-}
-
 /** What the bot does with attachments (src/media, docs/multimodal.md). */
 interface MediaConfig {
   /** Send images to the model: auto (until the server refuses them, remembered per model), on, off. */
@@ -157,10 +145,14 @@ interface MediaConfig {
 export interface Config {
   database: DatabaseTarget;
   media: MediaConfig;
+  /** The model of the OPENAI_* variables (named "default" in `models`). */
   model: ModelConfig;
+  /** Every named model, the default, per-channel choices and the fallback chain (see models.ts). */
+  models: ModelsSetup;
   bot: {
     name: string;
-    systemPrompt?: string;
+    /** The system prompt's base (PARLEY_SYSTEM_PROMPT, PARLEY_SYSTEM_PROMPT_FILE or the configuration file), a checked template. */
+    prompt?: PromptTemplate;
     groupSession: 'shared' | 'per-user';
     /** The language of the bot's own texts: fixed, or `auto` (each person's, where the platform tells it). */
     locale: LocaleSetting;
@@ -264,15 +256,47 @@ function transcription(
   return { model, baseUrl: url, ...(key ? { apiKey: key } : {}) };
 }
 
-function readSystemPrompt(inline: string | undefined, file: string | undefined, cwd: string): string | undefined {
-  if (inline) return inline;
+function readSystemPrompt(inline: string | undefined, file: string | undefined, cwd: string): PromptTemplate | undefined {
+  if (inline) return PromptTemplate.compile(inline, { shown: 'PARLEY_SYSTEM_PROMPT' });
   if (!file) return undefined;
+  let text: string;
   try {
-    return readFileSync(resolve(cwd, file), 'utf8').trim();
+    text = readFileSync(resolve(cwd, file), 'utf8');
   } catch (error) {
     const reason = (error as NodeJS.ErrnoException).code ?? 'unreadable';
     throw new ConfigError(`Invalid configuration: PARLEY_SYSTEM_PROMPT_FILE expects a readable file (got "${file}": ${reason})`);
   }
+  return text.trim() ? PromptTemplate.compile(text, { shown: file }) : undefined;
+}
+
+const ModelEnvSchema = CoreEnvSchema.pick({
+  OPENAI_BASE_URL: true,
+  OPENAI_API_KEY: true,
+  OPENAI_MODEL: true,
+  OPENAI_TIMEOUT: true,
+  OPENAI_MAX_RETRIES: true,
+  OPENAI_RETRY_BUDGET: true,
+  OPENAI_TEMPERATURE: true,
+  OPENAI_STREAM_USAGE: true,
+});
+
+function modelConfigOf(parsed: z.output<typeof ModelEnvSchema>): ModelConfig {
+  return {
+    configured: Boolean(parsed.OPENAI_MODEL && (parsed.OPENAI_BASE_URL || parsed.OPENAI_API_KEY)),
+    baseUrl: parsed.OPENAI_BASE_URL,
+    apiKey: parsed.OPENAI_API_KEY,
+    model: parsed.OPENAI_MODEL,
+    timeoutMs: parsed.OPENAI_TIMEOUT,
+    maxRetries: parsed.OPENAI_MAX_RETRIES,
+    retryBudgetMs: parsed.OPENAI_RETRY_BUDGET,
+    temperature: parsed.OPENAI_TEMPERATURE,
+    streamUsage: parsed.OPENAI_STREAM_USAGE,
+  };
+}
+
+/** The OPENAI_* model alone (the configuration file's models take their default timeouts from it). */
+export function envModelConfig(env: Record<string, string | undefined>): ModelConfig {
+  return modelConfigOf(parseEnv(ModelEnvSchema, env));
 }
 
 export function loadConfig(env: Record<string, string | undefined> = process.env, cwd = process.cwd()): Config {
@@ -287,6 +311,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       throw new ConfigError(`Invalid configuration: PARLEY_ADMINS expects channel:userId entries, comma-separated (got "${admin}")`);
     }
   }
+  const model = modelConfigOf(parsed);
   return {
     database: parseDatabaseUrl(parsed.DATABASE_URL, cwd),
     media: {
@@ -301,20 +326,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       imagesInContext: parsed.PARLEY_MEDIA_IMAGES_IN_CONTEXT,
       cacheMaxAgeMs: Math.round(parsed.PARLEY_MEDIA_CACHE_DAYS * 86_400_000),
     },
-    model: {
-      configured: Boolean(parsed.OPENAI_MODEL && (parsed.OPENAI_BASE_URL || parsed.OPENAI_API_KEY)),
-      baseUrl: parsed.OPENAI_BASE_URL,
-      apiKey: parsed.OPENAI_API_KEY,
-      model: parsed.OPENAI_MODEL,
-      timeoutMs: parsed.OPENAI_TIMEOUT,
-      maxRetries: parsed.OPENAI_MAX_RETRIES,
-      retryBudgetMs: parsed.OPENAI_RETRY_BUDGET,
-      temperature: parsed.OPENAI_TEMPERATURE,
-      streamUsage: parsed.OPENAI_STREAM_USAGE,
-    },
+    model,
+    models: modelsFromEnv(model),
     bot: {
       name: parsed.PARLEY_BOT_NAME,
-      systemPrompt: readSystemPrompt(parsed.PARLEY_SYSTEM_PROMPT, parsed.PARLEY_SYSTEM_PROMPT_FILE, cwd),
+      prompt: readSystemPrompt(parsed.PARLEY_SYSTEM_PROMPT, parsed.PARLEY_SYSTEM_PROMPT_FILE, cwd),
       groupSession: parsed.PARLEY_GROUP_SESSION,
       locale: parsed.PARLEY_LOCALE,
     },

@@ -40,6 +40,7 @@ export const COMMANDS: readonly CommandInfo[] = [
   command({ name: 'approve', arguments: [CODE], control: true, ephemeral: true }),
   command({ name: 'deny', arguments: [CODE, { name: 'reason', required: false }], control: true, ephemeral: true }),
   command({ name: 'revoke', arguments: [{ name: 'tool', required: false }], control: true, ephemeral: false }),
+  command({ name: 'model', arguments: [{ name: 'name', required: false }], control: true, ephemeral: true }),
 ];
 
 /** The command a platform sends when someone opens a chat with the bot (Telegram's /start): /help by another name. */
@@ -67,11 +68,11 @@ export function argumentDescription(command: CommandInfo, argument: CommandArgum
   return isTextKey(key) ? textOf(locale, key) : (argument.description ?? argument.name);
 }
 
-/** One line per command, for /help. */
-export function commandList(locale: Locale): string {
-  return COMMANDS.map((c) =>
-    t(locale, 'help.line', { command: c.name, args: c.args ? ` ${c.args}` : '', description: commandDescription(c, locale) }),
-  ).join('\n');
+/** One line per command (Parley's, or those and a project's own), for /help. */
+export function commandList(locale: Locale, commands: readonly CommandInfo[] = COMMANDS): string {
+  return commands
+    .map((c) => t(locale, 'help.line', { command: c.name, args: c.args ? ` ${c.args}` : '', description: commandDescription(c, locale) }))
+    .join('\n');
 }
 
 export interface ParsedCommand {

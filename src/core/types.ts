@@ -2,6 +2,7 @@
 // (and their own SDK); the core never learns what Telegram or Discord is.
 import { z } from 'zod';
 import type { AdminPort } from './admin.ts';
+import type { CommandInfo } from './commands.ts';
 
 const ChatTypeSchema = z.enum(['direct', 'group']);
 export type ChatType = z.infer<typeof ChatTypeSchema>;
@@ -79,6 +80,8 @@ export const InboundSchema = z.object({
   /** The sender's language as the platform tags it (see above); the core resolves it and stores its choice here. */
   locale: z.string().trim().min(1).max(200).optional().catch(undefined),
   receivedAt: z.coerce.date(),
+  /** The group's or channel's name, where the platform sends it with the message (for prompt templates' {{ chatTitle }}). */
+  chatTitle: z.string().optional(),
 });
 export type Inbound = z.infer<typeof InboundSchema>;
 
@@ -369,6 +372,8 @@ interface ChannelFactoryContext {
   botName: string;
   /** Folder for the channel's small per-install files (beside the SQLite database; ./data otherwise). */
   dataDir?: string;
+  /** What people can type, for the platform's command menu: Parley's (COMMANDS) and a project's own plugins' (default: COMMANDS). */
+  commands?: readonly CommandInfo[];
 }
 
 /**

@@ -10,11 +10,12 @@ import type { Store } from '../store/store.ts';
 import { handleAction } from './actions.ts';
 import { ChatCommands } from './commands.ts';
 import { ChatLocales } from './locales.ts';
+import { ModelCommand } from './model-command.ts';
 import { Limits } from './limits.ts';
 import { storedConversation } from './conversation.ts';
 import { thisProcess } from './lease-owner.ts';
 import { Output } from './output.ts';
-import type { ApprovalHandler, MessageMedia } from './ports.ts';
+import type { ApprovalHandler, GatewayPlugins, MessageMedia, ModelChoices } from './ports.ts';
 import { Recovery } from './recovery.ts';
 import { Router } from './routing.ts';
 import type { SessionScheduler } from './scheduler.ts';
@@ -34,11 +35,15 @@ export interface GatewayOptions {
   /** PARLEY_LOCALE: the language of the bot's own texts, or `auto` (default). */
   locale?: LocaleSetting;
   approvals?: ApprovalHandler;
+  /** A project's plugins (parley.config): onMessage hooks and chat commands. */
+  plugins?: GatewayPlugins;
   wakeups?: Wakeups;
   /** Per person and per chat limits, and who is exempt from them ("channel:userId"). */
   limits?: { settings: LimitSettings; admins: readonly string[] };
   /** Reads attachments (src/media); without it they are described to the model, never read. */
   media?: MessageMedia;
+  /** /model: the configured models and who may switch a chat's ("channel:userId"). */
+  models?: { choices: ModelChoices; admins: readonly string[] };
   /**
    * A periodic sweep besides the wake-ups (tests with a fake clock); none by default. Also the
    * delay of the follow-up sweep after work (5 s by default).
@@ -72,6 +77,11 @@ export class Gateway implements InboundSink {
       mentionName: (channel) => this.#adapters.get(channel)?.mentionName?.(),
       approvals,
       ...(media ? { media } : {}),
+      ...(options.models
+        ? { models: new ModelCommand({ models: options.models.choices, chatModels: store.chatModels, admins: options.models.admins }) }
+        : {}),
+      ...(options.plugins ? { plugins: options.plugins } : {}),
+      log,
     });
     const limits = options.limits ? new Limits({ store, output, log, ...options.limits }) : undefined;
     this.#limits = limits;
@@ -80,6 +90,7 @@ export class Gateway implements InboundSink {
       store,
       log,
       groupSession: options.groupSession,
+      ...(options.plugins ? { plugins: options.plugins } : {}),
       hasModel: options.agent !== undefined,
       commands,
       sessions: this.#sessions,

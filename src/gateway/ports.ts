@@ -1,6 +1,7 @@
-// What the gateway needs from the approvals side; src/app.ts plugs the ApprovalService in.
-import type { ParsedCommand } from '../core/commands.ts';
-import type { Action, Inbound } from '../core/types.ts';
+// What the gateway needs from the approvals side and from a project's plugins; src/app.ts plugs
+// the ApprovalService and the PluginHost (src/framework) in.
+import type { CommandInfo, ParsedCommand } from '../core/commands.ts';
+import type { Action, ChatRef, Inbound } from '../core/types.ts';
 import type { SessionRecord } from '../store/types.ts';
 import type { ApprovalPromptSink } from './renderer.ts';
 
@@ -30,4 +31,33 @@ export interface MessageMedia {
   prepare(inbound: Inbound, context: { sessionId: string; signal?: AbortSignal }): Promise<{ content: string; notices: string[] }>;
   /** The session was reset: its cached files go. */
   forgetSession(sessionId: string): Promise<void>;
+}
+
+/** The configured models as /model sees them (src/llm/model-router.ts provides it). */
+export interface ModelChoices {
+  readonly names: string[];
+  named(
+    name: string,
+  ): { name: string; config: { model: string }; capabilities: { tools: boolean; vision: boolean; reasoning: boolean } } | undefined;
+  /** The model the chat uses when nothing fails, and why. */
+  chosen(channel: string, chatId: string): Promise<{ name: string; by: 'chat' | 'channel' | 'default' } | undefined>;
+  /** The fallback chain after the chosen model (names). */
+  readonly fallback: readonly string[];
+}
+
+/** A project's plugins (parley.config): their onMessage hooks and their chat commands. */
+export interface GatewayPlugins {
+  /** Whether an addressed inbound message goes on (no plugin dropped it). */
+  admit(inbound: Inbound): Promise<boolean>;
+  /** Their commands, for /help. */
+  commands(): CommandInfo[];
+  hasCommand(name: string): boolean;
+  /** The command's answer (undefined: none); throws when it failed. */
+  runCommand(input: {
+    name: string;
+    args: string;
+    chat: ChatRef;
+    sender: { id: string; displayName: string };
+    sessionId: string;
+  }): Promise<string | undefined>;
 }

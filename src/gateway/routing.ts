@@ -14,6 +14,7 @@ import type { ChatCommands } from './commands.ts';
 import type { Limits } from './limits.ts';
 import type { ChatLocales } from './locales.ts';
 import type { Output } from './output.ts';
+import type { GatewayPlugins } from './ports.ts';
 import { chatOf, sessionSpecFor, type GroupSessionMode } from './session-key.ts';
 import type { SessionRunner } from './sessions.ts';
 import type { MessageMedia } from './ports.ts';
@@ -35,6 +36,8 @@ export interface RouterOptions {
   usualLocale?: (channel: string) => string | undefined;
   /** Reads attachments; without it they are described to the model, never read. */
   media?: MessageMedia;
+  /** A project's plugins: their onMessage hooks see each addressed message first, and may drop it. */
+  plugins?: Pick<GatewayPlugins, 'admit'>;
 }
 
 export class Router {
@@ -62,6 +65,7 @@ export class Router {
       log.debug({ channel: inbound.channel, chatId: inbound.chatId }, 'ignored: group message not addressed to the bot');
       return;
     }
+    if (this.#o.plugins && !(await this.#o.plugins.admit(inbound))) return;
     const spec = sessionSpecFor(inbound, this.#o.groupSession);
     const chat = chatOf(inbound);
     const { limits } = this.#o;

@@ -42,5 +42,13 @@ export function originOf(inbound: Inbound): TurnOrigin {
     replyToMessageId: inbound.messageId,
     // The router stores the locale it resolved for the message in `inbound.locale`.
     ...(localeOf(inbound.locale) ? { locale: localeOf(inbound.locale)! } : {}),
+    ...(titleOf(inbound.chatTitle) ? { chatTitle: titleOf(inbound.chatTitle) } : {}),
   };
+}
+
+/** A chat's name on one line, at most 100 characters (it may go into the system prompt). */
+function titleOf(raw: string | undefined): string | undefined {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this removes
+  const line = raw?.replace(/[\u0000-\u001f\u007f\u2028\u2029\s]+/g, ' ').trim();
+  return line ? [...line].slice(0, 100).join('') : undefined;
 }

@@ -1,7 +1,8 @@
 // /readyz: ready only when the database answers a ping (within a bound) and every channel has
 // started (and the process is not stopping). The report says what is not ready, without details
 // that could leak (no URLs, no error texts). With a model configured, it also says whether the
-// model answers: a model that does not makes the report `degraded`, not unready.
+// model answers (each model, when several are configured): one that does not makes the report
+// `degraded`, not unready.
 export type ChannelPhase = 'starting' | 'started' | 'stopping';
 
 export interface ReadinessProbe {
@@ -11,8 +12,10 @@ export interface ReadinessProbe {
   readonly channels: readonly string[];
   /** 'started' once every channel started; 'stopping' from the shutdown signal on. */
   phase(): ChannelPhase;
-  /** What is known of the model (see src/llm/model-health.ts), when one is configured. */
+  /** What is known of the default model (see src/llm/model-health.ts), when one is configured. */
   model?(): ModelReadiness;
+  /** What is known of every configured model, by name (when several are configured). */
+  models?(): Record<string, ModelReadiness>;
 }
 
 export interface ModelReadiness {
@@ -33,6 +36,8 @@ export interface ReadinessReport {
    * but `degraded`.
    */
   model?: ModelReadiness;
+  /** Every configured model by name, when several are: one that does not answer makes the report `degraded` too. */
+  models?: Record<string, ModelReadiness>;
   degraded?: boolean;
 }
 
@@ -65,5 +70,15 @@ export async function checkReadiness(probe: ReadinessProbe, timeoutMs = 2_000): 
     notReady.push(...(probe.channels.length ? probe.channels.map((name) => `channel ${name}: ${phase}`) : [`parley: ${phase}`]));
   }
   const model = probe.model?.();
-  return { ready: notReady.length === 0, database, channels, notReady, ...(model ? { model, degraded: !model.answering } : {}) };
+  const models = probe.models?.();
+  const answering = [model, ...Object.values(models ?? {})].every((m) => m === undefined || m.answering);
+  return {
+    ready: notReady.length === 0,
+    database,
+    channels,
+    notReady,
+    ...(model ? { model } : {}),
+    ...(models ? { models } : {}),
+    ...(model || models ? { degraded: !answering } : {}),
+  };
 }

@@ -1,7 +1,6 @@
 // Streaming chat completions against any OpenAI-compatible server (OpenAI, DeepSeek, Qwen, vLLM,
 // Ollama...), sent by chat-stream.ts. Retries are Parley's own (src/llm/retry.ts): a busy server is
 // waited out within a time budget, other transient failures retried a few times, /stop ends a wait.
-import type { ModelConfig } from '../config/config.ts';
 import { sleep } from '../core/delivery.ts';
 import { chatChunks, chatEndpoint } from './chat-stream.ts';
 import { LlmError, toLlmError } from './errors.ts';
@@ -176,19 +175,4 @@ function completionOf(
     throw new LlmError('bad_response', 'The model sent a tool call without a function name');
   }
   return { text, reasoning, toolCalls, finishReason, usage };
-}
-
-export function llmClientFromConfig(config: ModelConfig, onHttpError?: LlmClientOptions['onHttpError']): LlmClient | undefined {
-  if (!config.configured || !config.model) return undefined;
-  return createLlmClient({
-    baseUrl: config.baseUrl,
-    apiKey: config.apiKey,
-    model: config.model,
-    timeoutMs: config.timeoutMs,
-    maxRetries: config.maxRetries,
-    retryBudgetMs: config.retryBudgetMs,
-    temperature: config.temperature,
-    streamUsage: config.streamUsage,
-    onHttpError,
-  });
 }

@@ -47,6 +47,8 @@ interface TokenUsage {
   totalTokens: number;
   /** Prompt tokens served from the provider's prompt cache, when it reports them. */
   cachedTokens?: number;
+  /** The configured model (by name) that answered (set by the model router). */
+  model?: string;
 }
 
 export interface Completion {
@@ -74,6 +76,13 @@ export interface CompleteOptions {
   onNotice?: (text: string) => void;
   onDelta?: (delta: StreamDelta) => void;
   onBusy?: (wait: BusyWait) => void;
+  /**
+   * The chat asking: picks its model (its /model choice, its channel's, or the default). With
+   * `turnId`, the choice is read once per turn: every round of a turn asks the same model first.
+   */
+  chat?: { channel: string; chatId: string; turnId?: string };
+  /** A model failed before answering and the next one of the fallback chain is asked. */
+  onFallback?: (notice: { from: string; to: string; reason: string }) => void;
 }
 
 export interface LlmClient {

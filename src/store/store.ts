@@ -5,6 +5,7 @@ import type { DatabaseTarget } from '../config/config.ts';
 import { StoreError } from './errors.ts';
 import { migrate, type MigrationReport } from './migrate.ts';
 import { approvalsRepo } from './repos/approvals.ts';
+import { chatModelsRepo } from './repos/chat-models.ts';
 import { auditRepo } from './repos/audit.ts';
 import { grantsRepo } from './repos/grants.ts';
 import { inboundRepo } from './repos/inbound.ts';
@@ -44,6 +45,7 @@ function repositories(sql: SqlDriver) {
     turnStart: turnStartRepo(sql, histories),
     rateCounts: rateCountsRepo(sql),
     usage: usageRepo(sql),
+    chatModels: chatModelsRepo(sql),
   };
 }
 

@@ -63,6 +63,8 @@ export interface TurnOrigin {
   replyToMessageId?: string;
   /** The language the bot writes this turn's own texts in (resolved from its message; absent in turns stored before it was kept). */
   locale?: Locale;
+  /** The chat's name as the platform sent it with the message (one line, cut to 100 characters). */
+  chatTitle?: string;
 }
 
 export interface Usage {
@@ -71,6 +73,8 @@ export interface Usage {
   totalTokens: number;
   /** Prompt tokens the provider served from its prompt cache (part of promptTokens), when it says. */
   cachedTokens?: number;
+  /** The configured model (by name) that answered; recorded on the turn. */
+  model?: string;
 }
 
 export interface TurnRecord {

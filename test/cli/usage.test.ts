@@ -1,5 +1,5 @@
 // `parley usage` shows the tokens of a conversation exactly as the model server reported them
-// (prompt, completion, cached), per chat, person and day, with a cost from configured prices.
+// (prompt, completion, cached), per chat, person, day and model, with a cost from configured prices.
 import { afterEach, describe, expect, it } from 'vitest';
 import { FakeModelServer } from '../fakes/model-server.ts';
 import { closeAll, createHarness, settled } from '../helpers/harness.ts';
@@ -54,6 +54,12 @@ describe('parley usage', () => {
     expect(byDay.rows[0]!.totalTokens).toBe(2_650);
     // (2,500 - 1,128) × 2 + 1,128 × 0.5 + 150 × 8, per million.
     expect(byDay.rows[0]!.cost).toBeCloseTo((1_372 * 2 + 1_128 * 0.5 + 150 * 8) / 1_000_000, 12);
+
+    // With the OPENAI_* variables alone, every turn was answered by the model named "default".
+    const byModel = JSON.parse((await parley(h.dbFile, ['usage', '--by', 'model', '--json'])).out) as { rows: Record<string, unknown>[] };
+    expect(byModel.rows).toEqual([
+      { key: 'default', turns: 3, promptTokens: 2_500, completionTokens: 150, cachedTokens: 1_128, totalTokens: 2_650 },
+    ]);
 
     const table = await parley(h.dbFile, ['usage', '--by', 'chat']);
     expect(table.out).toMatch(/memory:group-1\W+2\W+2,200\W+1,000\W+120\W+2,320/);

@@ -19,6 +19,7 @@ describe('the command registry', () => {
       approve: '<code>',
       deny: '<code> [reason]',
       revoke: '[tool]',
+      model: '[name]',
     });
     for (const command of [ENTRY_COMMAND, ...COMMANDS]) {
       // Telegram: 1-32 of a-z 0-9 _; descriptions 1-256. Discord: names 1-32, descriptions 1-100.
@@ -41,7 +42,7 @@ describe('the command registry', () => {
 
   it('says which commands the core answers itself and whose answers concern only the caller', () => {
     expect([ENTRY_COMMAND, ...COMMANDS].every((c) => c.control)).toBe(true);
-    expect(COMMANDS.filter((c) => c.ephemeral).map((c) => c.name)).toEqual(['help', 'approve', 'deny']);
+    expect(COMMANDS.filter((c) => c.ephemeral).map((c) => c.name)).toEqual(['help', 'approve', 'deny', 'model']);
     expect(commandNamed('start')).toBe(ENTRY_COMMAND);
     expect(commandNamed(parseCommand('/Deny ABC123 too risky')!.name)?.name).toBe('deny');
     expect(commandNamed('deploy')).toBeUndefined();
@@ -56,6 +57,7 @@ describe('the command registry', () => {
       '- /approve <code>: Approve a pending tool call by its code',
       '- /deny <code> [reason]: Deny a pending tool call by its code',
       '- /revoke [tool]: Remove "always allow here" grants',
+      '- /model [name]: Show or switch the model of this chat (admins)',
     ]);
   });
 });

@@ -10,7 +10,7 @@ describe('discord: slash commands', () => {
   it('registers the command registry globally at start, with options for arguments', async () => {
     const { dc } = await startDiscord();
     const global = dc.commands.get('global') as { name: string; options: { name: string; required: boolean }[] }[];
-    expect(global.map((c) => c.name)).toEqual(['help', 'stop', 'reset', 'approve', 'deny', 'revoke']);
+    expect(global.map((c) => c.name)).toEqual(['help', 'stop', 'reset', 'approve', 'deny', 'revoke', 'model']);
     expect(global.find((c) => c.name === 'deny')!.options).toEqual([
       expect.objectContaining({ name: 'code', required: true }),
       expect.objectContaining({ name: 'reason', required: false }),
@@ -40,7 +40,7 @@ describe('discord: slash commands', () => {
   it('registers in one guild with DISCORD_COMMANDS_GUILD', async () => {
     const { dc } = await startDiscord({ env: { DISCORD_COMMANDS_GUILD: '123456789012345678' } });
     expect(dc.commands.has('global')).toBe(false);
-    expect((dc.commands.get('123456789012345678') as unknown[]).length).toBe(6);
+    expect((dc.commands.get('123456789012345678') as unknown[]).length).toBe(7);
   });
 
   it('/stop ends a streaming answer; /help answers only the caller', async () => {

@@ -90,7 +90,7 @@ describe('discord: the real entry point', () => {
 
     const first = await startParley(env);
     expect(first.output()).toContain('discord @parley_test_bot');
-    expect((dc.commands.get('global') ?? []).length).toBe(6);
+    expect((dc.commands.get('global') ?? []).length).toBe(7);
 
     const alice = dc.user('Alice');
     const dm = dc.dm(alice);

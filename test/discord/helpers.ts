@@ -1,5 +1,8 @@
 // Shared set-up for the Discord suites: the fake Discord (REST + gateway), the real adapter (the
 // real discord.js client) configured from environment variables, and the real core on a temp database.
+import { COMMANDS } from '../../src/core/commands.ts';
+import { pluginCommands } from '../../src/framework/plugin-host.ts';
+import type { Plugin } from '../../src/framework/plugin.ts';
 import type { AnyTool } from '../../src/agent/tools.ts';
 import { DiscordAdapter } from '../../adapters/discord/adapter.ts';
 import { loadDiscordConfig } from '../../adapters/discord/config.ts';
@@ -26,6 +29,8 @@ export interface SetupOptions {
   dc?: FakeDiscord;
   model?: FakeModelServer;
   dbFile?: string;
+  /** A project's plugins: their commands become slash commands. */
+  plugins?: Plugin[];
 }
 
 const open: (() => Promise<void>)[] = [];
@@ -40,13 +45,15 @@ export async function startDiscord(options: SetupOptions = {}): Promise<DiscordS
   const log = new RecordingLogger();
   const config = loadDiscordConfig(discordEnv(dc, options.env));
   if (!config) throw new Error('discord config expected');
-  const adapter = new DiscordAdapter({ config, log, startTimeoutMs: 10_000 });
+  const commands = options.plugins ? { commands: [...COMMANDS, ...pluginCommands(options.plugins)] } : {};
+  const adapter = new DiscordAdapter({ config, log, startTimeoutMs: 10_000, ...commands });
   let h: Harness;
   try {
     h = await createHarness({
       adapters: [adapter],
       model,
       ...(options.tools ? { tools: options.tools } : {}),
+      ...(options.plugins ? { plugins: options.plugins } : {}),
       ...(options.coreEnv ? { env: options.coreEnv } : {}),
       ...(options.dbFile ? { dbFile: options.dbFile } : {}),
     });

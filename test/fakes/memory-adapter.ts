@@ -53,6 +53,8 @@ export interface SayOptions {
   locale?: string;
   /** Files sent with the message (serve their bytes with `serveFile`). */
   attachments?: Attachment[];
+  /** The chat's name, sent with the message as platforms with titled groups do. */
+  chatTitle?: string;
 }
 
 /** What fetchAttachment gives for a ref: bytes (streamed in chunks), or a refusal like a platform's. */
@@ -222,6 +224,7 @@ export class MemoryAdapter implements ChannelAdapter {
       ...(options.replyTo ? { replyToMessageId: options.replyTo } : {}),
       ...(options.locale ? { locale: options.locale } : {}),
       receivedAt: new Date(),
+      ...(options.chatTitle ? { chatTitle: options.chatTitle } : {}),
     };
     await this.#sink.onMessage(inbound);
     return inbound;

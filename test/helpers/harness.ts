@@ -1,10 +1,12 @@
 // Builds a real Parley core for tests: a temporary SQLite file, the fake model server, the
 // in-memory adapter (or others), and the app wired exactly as src/main.ts wires it.
+import { registryTool, type Tool } from '../../src/framework/tool.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createApp, type App, type AppOptions } from '../../src/app.ts';
 import { loadConfig, type Config } from '../../src/config/config.ts';
+import { type ModelsInput, resolveModels } from '../../src/config/models.ts';
 import type { ChannelAdapter } from '../../src/core/types.ts';
 import { silentLogger } from '../../src/log.ts';
 import { openStore, type Store } from '../../src/store/store.ts';
@@ -37,6 +39,10 @@ export interface HarnessOptions extends Partial<Omit<AppOptions, 'config' | 'sto
   databaseUrl?: string;
   model?: FakeModelServer;
   noModel?: boolean;
+  /** A `models:` block as parley.config.yaml has it, resolved as at start (beside the fake model as "default"). */
+  models?: ModelsInput;
+  /** A project's tools (defineTool from 'parley'), given the store's session memory. */
+  userTools?: Tool[];
   start?: boolean;
 }
 
@@ -60,6 +66,11 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
   const dbFile = options.dbFile ?? join(ownDir!, 'parley.db');
   const model = options.model ?? (await FakeModelServer.start());
   const config = testConfig(options.databaseUrl ?? `file:${dbFile}`, options.noModel ? undefined : model.url, options.env);
+  if (options.models) {
+    const { setup, issues } = resolveModels(options.models, config.model, { ...process.env, ...options.env });
+    if (!setup) throw new Error(`models: ${issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+    config.models = setup;
+  }
   const store = await openStore(config.database);
   const adapter = new MemoryAdapter();
   const adapters = options.adapters ?? [adapter];
@@ -71,7 +82,10 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     sweepIntervalMs: options.sweepIntervalMs ?? 200,
     ...(options.scheduler ? { scheduler: options.scheduler } : {}),
     ...(options.heartbeatMs ? { heartbeatMs: options.heartbeatMs } : {}),
-    ...(options.tools ? { tools: options.tools } : {}),
+    ...(options.tools || options.userTools
+      ? { tools: [...(options.tools ?? []), ...(options.userTools ?? []).map((tool) => registryTool(tool, store.memory))] }
+      : {}),
+    ...(options.plugins ? { plugins: options.plugins } : {}),
     ...(options.sections ? { sections: options.sections } : {}),
     ...(options.now ? { now: options.now } : {}),
     ...(options.llm ? { llm: options.llm } : {}),

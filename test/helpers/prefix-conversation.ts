@@ -2,7 +2,8 @@
 // people, remembered facts, knowledge pages that the automatic context puts into some turns, and
 // turns with a tool round. It measures how much of each model request begins exactly as the
 // request before it did: a provider's prompt cache (OpenAI, DeepSeek, Gemini, Anthropic-compatible
-// servers) serves only an exact prefix. Used by the test that holds the prefix and by the bench.
+// servers) serves only an exact prefix. The system prompt's base is a template using every
+// variable (and a conditional). Used by the test that holds the prefix and by the bench.
 import { z } from 'zod';
 import { defineTool, type AnyTool } from '../../src/agent/tools.ts';
 import { FakeModelServer, type RecordedRequest } from '../fakes/model-server.ts';
@@ -45,6 +46,13 @@ const SCRIPT: { from: 'Alice' | 'Bob'; text: string }[] = [
   { from: 'Alice', text: 'What about shipping to Norway?' },
   { from: 'Bob', text: 'thanks all' },
 ];
+
+/** A prompt template with every variable Parley provides. */
+const TEMPLATE = [
+  'You are {{ botName }}, the support assistant of ACME, on {{ channel }}.',
+  '{% if chatType == "group" %}This is the group "{{ chatTitle }}".{% else %}This is a direct chat.{% endif %}',
+  "Write in the language of the user (the bot's own locale is {{ locale }}). Today is {{ date }}.",
+].join('\n');
 
 const weather = defineTool({
   name: 'weather',
@@ -102,13 +110,18 @@ export async function runPrefixConversation(): Promise<PrefixRun> {
     return { text: `Answer ${++answers}.` };
   });
   try {
-    const h = await createHarness({ model, tools: [weather], env: { PARLEY_KNOWLEDGE_MIN_SCORE: '1' } });
+    const h = await createHarness({ model, tools: [weather], env: { PARLEY_KNOWLEDGE_MIN_SCORE: '1', PARLEY_SYSTEM_PROMPT: TEMPLATE } });
     for (const page of PAGES) await h.app.knowledge.save({ ...page, tags: [], references: [] }, { source: 'cli' });
     const session = await h.store.sessions.ensure({ key: GROUP, channel: 'memory', chatId: 'group-1', chatType: 'group' });
     await h.store.memory.set(session.id, 'team', 'The ACME support team; answer in English.');
     await h.store.memory.set(session.id, 'alice_role', 'Alice runs the shop.');
     for (const line of SCRIPT) {
-      await h.adapter.say(line.text, { chatType: 'group', mention: true, from: { id: `u-${line.from.toLowerCase()}`, name: line.from } });
+      await h.adapter.say(line.text, {
+        chatType: 'group',
+        chatTitle: 'ACME support',
+        mention: true,
+        from: { id: `u-${line.from.toLowerCase()}`, name: line.from },
+      });
       await settled(h.store, GROUP);
     }
     return { requests: [...model.requests], shares: prefixShares(model.requests) };

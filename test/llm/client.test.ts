@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { userMessageOf } from '../../src/core/errors.ts';
 import { createLlmClient } from '../../src/llm/client.ts';
 import type { StreamDelta } from '../../src/llm/types.ts';
 import { FakeModelServer } from '../fakes/model-server.ts';
@@ -104,7 +105,7 @@ describe('LLM client', () => {
     expect(error.kind).toBe('other');
     expect(error.status).toBe(500);
     expect(model.requests.length - before).toBe(3);
-    expect(error.userMessage).toMatch(/failed to answer/);
+    expect(userMessageOf(error, 'en')).toMatch(/failed to answer/);
   });
 
   it('maps 401 to an authentication error without retrying', async () => {
@@ -128,7 +129,7 @@ describe('LLM client', () => {
     });
     const error = await llmFailure(client().complete(ask));
     expect(error.kind).toBe('context_length');
-    expect(error.userMessage).toMatch(/\/reset/);
+    expect(userMessageOf(error, 'en')).toMatch(/\/reset/);
   });
 
   it('reports malformed chunks as a bad_response error', async () => {

@@ -8,7 +8,17 @@ import { describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/harness.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
-const COPIED = ['bin', 'scripts', 'src', 'adapters', 'prisma/migrations', 'tsconfig.json', 'tsconfig.build.json', 'package.json'];
+const COPIED = [
+  'bin',
+  'scripts',
+  'src',
+  'adapters',
+  'prisma/migrations',
+  'tsconfig.json',
+  'tsconfig.build.json',
+  'tsconfig.types.json',
+  'package.json',
+];
 
 function projectCopy(): string {
   const dir = tempDir('parley-build-');

@@ -27,20 +27,20 @@ describe('the Node.js version check', () => {
 
   it('names the version needed and the one found, in one line', () => {
     expect(nodeVersionProblem('20.20.2')).toBe(
-      'parley: Node.js 22.12 or newer is required; this is Node.js 20.20.2. Install a current Node.js (https://nodejs.org) and try again.',
+      'parley: Node.js 22.18 or newer is required; this is Node.js 20.20.2. Install a current Node.js (https://nodejs.org) and try again.',
     );
-    for (const old of ['22.11.9', 'v18.19.0', '0.12.0', '22.11.0-nightly20241001'])
-      expect(nodeVersionProblem(old)).toMatch(/^parley: Node\.js 22\.12 or newer is required/);
-    for (const fine of ['22.12.0', 'v22.12.0', '22.12.1', '23.0.0', '24.11.1', '100.0.0', '22.12.0-rc.1'])
+    for (const old of ['22.17.9', '22.12.0', 'v18.19.0', '0.12.0', '22.17.0-nightly20250601'])
+      expect(nodeVersionProblem(old)).toMatch(/^parley: Node\.js 22\.18 or newer is required/);
+    for (const fine of ['22.18.0', 'v22.18.0', '22.18.1', '23.0.0', '24.11.1', '100.0.0', '22.18.0-rc.1'])
       expect(nodeVersionProblem(fine)).toBeUndefined();
-    expect(nodeVersionProblem('banana')).toBe('parley: cannot tell which Node.js this is ("banana"); Parley needs Node.js 22.12 or newer.');
+    expect(nodeVersionProblem('banana')).toBe('parley: cannot tell which Node.js this is ("banana"); Parley needs Node.js 22.18 or newer.');
   });
 
-  it('accepts exactly the versions from 22.12.0 on', () => {
+  it('accepts exactly the versions from 22.18.0 on', () => {
     const part = fc.integer({ min: 0, max: 40 });
     fc.assert(
       fc.property(part, part, part, (major, minor, patch) => {
-        const older = major < 22 || (major === 22 && minor < 12);
+        const older = major < 22 || (major === 22 && minor < 18);
         expect(nodeVersionProblem(`${major}.${minor}.${patch}`) !== undefined).toBe(older);
       }),
       { seed: 42, numRuns: 500 },
@@ -56,7 +56,7 @@ describe('the Node.js version check', () => {
 
   it.runIf(oldNodeIsOld)(`npm start and parley on ${OLD_NODE} (${oldNodeVersion}): one line, exit 1, nothing created`, async () => {
     const dir = tempDir('parley-old-node-');
-    const line = `parley: Node.js 22.12 or newer is required; this is Node.js ${oldNodeVersion}. Install a current Node.js (https://nodejs.org) and try again.\n`;
+    const line = `parley: Node.js 22.18 or newer is required; this is Node.js ${oldNodeVersion}. Install a current Node.js (https://nodejs.org) and try again.\n`;
     const start = await spawnNode([START_ENTRY], { cwd: dir, node: OLD_NODE }).exited;
     expect(start).toMatchObject({ code: 1, signal: null, stdout: '', stderr: line });
     const cli = await runCli(['sessions'], { cwd: dir, node: OLD_NODE });

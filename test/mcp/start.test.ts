@@ -55,7 +55,7 @@ describe('MCP servers with npm start', () => {
       `parley: Invalid configuration in ${config} (3 mistakes):`,
       `  ${config}:5: mcpServers.notes.approval: expects a map of tool name to always or never`,
       `  ${config}:6: mcpServers.other: needs command (a server started over stdio) or url (a server over HTTP)`,
-      `  ${config}:7: surprise: unknown key (expected one of: mcpServers)`,
+      `  ${config}:7: surprise: unknown key (expected one of: mcpServers, models, prompt)`,
     ]);
   });
 

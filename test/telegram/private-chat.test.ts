@@ -41,7 +41,7 @@ describe('telegram: private chats', () => {
 
   it('registers the command menu and describes itself', async () => {
     const { tg, adapter } = await startTelegram();
-    expect(tg.commands?.map((c) => c.command)).toEqual(['start', 'help', 'stop', 'reset', 'approve', 'deny', 'revoke']);
+    expect(tg.commands?.map((c) => c.command)).toEqual(['start', 'help', 'stop', 'reset', 'approve', 'deny', 'revoke', 'model']);
     expect(tg.commands?.every((c) => c.description.length > 0)).toBe(true);
     expect(adapter.describe()).toEqual(['telegram @parley_test_bot (long polling)']);
     expect(adapter.identity).toEqual({ id: tg.bot.id, username: 'parley_test_bot' });

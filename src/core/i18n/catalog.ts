@@ -7,6 +7,8 @@ import { commands } from './catalog/commands.ts';
 import { general } from './catalog/general.ts';
 import { limits } from './catalog/limits.ts';
 import { media } from './catalog/media.ts';
+import { models } from './catalog/models.ts';
+import { plugins } from './catalog/plugins.ts';
 import { web } from './catalog/web.ts';
 import { webAdmin } from './catalog/web-admin.ts';
 import type { Locale } from './locale.ts';
@@ -34,6 +36,8 @@ const AREAS = [
   area(web),
   area(webAdmin),
   area(media),
+  area(models),
+  area(plugins),
 ] as const;
 
 type AreaTexts = (typeof AREAS)[number]['en'];

@@ -132,8 +132,16 @@ export async function createTurn(
 async function addRound(db: SqlRunner, id: string, usage: Usage | undefined): Promise<void> {
   const changed = await db.run(
     `UPDATE "Turn" SET "rounds" = "rounds" + 1, "promptTokens" = "promptTokens" + $1, "completionTokens" = "completionTokens" + $2,
-      "totalTokens" = "totalTokens" + $3, "cachedTokens" = "cachedTokens" + $4, "updatedAt" = $5 WHERE "id" = $6`,
-    [usage?.promptTokens ?? 0, usage?.completionTokens ?? 0, usage?.totalTokens ?? 0, usage?.cachedTokens ?? 0, new Date(), id],
+      "totalTokens" = "totalTokens" + $3, "cachedTokens" = "cachedTokens" + $4, "updatedAt" = $5, "model" = COALESCE($6, "model") WHERE "id" = $7`,
+    [
+      usage?.promptTokens ?? 0,
+      usage?.completionTokens ?? 0,
+      usage?.totalTokens ?? 0,
+      usage?.cachedTokens ?? 0,
+      new Date(),
+      usage?.model ?? null,
+      id,
+    ],
   );
   if (changed !== 1) throw new Error(`Turn ${id} not found`);
 }
@@ -170,7 +178,7 @@ const RELEASE_WITH_TURN_END = releaseWithTurnEnd(1);
 
 /**
  * The round's usage, and with `finish` the turn's end (its answer recorded as owed when `owedBy`):
- * $1..$5 (and $6, $7, and $8 for the owner), the turn id last.
+ * $1..$5 (and $6, $7, and $8 for the owner), the answering model's name (kept when absent) next to last, the turn id last.
  */
 function roundUpdate(input: RoundEnd, now: Date, returning: string): { text: string; values: SqlValue[] } {
   const owed = input.finish && input.owedBy !== undefined;
@@ -183,11 +191,13 @@ function roundUpdate(input: RoundEnd, now: Date, returning: string): { text: str
     now,
     ...(input.finish ? [input.finish, now] : []),
     ...(owed ? [JSON.stringify(input.owedBy)] : []),
+    input.usage?.model ?? null,
     input.turnId,
   ];
   return {
     text: `UPDATE "Turn" SET "rounds" = "rounds" + 1, "promptTokens" = "promptTokens" + $1, "completionTokens" = "completionTokens" + $2,
-      "totalTokens" = "totalTokens" + $3, "cachedTokens" = "cachedTokens" + $4, "updatedAt" = $5${end} WHERE "id" = $${values.length} RETURNING ${returning}`,
+      "totalTokens" = "totalTokens" + $3, "cachedTokens" = "cachedTokens" + $4, "updatedAt" = $5${end},
+      "model" = COALESCE($${values.length - 1}, "model") WHERE "id" = $${values.length} RETURNING ${returning}`,
     values,
   };
 }

@@ -1,10 +1,10 @@
 // Token usage as the model servers reported it, added up from the turns: per chat, person or day
-// (`parley usage`), and a person's or a chat's total since a time (daily budgets).
+// or model (`parley usage`), and a person's or a chat's total since a time (daily budgets).
 import { z } from 'zod';
 import { intColumn } from '../sql/columns.ts';
 import type { SqlDriver } from '../sql/driver.ts';
 
-export type UsageGrouping = 'chat' | 'person' | 'day';
+export type UsageGrouping = 'chat' | 'person' | 'day' | 'model';
 
 interface UsageTotals {
   turns: number;
@@ -15,7 +15,10 @@ interface UsageTotals {
 }
 
 export interface UsageRow extends UsageTotals {
-  /** The chat (channel:chatId), the person (channel:userId) or the day (YYYY-MM-DD, UTC). */
+  /**
+   * The chat (channel:chatId), the person (channel:userId), the day (YYYY-MM-DD, UTC) or the model
+   * (its configured name; "(unrecorded)" for turns from before models were recorded or that never got an answer).
+   */
   key: string;
   /** The person's name as the turn's origin gives it (by person only). */
   name?: string;
@@ -41,8 +44,12 @@ function requester(provider: SqlDriver['provider'], field: 'id' | 'displayName')
     : `json_extract(t."origin", '$.requester.${field}')`;
 }
 
+/** The model key of turns that have none recorded. */
+const UNRECORDED_MODEL = '(unrecorded)';
+
 function groupKey(provider: SqlDriver['provider'], by: UsageGrouping): string {
   if (by === 'chat') return `s."channel" || ':' || s."chatId"`;
+  if (by === 'model') return `COALESCE(t."model", '${UNRECORDED_MODEL}')`;
   if (by === 'person') return `s."channel" || ':' || ${requester(provider, 'id')}`;
   return provider === 'postgresql' ? `to_char(t."startedAt" AT TIME ZONE 'UTC', 'YYYY-MM-DD')` : `substr(t."startedAt", 1, 10)`;
 }

@@ -13,6 +13,8 @@ export const commands = {
     'command.deny.reason': 'Why (optional)',
     'command.revoke': 'Remove "always allow here" grants',
     'command.revoke.tool': 'Only this tool (default: all)',
+    'command.model': 'Show or switch the model of this chat (admins)',
+    'command.model.name': 'The model to use here, or reset',
     'command.start': 'Start talking to me',
     'help.direct': 'I am {name}. Just write to me.',
     'help.group':
@@ -40,6 +42,8 @@ export const commands = {
     'command.deny.reason': '原因（可选）',
     'command.revoke': '撤销“在此始终允许”的授权',
     'command.revoke.tool': '只撤销这个工具（默认：全部）',
+    'command.model': '查看或切换本聊天使用的模型（仅管理员）',
+    'command.model.name': '在这里使用的模型，或 reset',
     'command.start': '开始和我对话',
     'help.direct': '我是 {name}。直接给我发消息就行。',
     'help.group': '我是 {name}。在群聊里我只看到发给我的消息：@我（@{mention}）、回复我的某条消息，或者使用命令。',

@@ -1,0 +1,31 @@
+// Texts of /model: the list of configured models, the chat's current one, switching and refusals.
+export const models = {
+  en: {
+    'models.only_admins': 'Only an admin can see or change the model here.',
+    'models.none': 'No model is configured.',
+    'models.current_chat': 'This chat uses **{name}** (chosen here with /model).',
+    'models.current_channel': 'This chat uses **{name}** (the model for this channel).',
+    'models.current_default': 'This chat uses **{name}** (the default model).',
+    'models.fallback': 'If it fails before answering: {names}.',
+    'models.list_heading': 'Models:',
+    'models.usage': 'Switch with /model <name>; /model reset goes back to the channel’s or the default model.',
+    'models.unknown': 'There is no model named "{name}". Configured: {names}.',
+    'models.switched': 'This chat now uses **{name}**.',
+    'models.reset': 'This chat now uses **{name}** again (no model chosen here).',
+    'models.reset_nothing': 'No model was chosen here; this chat uses **{name}**.',
+  },
+  'zh-CN': {
+    'models.only_admins': '只有管理员可以查看或更换这里的模型。',
+    'models.none': '还没有配置任何模型。',
+    'models.current_chat': '本聊天使用 **{name}**（在这里用 /model 选择）。',
+    'models.current_channel': '本聊天使用 **{name}**（此频道的模型）。',
+    'models.current_default': '本聊天使用 **{name}**（默认模型）。',
+    'models.fallback': '如果它在回答前出错，依次改用：{names}。',
+    'models.list_heading': '模型：',
+    'models.usage': '用 /model <名称> 切换；/model reset 恢复为频道或默认模型。',
+    'models.unknown': '没有名为“{name}”的模型。已配置：{names}。',
+    'models.switched': '本聊天现在使用 **{name}**。',
+    'models.reset': '本聊天重新使用 **{name}**（这里不再单独选择模型）。',
+    'models.reset_nothing': '这里没有单独选择模型；本聊天使用 **{name}**。',
+  },
+} as const;
