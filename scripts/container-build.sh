@@ -3,8 +3,9 @@
 # .ci/run runs it (with --smoke) in a clean copy of the repository, outside any container, so the
 # image's steps are exercised on every CI run although the CI machines have no Docker engine.
 #
-#   scripts/container-build.sh            install the production dependencies (npm ci --omit=dev,
-#                                         whose postinstall compiles dist/) and check dist/ is current
+#   scripts/container-build.sh            install the dependencies (npm ci, whose prepare script
+#                                         compiles dist/ with the dev dependencies TypeScript and
+#                                         esbuild), drop the dev dependencies, check dist/ is current
 #   scripts/container-build.sh --smoke    the same, then start the result (node bin/start.mjs on a
 #                                         temporary SQLite database) and wait for GET /healthz = 200
 #
@@ -15,8 +16,9 @@ cd "$(dirname "$0")/.."
 smoke=false
 [[ "${1:-}" == "--smoke" ]] && smoke=true
 
-npm ci --omit=dev --no-audit --no-fund
-# postinstall built dist/; the image must never rebuild at start (its code is read-only there).
+npm ci --no-audit --no-fund
+npm prune --omit=dev --no-audit --no-fund
+# prepare built dist/; the image must never rebuild at start (its code is read-only there).
 node --input-type=module -e "
   const { distProblem } = await import('./bin/build-state.mjs');
   const problem = distProblem();
