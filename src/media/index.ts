@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import type { Config, DatabaseTarget } from '../config/config.ts';
 import type { ChannelAdapter, Inbound } from '../core/types.ts';
+import { localeOrDefault } from '../core/i18n/index.ts';
 import type { MessageMedia } from '../gateway/ports.ts';
 import type { LlmClient } from '../llm/types.ts';
 import type { Logger } from '../log.ts';
@@ -66,12 +67,13 @@ export class Media implements MessageMedia {
     return mediaClient(inner, { cache: this.cache, vision: this.vision, imagesInContext: this.#config.imagesInContext, log: this.#log });
   }
 
+  // The router has resolved the message's language into `inbound.locale`: the chat's lines follow it.
   unreadableReply(inbound: Inbound): string | undefined {
-    return this.intake.unreadableReply(inbound);
+    return this.intake.unreadableReply(inbound, localeOrDefault(inbound.locale));
   }
 
   describe(inbound: Inbound): string {
-    return this.intake.describe(inbound);
+    return this.intake.describe(inbound, localeOrDefault(inbound.locale));
   }
 
   needsPreparing(inbound: Inbound): boolean {
@@ -79,7 +81,7 @@ export class Media implements MessageMedia {
   }
 
   prepare(inbound: Inbound, context: { sessionId: string; signal?: AbortSignal }) {
-    return this.intake.prepare(inbound, context);
+    return this.intake.prepare(inbound, { ...context, locale: localeOrDefault(inbound.locale) });
   }
 
   forgetSession(sessionId: string): Promise<void> {
