@@ -3,6 +3,7 @@
 // 10,000-page PDF costs its first pages, and the rest is one line ("… 9,997 more pages not shown").
 import { estimateTokens, truncateToTokens } from '../agent/tokens.ts';
 import { MediaError } from './media-error.ts';
+import { checkZipUnpackedSize, ZipTooLargeError } from './zip-guard.ts';
 
 export interface DocumentText {
   text: string;
@@ -13,6 +14,9 @@ export interface DocumentText {
   /** Pages of a PDF. */
   pages?: number;
 }
+
+/** A DOCX may unpack to at most this much (its text and images); more is refused before mammoth reads it. */
+const MAX_DOCX_UNPACKED_BYTES = 50_000_000;
 
 /** PDF.js needs no worker thread for text; extraction stops at this many pages whatever the budget. */
 const MAX_PDF_PAGES_READ = 200;
@@ -86,6 +90,12 @@ export async function pdfText(bytes: Buffer, budgetTokens: number, signal?: Abor
 }
 
 export async function docxText(bytes: Buffer, budgetTokens: number): Promise<DocumentText> {
+  try {
+    checkZipUnpackedSize(bytes, MAX_DOCX_UNPACKED_BYTES);
+  } catch (error) {
+    if (!(error instanceof ZipTooLargeError)) throw error;
+    throw new MediaError('unreadable-document', `refused before unpacking: ${error.message}`, { cause: error });
+  }
   const mammoth = await import('mammoth');
   let text: string;
   try {
