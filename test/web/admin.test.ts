@@ -100,7 +100,8 @@ describe('web admin in Chromium, against npm start', () => {
     expect(link.startsWith(`${base}/admin-login?code=`)).toBe(true);
     const admin = await browser.newContext({ viewport: { width: 1280, height: 800 }, acceptDownloads: true });
     const page = await admin.newPage();
-    page.setDefaultTimeout(10_000);
+    // Generous: the whole suite runs beside this test on two cores, and `npm start` shares them.
+    page.setDefaultTimeout(30_000);
     await page.goto(link);
     await page.locator('body[data-ready="true"]').waitFor();
     expect(await page.locator('#admin-nav a').allTextContents()).toEqual(['Knowledge', 'Approvals', 'Conversations', 'Usage', 'Health']);
@@ -184,7 +185,8 @@ describe('web admin in Chromium, against npm start', () => {
     expect(posted).toEqual([`POST /reports weekly report`]);
     expect(prompt.message.reply_markup).toBeUndefined();
     expect(prompt.message.text).toContain('Approved by web admin');
-    await page.click('nav.sections >> text=Approvals');
+    // A fresh load of the page (not the one the decision's redirect showed), before reading it.
+    await Promise.all([page.waitForEvent('load'), page.click('nav.sections >> text=Approvals')]);
     expect(await page.locator('article.approval').count()).toBe(0);
     const audit = await page.locator('table.audit tbody').textContent();
     for (const entry of ['knowledge.import', 'knowledge.edit', 'knowledge.revert', 'approve']) expect(audit).toContain(entry);
