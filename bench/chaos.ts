@@ -26,7 +26,13 @@ const SECONDS = Number(process.env.PARLEY_SOAK_SECONDS ?? 90);
 const CHATS = Number(process.env.PARLEY_SOAK_CHATS ?? 12);
 const random = (min: number, max: number) => min + Math.random() * (max - min);
 
-type Result = Tally & { kills: number; errors: number; clicksAgain: number | undefined; pushesGivenUp: number | undefined };
+type Result = Tally & {
+  kills: number;
+  errors: number;
+  errorMessages: string[];
+  clicksAgain: number | undefined;
+  pushesGivenUp: number | undefined;
+};
 type PlatformName = 'telegram' | 'discord' | 'feishu';
 
 async function platformFor(name: PlatformName, processes: number): Promise<SoakPlatform> {
@@ -90,6 +96,7 @@ async function soak(
         ...talk.tally(target.posts),
         kills: fleet.kills,
         errors: fleet.errors().length,
+        errorMessages: distinctMessages(fleet.errors()),
         clicksAgain: clicks,
         pushesGivenUp: givenUp,
       },
@@ -100,6 +107,19 @@ async function soak(
     await model.close();
     await platform.close();
   }
+}
+
+/** The distinct `msg` of logged error lines, with how often each came. */
+function distinctMessages(lines: string[]): string[] {
+  const counts = new Map<string, number>();
+  for (const line of lines) {
+    let msg = line.slice(0, 200);
+    try {
+      msg = String((JSON.parse(line) as { msg?: unknown }).msg ?? msg).slice(0, 200);
+    } catch {}
+    counts.set(msg, (counts.get(msg) ?? 0) + 1);
+  }
+  return [...counts].map(([msg, n]) => `${n} × ${msg}`);
 }
 
 function print(results: { name: string; tally: Result }[]): void {
@@ -126,6 +146,7 @@ function print(results: { name: string; tally: Result }[]): void {
   for (const { name, tally } of results) {
     if (tally.lostQuestions.length) console.log(`  ${name}: lost ${tally.lostQuestions.join(', ')}`);
     if (tally.doubledQuestions.length) console.log(`  ${name}: answered twice ${tally.doubledQuestions.join(', ')}`);
+    for (const message of tally.errorMessages) console.log(`  ${name}: logged ${message}`);
   }
 }
 
