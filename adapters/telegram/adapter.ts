@@ -8,7 +8,7 @@ import type { BotCommand } from 'grammy/types';
 import { answerOnce } from '../../src/core/ack.ts';
 import { ChatOrder } from '../../src/core/chat-order.ts';
 import { COMMANDS, ENTRY_COMMAND } from '../../src/core/commands.ts';
-import { reportDelay } from '../../src/core/delivery-delays.ts';
+import { reportAttempt, reportRefusal } from '../../src/core/delivery-delays.ts';
 import { errorText } from '../../src/core/errors.ts';
 import { holdUntilTaken } from '../../src/core/hold.ts';
 import type {
@@ -48,19 +48,16 @@ const MENU_COMMANDS: BotCommand[] = [ENTRY_COMMAND, ...COMMANDS].map((c) => ({ c
 
 /**
  * Waits out 429s (retry_after) and retries 5xx/network failures; typing pings are not worth a wait.
- * Each failed attempt is reported to the sender (core/delivery-delays.ts) before the wait.
+ * Each attempt, and each refused one (an error answer: nothing was sent), is reported to the sender
+ * (core/delivery-delays.ts) before it is made and before the wait.
  */
 function retryTransformer(): Transformer {
   const retry = autoRetry({ maxRetryAttempts: 5, maxDelaySeconds: 300 });
   const reported: Transformer = async (prev, method, payload, signal) => {
-    try {
-      const result = await prev(method, payload, signal);
-      if (!result.ok) reportDelay();
-      return result;
-    } catch (error) {
-      reportDelay();
-      throw error;
-    }
+    await reportAttempt();
+    const result = await prev(method, payload, signal);
+    if (!result.ok) await reportRefusal();
+    return result;
   };
   return (prev, method, payload, signal) =>
     method === 'sendChatAction' ? prev(method, payload, signal) : retry((m, p, s) => reported(prev, m, p, s), method, payload, signal);
