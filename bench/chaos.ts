@@ -146,6 +146,7 @@ function print(results: { name: string; tally: Result }[]): void {
   for (const { name, tally } of results) {
     if (tally.lostQuestions.length) console.log(`  ${name}: lost ${tally.lostQuestions.join(', ')}`);
     if (tally.doubledQuestions.length) console.log(`  ${name}: answered twice ${tally.doubledQuestions.join(', ')}`);
+    for (const notice of tally.noticesWhereLost) console.log(`  ${name}: told ${notice}`);
     for (const message of tally.errorMessages) console.log(`  ${name}: logged ${message}`);
   }
 }

@@ -34,6 +34,8 @@ export interface Tally {
   lostQuestions: string[];
   /** The questions answered twice, as "kind qN (chat)". */
   doubledQuestions: string[];
+  /** What the chats with a lost question were told instead (their messages that answer nothing). */
+  noticesWhereLost: string[];
 }
 
 export class Talk {
@@ -105,6 +107,7 @@ export class Talk {
       p50Ms: 0,
       lostQuestions: [],
       doubledQuestions: [],
+      noticesWhereLost: [],
     };
     const prompts = this.#platform.promptTexts();
     const times: number[] = [];
@@ -112,7 +115,8 @@ export class Talk {
       const unansweredHere: string[] = [];
       const texts = this.#platform.texts(chat);
       const known = (text: string) => /q\d+/.test(text) || text.includes('Approved by') || text.includes('Approval needed');
-      const notices = texts.filter((t) => !known(t)).length;
+      const noticeTexts = texts.filter((t) => !known(t));
+      const notices = noticeTexts.length;
       tally.errorNotices += notices;
       let unanswered = 0;
       for (const question of this.#questions.values()) {
@@ -141,7 +145,10 @@ export class Talk {
       }
       // An unanswered question the chat was told about (an error notice) is not lost.
       tally.lost += Math.max(0, unanswered - notices);
-      if (unanswered > notices) tally.lostQuestions.push(...unansweredHere);
+      if (unanswered > notices) {
+        tally.lostQuestions.push(...unansweredHere);
+        tally.noticesWhereLost.push(...noticeTexts.map((t) => `${chat.label}: ${t.slice(0, 160)}`));
+      }
     }
     times.sort((a, b) => a - b);
     tally.worstMs = times.at(-1) ?? 0;
