@@ -304,19 +304,39 @@ export class TelegramAdapter implements ChannelAdapter {
         } else await sink.onMessage(update.inbound);
         return;
       case 'button': {
-        // Deciding an approval edits messages (maybe waiting out a 429): do not hold up other updates.
-        const work = this.#press(sink, update.press);
+        // Deciding an approval edits messages (maybe waiting out a 429): only the decision, written
+        // before the press is acknowledged, holds up the confirmation of the update (the next
+        // getUpdates; the webhook's answer), so that a press is never confirmed before it is taken.
+        const { work, acknowledged } = this.#press(sink, update.press);
         this.#buttonPresses.add(work);
         void work.finally(() => this.#buttonPresses.delete(work));
+        if (this.#config.mode.kind === 'polling')
+          this.#takes.run(update.press.chatId, () => acknowledged).catch((error: unknown) => this.#updateFailed(error));
+        else await acknowledged;
         return;
       }
     }
   }
 
-  /** Hands a button press to the core; the query is answered exactly once, whatever happens. */
-  async #press(sink: InboundSink, press: ButtonPress): Promise<void> {
+  /**
+   * Hands a button press to the core; the query is answered exactly once, whatever happens.
+   * `acknowledged` settles when the core acknowledges the press (it has decided, and stored, what
+   * the press does) or when handling it ended.
+   */
+  #press(sink: InboundSink, press: ButtonPress): { work: Promise<void>; acknowledged: Promise<void> } {
+    let markAcknowledged: () => void = () => {};
+    const acknowledged = new Promise<void>((resolve) => (markAcknowledged = resolve));
+    const work = this.#handlePress(sink, press, markAcknowledged).finally(markAcknowledged);
+    return { work, acknowledged };
+  }
+
+  async #handlePress(sink: InboundSink, press: ButtonPress, acknowledged: () => void): Promise<void> {
     const { callbackQueryId, ...fields } = press;
-    const { ack } = answerOnce((toast) => this.#answer(callbackQueryId, toast));
+    const once = answerOnce((toast) => this.#answer(callbackQueryId, toast));
+    const ack = (toast?: string) => {
+      acknowledged();
+      return once.ack(toast);
+    };
     try {
       await sink.onAction({ ...fields, reply: { ack, whisper: (text) => this.#whisper(fields, text) } });
     } catch (error) {
