@@ -8,8 +8,8 @@ import type { BotCommand, LanguageCode } from 'grammy/types';
 import { answerOnce } from '../../src/core/ack.ts';
 import { ChatOrder } from '../../src/core/chat-order.ts';
 import { COMMANDS, type CommandInfo, commandDescription, ENTRY_COMMAND } from '../../src/core/commands.ts';
+import { reportAttempt, reportRefusal } from '../../src/core/delivery-delays.ts';
 import { LOCALES, type Locale, localeOrDefault, t } from '../../src/core/i18n/index.ts';
-import { reportDelay } from '../../src/core/delivery-delays.ts';
 import { errorText } from '../../src/core/errors.ts';
 import { holdUntilTaken } from '../../src/core/hold.ts';
 import type {
@@ -76,19 +76,16 @@ function menusOf(commands: readonly CommandInfo[]): Menu[] {
 
 /**
  * Waits out 429s (retry_after) and retries 5xx/network failures; typing pings are not worth a wait.
- * Each failed attempt is reported to the sender (core/delivery-delays.ts) before the wait.
+ * Each attempt, and each refused one (an error answer: nothing was sent), is reported to the sender
+ * (core/delivery-delays.ts) before it is made and before the wait.
  */
 function retryTransformer(): Transformer {
   const retry = autoRetry({ maxRetryAttempts: 5, maxDelaySeconds: 300 });
   const reported: Transformer = async (prev, method, payload, signal) => {
-    try {
-      const result = await prev(method, payload, signal);
-      if (!result.ok) reportDelay();
-      return result;
-    } catch (error) {
-      reportDelay();
-      throw error;
-    }
+    await reportAttempt();
+    const result = await prev(method, payload, signal);
+    if (!result.ok) await reportRefusal();
+    return result;
   };
   return (prev, method, payload, signal) =>
     method === 'sendChatAction' ? prev(method, payload, signal) : retry((m, p, s) => reported(prev, m, p, s), method, payload, signal);
@@ -349,19 +346,39 @@ export class TelegramAdapter implements ChannelAdapter {
         } else await sink.onMessage(update.inbound);
         return;
       case 'button': {
-        // Deciding an approval edits messages (maybe waiting out a 429): do not hold up other updates.
-        const work = this.#press(sink, update.press);
+        // Deciding an approval edits messages (maybe waiting out a 429): only the decision, written
+        // before the press is acknowledged, holds up the confirmation of the update (the next
+        // getUpdates; the webhook's answer), so that a press is never confirmed before it is taken.
+        const { work, acknowledged } = this.#press(sink, update.press);
         this.#buttonPresses.add(work);
         void work.finally(() => this.#buttonPresses.delete(work));
+        if (this.#config.mode.kind === 'polling')
+          this.#takes.run(update.press.chatId, () => acknowledged).catch((error: unknown) => this.#updateFailed(error));
+        else await acknowledged;
         return;
       }
     }
   }
 
-  /** Hands a button press to the core; the query is answered exactly once, whatever happens. */
-  async #press(sink: InboundSink, press: ButtonPress): Promise<void> {
+  /**
+   * Hands a button press to the core; the query is answered exactly once, whatever happens.
+   * `acknowledged` settles when the core acknowledges the press (it has decided, and stored, what
+   * the press does) or when handling it ended.
+   */
+  #press(sink: InboundSink, press: ButtonPress): { work: Promise<void>; acknowledged: Promise<void> } {
+    let markAcknowledged: () => void = () => {};
+    const acknowledged = new Promise<void>((resolve) => (markAcknowledged = resolve));
+    const work = this.#handlePress(sink, press, markAcknowledged).finally(markAcknowledged);
+    return { work, acknowledged };
+  }
+
+  async #handlePress(sink: InboundSink, press: ButtonPress, acknowledged: () => void): Promise<void> {
     const { callbackQueryId, ...fields } = press;
-    const { ack } = answerOnce((toast) => this.#answer(callbackQueryId, toast));
+    const once = answerOnce((toast) => this.#answer(callbackQueryId, toast));
+    const ack = (toast?: string) => {
+      acknowledged();
+      return once.ack(toast);
+    };
     try {
       await sink.onAction({ ...fields, reply: { ack, whisper: (text) => this.#whisper(fields, text) } });
     } catch (error) {

@@ -38,7 +38,8 @@ export class Fleet {
     return this.#members.length;
   }
 
-  async start(index: number): Promise<void> {
+  /** Starts process `index` and waits for its ready block; returns what it printed so far. */
+  async start(index: number): Promise<string> {
     const child = spawn(process.execPath, [...startScriptNodeOptions(ROOT), join(ROOT, 'bin', 'start.mjs')], {
       cwd: ROOT,
       env: { ...cleanEnv(), PARLEY_WEB: 'off', PARLEY_HTTP_PORT: '0', PARLEY_LOG_LEVEL: 'warn', ...this.#env },
@@ -54,6 +55,7 @@ export class Fleet {
       if (child.exitCode !== null || Date.now() > deadline) throw new Error(`parley ${index} did not start:\n${member.output}`);
       await sleep(20);
     }
+    return member.output;
   }
 
   async kill9(index: number): Promise<void> {

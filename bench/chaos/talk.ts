@@ -2,26 +2,20 @@
 // after another, waiting for its answer (or giving up on it after a while); a scripted clicker
 // approves every approval prompt. At the end, the chats' messages as they stand are tallied.
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { FakeTelegram, RecordedCall, TgChat, TgUser } from '../../test/fakes/telegram/index.ts';
+import type { SoakChat, SoakPlatform } from './platform.ts';
 import type { Kind } from './script.ts';
 
-const ANSWER = /done-(q\d+)-end/;
 const CONTINUED = '… (continued after a restart)';
 /** A question left unanswered this long is given up on (its chat asks the next). */
 const WAIT_MS = 60_000;
+const LOOK_EVERY_MS = 100;
 
 interface Question {
   id: string;
   kind: Kind;
-  chat: TgChat;
+  chat: SoakChat;
   sentAt: number;
   answeredAt?: number;
-}
-
-interface Talker {
-  user: TgUser;
-  chat: TgChat;
-  prefix: string;
 }
 
 export interface Tally {
@@ -38,39 +32,31 @@ export interface Tally {
   p50Ms: number;
   /** The questions lost, as "kind qN (chat)", for a look at the logs. */
   lostQuestions: string[];
+  /** The questions answered twice, as "kind qN (chat)". */
+  doubledQuestions: string[];
+  /** What the chats with a lost question were told instead (their messages that answer nothing). */
+  noticesWhereLost: string[];
 }
 
 export class Talk {
-  readonly #tg: FakeTelegram;
-  readonly #talkers: Talker[] = [];
+  readonly #platform: SoakPlatform;
+  readonly #chats: SoakChat[] = [];
   readonly #questions = new Map<string, Question>();
-  readonly #clicked = new Set<string>();
   #next = 0;
   /** The chats go on asking (until stop()). */
   #asking = true;
   /** The clicker goes on approving (until every chat has its last answer, or gave up on it). */
   #clicking = true;
 
-  constructor(tg: FakeTelegram, chats: number) {
-    this.#tg = tg;
-    const record = tg.calls.push.bind(tg.calls);
-    tg.calls.push = (...calls: RecordedCall[]) => {
-      for (const call of calls) this.#onCall(call);
-      return record(...calls);
-    };
-    for (let i = 0; i < chats; i++) {
-      const user = tg.user(`Person${i}`);
-      if (i % 3 === 2) {
-        const chat = tg.group(`Team ${i}`);
-        this.#talkers.push({ user, chat, prefix: `@${tg.bot.username} ` });
-      } else this.#talkers.push({ user, chat: tg.privateChat(user), prefix: '' });
-    }
+  constructor(platform: SoakPlatform, chats: number) {
+    this.#platform = platform;
+    for (let i = 0; i < chats; i++) this.#chats.push(platform.chat(i, i % 3 === 2));
   }
 
   /** Runs every chat's conversation and the clicker until stop() (then waits for the answers due). */
   async run(): Promise<void> {
     const clicker = this.#click();
-    await Promise.all(this.#talkers.map((talker, i) => this.#converse(talker, i)));
+    await Promise.all(this.#chats.map((chat, i) => this.#converse(chat, i)));
     this.#clicking = false;
     await clicker;
   }
@@ -79,39 +65,31 @@ export class Talk {
     this.#asking = false;
   }
 
-  async #converse(talker: Talker, index: number): Promise<void> {
+  async #converse(chat: SoakChat, index: number): Promise<void> {
     const kinds: Kind[] = ['ask', 'long', 'approve', 'ask', 'long'];
     for (let turn = 0; this.#asking; turn++) {
       const kind = kinds[(index + turn) % kinds.length]!;
-      const question: Question = { id: `q${++this.#next}`, kind, chat: talker.chat, sentAt: Date.now() };
+      const question: Question = { id: `q${++this.#next}`, kind, chat, sentAt: Date.now() };
       this.#questions.set(question.id, question);
-      this.#tg.say(talker.user, talker.chat, `${talker.prefix}${kind} ${question.id}`);
+      this.#platform.say(chat, `${kind} ${question.id}`);
+      const end = `done-${question.id}-end`;
       const deadline = Date.now() + WAIT_MS;
-      while (question.answeredAt === undefined && Date.now() < deadline) await sleep(50);
+      while (Date.now() < deadline) {
+        if (this.#platform.texts(chat).some((t) => t.includes(end))) {
+          question.answeredAt = Date.now();
+          break;
+        }
+        await sleep(LOOK_EVERY_MS);
+      }
       await sleep(Math.random() * 400);
     }
   }
 
-  /** Approves every prompt the bot shows (as its requester), once. */
   async #click(): Promise<void> {
     while (this.#clicking) {
-      for (const talker of this.#talkers) {
-        for (const { message } of this.#tg.botMessages(talker.chat)) {
-          const key = `${talker.chat.id}:${message.message_id}`;
-          if (!message.reply_markup || this.#clicked.has(key) || !message.text?.includes('Approval needed')) continue;
-          this.#clicked.add(key);
-          this.#tg.click(talker.user, talker.chat, message.message_id, 'Approve');
-        }
-      }
+      this.#platform.approve();
       await sleep(150);
     }
-  }
-
-  #onCall(call: RecordedCall): void {
-    if (!call.ok || (call.method !== 'sendMessage' && call.method !== 'editMessageText')) return;
-    const id = ANSWER.exec(String(call.params.text ?? ''))?.[1];
-    const question = id ? this.#questions.get(id) : undefined;
-    if (question && question.answeredAt === undefined) question.answeredAt = call.at;
   }
 
   tally(posts: Map<string, number>): Tally {
@@ -128,32 +106,38 @@ export class Talk {
       worstMs: 0,
       p50Ms: 0,
       lostQuestions: [],
+      doubledQuestions: [],
+      noticesWhereLost: [],
     };
-    const prompts = this.#tg.callsTo('sendMessage').filter((c) => c.ok && String(c.params.text ?? '').includes('Approval needed'));
+    const prompts = this.#platform.promptTexts();
     const times: number[] = [];
-    for (const talker of this.#talkers) {
+    for (const chat of this.#chats) {
       const unansweredHere: string[] = [];
-      const texts = this.#tg.botMessages(talker.chat).map((m) => m.message.text ?? '');
+      const texts = this.#platform.texts(chat);
       const known = (text: string) => /q\d+/.test(text) || text.includes('Approved by') || text.includes('Approval needed');
-      const notices = texts.filter((t) => !known(t)).length;
+      const noticeTexts = texts.filter((t) => !known(t));
+      const notices = noticeTexts.length;
       tally.errorNotices += notices;
       let unanswered = 0;
       for (const question of this.#questions.values()) {
-        if (question.chat !== talker.chat) continue;
+        if (question.chat !== chat) continue;
         const end = `done-${question.id}-end`;
         const start = `start-${question.id} `;
-        const continued = texts.filter((t) => t.startsWith(CONTINUED) && t.includes(question.id));
-        const full = texts.filter((t) => !t.startsWith(CONTINUED) && t.includes(end) && (question.kind !== 'long' || t.includes(start)));
-        const truncated = texts.filter((t) => !t.startsWith(CONTINUED) && t.includes(start) && !t.includes(end));
+        const marked = (t: string) => t.includes(CONTINUED);
+        const continued = texts.filter((t) => marked(t) && t.includes(question.id));
+        const full = texts.filter((t) => !marked(t) && t.includes(end) && (question.kind !== 'long' || t.includes(start)));
+        const truncated = texts.filter((t) => !marked(t) && t.includes(start) && !t.includes(end));
         tally.markedContinuations += continued.length;
         if (continued.length === 0) tally.truncatedUnmarked += truncated.length;
-        if (full.length > 1) tally.answeredTwice++;
-        else if (full.length + continued.length > 0) tally.answeredOnce++;
+        if (full.length > 1) {
+          tally.answeredTwice++;
+          tally.doubledQuestions.push(`${question.kind} ${question.id} (${chat.label})`);
+        } else if (full.length + continued.length > 0) tally.answeredOnce++;
         else {
           unanswered++;
-          unansweredHere.push(`${question.kind} ${question.id} (chat ${talker.chat.id})`);
+          unansweredHere.push(`${question.kind} ${question.id} (${chat.label})`);
         }
-        if (question.kind === 'approve' && !prompts.some((c) => String(c.params.text).includes(`"${question.id}"`))) {
+        if (question.kind === 'approve' && !prompts.some((t) => t.includes(`"${question.id}"`))) {
           // No prompt, and no answer either (an answer needs the approval).
           if (full.length + continued.length === 0) tally.approvalsNeverShown++;
         }
@@ -161,7 +145,10 @@ export class Talk {
       }
       // An unanswered question the chat was told about (an error notice) is not lost.
       tally.lost += Math.max(0, unanswered - notices);
-      if (unanswered > notices) tally.lostQuestions.push(...unansweredHere);
+      if (unanswered > notices) {
+        tally.lostQuestions.push(...unansweredHere);
+        tally.noticesWhereLost.push(...noticeTexts.map((t) => `${chat.label}: ${t.slice(0, 160)}`));
+      }
     }
     times.sort((a, b) => a - b);
     tally.worstMs = times.at(-1) ?? 0;

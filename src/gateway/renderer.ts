@@ -6,6 +6,7 @@
 // told so. While the model is busy, the chat is told once (a placeholder the answer replaces).
 import { deliveryFailureOf } from '../core/delivery.ts';
 import { errorText } from '../core/errors.ts';
+import { watchAttempts } from '../core/delivery-delays.ts';
 import { failpoint } from '../core/failpoint.ts';
 import { DEFAULT_LOCALE, type Locale, t, type Wording, wordingText } from '../core/i18n/index.ts';
 import { splitMessage } from '../core/text-split.ts';
@@ -105,8 +106,6 @@ export class ReplyRenderer {
   #closed = false;
   /** A piece the process that went away was sending, its message never recorded (ReplyState.unsent). */
   #unsent: UnsentPiece | undefined;
-  /** The model's answer is complete (answer_complete): only its write is awaited. */
-  #complete = false;
   /** Continues an answer a process that went away began (a continued turn, an owed answer). */
   #continuing = false;
   /** How many of #sent the stored reply state names (a message sent since is named in the owed record). */
@@ -156,7 +155,6 @@ export class ReplyRenderer {
       case 'answer_complete':
         // turn_end, with the whole answer, follows as soon as it is written: a pending render waits
         // for it (one send, or one edit, fewer; no reply state to record) unless the write is slow.
-        this.#complete = true;
         this.#postponeRender();
         break;
       case 'model_busy':
@@ -366,8 +364,21 @@ export class ReplyRenderer {
     });
   }
 
-  #recordOwed(owed: OwedDelivery): Promise<void> {
-    return owed.record({ fromRound: this.#fromRound, refs: this.#sent.map((p) => p.ref) }).catch((error: unknown) => this.#warnOwed(error));
+  #recordOwed(owed: OwedDelivery, unsent?: UnsentPiece): Promise<void> {
+    return owed
+      .record({ fromRound: this.#fromRound, refs: this.#sent.map((p) => p.ref), ...(unsent ? { unsent } : {}) })
+      .catch((error: unknown) => this.#warnOwed(error));
+  }
+
+  /**
+   * The intent of sending piece `unsent.index` in a new message: while the turn runs, in its reply
+   * state; once it is done (its end written, also while a complete answer waits for that write),
+   * in its owed record, which the final answer's sends (a second write per answer where sends are
+   * not idempotent: Telegram) record it in too. The owed record is cleared once delivered.
+   */
+  async #recordIntent(unsent: UnsentPiece, streaming: boolean): Promise<void> {
+    if (streaming && (await this.#saveReplyState(unsent))) return;
+    if (this.#o.owed) await this.#recordOwed(this.#o.owed, unsent);
   }
 
   #warnOwed(error: unknown): void {
@@ -436,25 +447,38 @@ export class ReplyRenderer {
       const continued = !sent && this.#unsent?.index === index;
       const streaming = phase !== 'final';
       const fresh = index === this.#sent.length;
-      // Where a repeated send would make a second message, the send's intent is recorded first
-      // (not for an answer already complete, shown while its write is slow: a crash then shows it
-      // once more either way, and a slow store is not to be given more writes).
-      if (streaming && fresh && !this.#complete && !adapter.capabilities.idempotentSends) {
-        await this.#saveReplyState({ index, chars: piece.length });
-      }
+      // Where a repeated send would make a second message, the send's intent is recorded first, so
+      // that a crash before the write naming its message shows the answer again only as a marked
+      // continuation, never as a second unmarked copy (see #recordIntent).
+      const intent = fresh && !adapter.capabilities.idempotentSends;
+      if (intent) await this.#recordIntent({ index, chars: piece.length }, streaming);
       if (streaming) failpoint('stream-intent-recorded');
       const shown = continued ? continuationOf(piece, this.#locale) : piece;
       const sendAt = performance.now();
-      const ref = await adapter.send(chat, { text: shown, ...this.#replyTo(index), ...this.#keyOf(index) });
+      const send = () => adapter.send(chat, { text: shown, ...this.#replyTo(index), ...this.#keyOf(index) });
+      const owed = this.#o.owed;
+      // A final answer waiting out a refusal (a client that retries by itself) was not sent: a
+      // crash meanwhile must not make the next process mark it as shown before.
+      const ref =
+        intent && !streaming && owed
+          ? await watchAttempts(
+              { attempting: () => this.#recordOwed(owed, { index, chars: piece.length }), refused: () => this.#recordOwed(owed) },
+              send,
+            ).catch(async (error: unknown) => {
+              if (deliveryFailureOf(error).kind === 'rate_limited') await this.#recordOwed(owed);
+              throw error;
+            })
+          : await send();
       if (streaming) failpoint('stream-message-sent');
       this.#sent[index] = { ref, text: piece, ...(continued ? { continued } : {}) };
       // The very next write records the message: while streaming in the reply state; an owed
-      // answer's record names each message but the last (the write after the last clears it).
+      // answer's record names each message but the last (the write after the last clears it), in
+      // the intent of the next one where there is one.
       if (streaming) {
         await this.#saveReplyState();
         // The window in which a crash leaves a message nobody can edit (idempotent sends aside).
         this.#o.log.debug({ chat, unrecordedMs: performance.now() - sendAt }, 'a new message of the answer recorded');
-      } else if (this.#o.owed && index < pieces.length - 1) await this.#recordOwed(this.#o.owed);
+      } else if (this.#o.owed && index < pieces.length - 1 && !intent) await this.#recordOwed(this.#o.owed);
     }
     if (phase === 'final') await this.#retireInherited(pieces.length);
     this.#lastRenderAt = Date.now();
@@ -510,16 +534,19 @@ export class ReplyRenderer {
     }
   }
 
-  /** `unsent`: the intent of a send about to be made (see ReplyState.unsent). */
-  async #saveReplyState(unsent?: UnsentPiece): Promise<void> {
+  /** `unsent`: the intent of a send about to be made (see ReplyState.unsent). False when not stored (the turn no longer runs). */
+  async #saveReplyState(unsent?: UnsentPiece): Promise<boolean> {
     const save = this.#o.saveReplyState;
-    if (!save) return;
+    if (!save) return false;
     try {
       const count = this.#sent.length;
       const state = { fromRound: this.#fromRound, refs: this.#sent.map((p) => p.ref), ...(unsent ? { unsent } : {}) };
-      if ((await save(state)) !== false && !unsent) this.#savedRefs = count;
+      if ((await save(state)) === false) return false;
+      if (!unsent) this.#savedRefs = count;
+      return true;
     } catch (error) {
       this.#o.log.warn({ err: error, chat: this.#o.chat }, `could not record the answer's messages: ${errorText(error)}`);
+      return false;
     }
   }
 

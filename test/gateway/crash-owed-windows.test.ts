@@ -41,6 +41,19 @@ describe('crash windows of delivery', () => {
     expect(model.requests).toHaveLength(1);
   }, 60_000);
 
+  it('killed after the answer was sent, before its record was cleared: the next start shows it again only as a marked continuation', async () => {
+    const { tg, model, env } = await telegramWorld(cleanups, 'parley-owed-');
+    model.enqueue({ text: ANSWER });
+    const alice = tg.user('Alice');
+    const dm = tg.privateChat(alice);
+    const second = await crashAt('answer-sent', env, () => tg.say(alice, dm, 'when does the backup run?'));
+    await waitFor(() => tg.botMessages(dm).length > 1, 'the owed answer, again', 30_000);
+    expect(await second.stop()).toBe(0);
+    // Telegram cannot tell whether the send landed (it did): the repeat says what it is.
+    expect(tg.botMessages(dm).map((m) => m.message.text)).toEqual([ANSWER, `… (continued after a restart)\n\n${ANSWER}`]);
+    expect(model.requests).toHaveLength(1);
+  }, 60_000);
+
   it('killed after the turn suspended for an approval, before the prompt was sent: the next start sends the prompt', async () => {
     const { tg, model, env } = await telegramWorld(cleanups, 'parley-owed-');
     model.enqueue(

@@ -288,9 +288,9 @@ describe('reply renderer: the final answer lands', () => {
     renderer.handle({ ...base, type: 'answer_complete', round: 1 });
     await waitFor(() => channel.calls.length === 1, 'the answer shown while its write hangs', 3_000);
     expect(channel.calls.map((c) => [c.op, c.text])).toEqual([['send', 'Complete answer.']]);
-    // Recorded once it is sent; a complete answer is not recorded as about to be sent first.
-    await waitFor(() => saved.count === 1, 'the message recorded');
-    expect(saved.states).toEqual(['1 message(s)']);
+    // Recorded as about to be sent, then as sent: a crash in between shows it again only marked.
+    await waitFor(() => saved.count === 2, 'the message recorded');
+    expect(saved.states).toEqual(['sending 16 characters', '1 message(s)']);
     end(renderer, 'Complete answer.');
     await renderer.close();
   });
@@ -325,25 +325,28 @@ describe('reply renderer: the final answer lands', () => {
     /** The owed-answer writes a turn went through: the refs each update named, null for the clearing one. */
     function records() {
       const written: (number | null)[] = [];
+      const intents: unknown[] = [];
       const repo: OwedAnswersRepo = {
         list: async () => [],
         claim: async () => false,
         async update(_turnId, by, next) {
           expect(by).toBe('me');
           written.push(JSON.parse(next).reply.refs.length);
+          intents.push(JSON.parse(next).reply.unsent);
           return true;
         },
         async settle(_turnId, kind, by) {
           expect([kind, by]).toEqual(['answer', 'me']);
           written.push(null);
+          intents.push(undefined);
           return true;
         },
       };
-      return { owed: new OwedDelivery(repo, 't1', 'me'), written };
+      return { owed: new OwedDelivery(repo, 't1', 'me'), written, intents };
     }
 
-    it('a delivery that lands at its first try writes once: the record is cleared', async () => {
-      const channel = new ScriptedChannel();
+    it('a delivery that lands at its first try writes once where sends are idempotent: the record is cleared', async () => {
+      const channel = new ScriptedChannel({ idempotentSends: true });
       const { owed, written } = records();
       const renderer = new ReplyRenderer({ adapter: channel, chat, log: recordingLog().log, owed });
       end(renderer, 'At once.');
@@ -352,9 +355,20 @@ describe('reply renderer: the final answer lands', () => {
       expect(written).toEqual([null]);
     });
 
+    it('where sends are not idempotent, the send is recorded as about to be made first, then the record is cleared', async () => {
+      const channel = new ScriptedChannel();
+      const { owed, written, intents } = records();
+      const renderer = new ReplyRenderer({ adapter: channel, chat, log: recordingLog().log, owed });
+      end(renderer, 'At once.');
+      await renderer.close();
+      expect(channel.shown()).toEqual(['At once.']);
+      expect(written).toEqual([0, null]);
+      expect(intents).toEqual([{ index: 0, chars: 8 }, undefined]);
+    });
+
     it('a refused send is retried; the record is cleared only once the answer landed', async () => {
       const channel = new ScriptedChannel();
-      const { owed, written } = records();
+      const { owed, written, intents } = records();
       const renderer = new ReplyRenderer({ adapter: channel, chat, log: recordingLog().log, owed });
       let refusals = 0;
       channel.fail = (op) => (op === 'send' && ++refusals <= 2 ? rateLimited() : undefined);
@@ -367,22 +381,24 @@ describe('reply renderer: the final answer lands', () => {
       end(renderer, 'Later.');
       await renderer.close();
       expect(shownWhenCleared).toEqual(['Later.']);
-      expect(written).toEqual([null]);
+      // Each refused try withdraws its intent (nothing was sent): a crash meanwhile repeats nothing.
+      expect(intents).toEqual([{ index: 0, chars: 6 }, undefined, { index: 0, chars: 6 }, undefined, { index: 0, chars: 6 }, undefined]);
+      expect(written).toEqual([0, 0, 0, 0, 0, null]);
     });
 
-    it('an answer in several messages names each one in the write after its send, but the last', async () => {
+    it("an answer in several messages names each one in the write after its send (the next one's intent), but the last", async () => {
       const channel = new ScriptedChannel({ maxTextLength: 20 });
       const { owed, written } = records();
       const renderer = new ReplyRenderer({ adapter: channel, chat, log: recordingLog().log, owed });
       end(renderer, 'First part here.\n\nSecond part here.\n\nThird part.');
       await renderer.close();
       expect(channel.shown()).toHaveLength(3);
-      expect(written).toEqual([1, 2, null]);
+      expect(written).toEqual([0, 1, 2, null]);
     });
 
     it('a streamed message the reply state could not name (the turn ended first) is named before the final delivery', async () => {
       const channel = new ScriptedChannel();
-      const { owed, written } = records();
+      const { owed, written, intents } = records();
       const renderer = new ReplyRenderer({ adapter: channel, chat, log: recordingLog().log, owed, saveReplyState: async () => false });
       stream(renderer, 'Streaming');
       await waitFor(() => channel.calls.length === 1, 'the streamed part', 1_000);
@@ -390,7 +406,9 @@ describe('reply renderer: the final answer lands', () => {
       end(renderer, 'Streaming, then done.');
       await renderer.close();
       expect(channel.shown()).toEqual(['Streaming, then done.']);
-      expect(written).toEqual([1, null]);
+      // The reply state refused the intent too (the turn had ended): the owed record took it.
+      expect(intents).toEqual([{ index: 0, chars: 9 }, undefined, undefined]);
+      expect(written).toEqual([0, 1, null]);
     });
   });
 });

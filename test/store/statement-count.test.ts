@@ -14,12 +14,16 @@ import { tempDir, testConfig, waitFor } from '../helpers/harness.ts';
 // The hot-path issue ("within 2× of a bot that stores nothing") aims at ≤ 10 statements for a
 // 1-round turn (≤ 20 for a 3-round one). Lower these numbers as the store gets there; never raise them.
 // (Raised once, by one, by the crash-windows issue: an answer is owed from the write that finishes
-// its turn until it is delivered, and clearing that record is one statement per answer.)
-const ONE_ROUND_TURN_STATEMENTS = 11;
+// its turn until it is delivered, and clearing that record is one statement per answer. Raised once
+// more, by one, for platforms without idempotent sends, as Telegram and the memory adapter here:
+// the answer's send is recorded in that record as about to be made, so that a crash right after
+// it shows the answer again only marked as such, never as a second copy; the chaos soak measured
+// 2.5 such copies per 1,000 answers under load without it.)
+const ONE_ROUND_TURN_STATEMENTS = 12;
 /** The same in a chat whose conversation this process has in its history cache. */
-const WARM_ONE_ROUND_TURN_STATEMENTS = 10;
+const WARM_ONE_ROUND_TURN_STATEMENTS = 11;
 /** A turn of two search_knowledge rounds and an answer (the hot-path benchmark's 3-round turn). */
-const THREE_ROUND_TURN_STATEMENTS = 17;
+const THREE_ROUND_TURN_STATEMENTS = 18;
 /**
  * The counts above are without the per-person message rate (PARLEY_RATE_PER_MINUTE=0); on by
  * default it costs one upsert per message (RateCount, in the database so that it holds across

@@ -1,1 +1,1 @@
-export { FakeFeishu, type FeishuChat, type StoredMessage } from './server.ts';
+export { FakeFeishu, type FeishuChat, type FeishuUser, type StoredMessage } from './server.ts';

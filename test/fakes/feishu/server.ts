@@ -446,7 +446,9 @@ export class FakeFeishu {
       }
     });
     ws.on('close', () => {
-      if (this.#socket === ws) this.#socket = undefined;
+      // Several processes of one app each hold a connection; Feishu sends each event to one of
+      // them: the most recent one still open (readyState 1, OPEN).
+      if (this.#socket === ws) this.#socket = [...this.#wss.clients].filter((c) => c !== ws && c.readyState === 1).at(-1);
     });
   }
 
