@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { errorText } from '../core/errors.ts';
 import { ShutdownRequest } from './abort.ts';
+import type { AfterToolCall } from './hooks.ts';
 import type { ToolCall } from '../llm/types.ts';
 import type { AnyTool, ToolContext, ToolOutput, ToolRegistry } from './tools.ts';
 
@@ -44,14 +45,7 @@ export interface RunOptions {
   onStart?: (call: ToolCall, tool: AnyTool | undefined) => void;
   onEnd?: (result: ToolResult) => void;
   /** After a call of a known tool with valid arguments ran: may replace its result (before truncation). */
-  after?: (input: {
-    call: ToolCall;
-    tool: AnyTool;
-    args: unknown;
-    ctx: ToolContext;
-    result: ToolOutput;
-    durationMs: number;
-  }) => Promise<ToolOutput>;
+  after?: (input: AfterToolCall) => Promise<ToolOutput>;
 }
 
 class ToolTimeout extends Error {}
