@@ -20,6 +20,7 @@ import type {
   ToolActivity,
 } from '../../src/core/types.ts';
 import { answerOnce } from '../../src/core/ack.ts';
+import { parseCommand } from '../../src/core/commands.ts';
 import { DeliveryError } from '../../src/core/delivery.ts';
 import { resolveLocale, t } from '../../src/core/i18n/index.ts';
 import { AccessGuard } from './access.ts';
@@ -280,6 +281,8 @@ export class WebAdapter implements ChannelAdapter, ConsoleBackend {
       receivedAt: new Date(),
       ...(chat.chatType === 'group' ? { chatTitle: chat.chatId.replace(/^room-/, '') } : {}),
     });
+    // A fresh conversation keeps none of the files this person brought into the old one.
+    if (parseCommand(forBot)?.name === 'reset') await this.uploads.forget(person.id, chat.chatId);
     return entry;
   }
 

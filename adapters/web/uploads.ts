@@ -1,7 +1,8 @@
 // Files people drop or paste into the console: streamed to disk under the data folder
 // (web-uploads/<id>, with <id>.json beside it), refused the moment they pass the cap (never held
 // whole in memory), owned by the browser that sent them until a message carries them into a chat,
-// and deleted after a day. The core downloads them through fetchAttachment (ref `upload:<id>`).
+// and deleted after a day, or when their owner resets the chat they went into (/reset). The core
+// downloads them through fetchAttachment (ref `upload:<id>`).
 import { randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
@@ -145,6 +146,19 @@ export class UploadStore {
   }
 
   /** Deletes uploads older than a day. */
+  /** `owner`'s files carried into `chatId` are deleted (they reset that conversation). */
+  async forget(owner: string, chatId: string): Promise<void> {
+    const names = await readdir(this.#dir).catch(() => [] as string[]);
+    for (const name of names) {
+      const id = name.replace(/\.json$/, '');
+      if (name === id || !ID.test(id)) continue;
+      const meta = await this.get(id);
+      if (meta?.owner !== owner || meta.chatId !== chatId) continue;
+      await rm(this.#file(id), { force: true });
+      await rm(join(this.#dir, name), { force: true });
+    }
+  }
+
   async prune(): Promise<void> {
     const names = await readdir(this.#dir).catch(() => [] as string[]);
     for (const name of names) {

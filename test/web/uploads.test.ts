@@ -134,6 +134,22 @@ describe('web console: uploads', () => {
     expect((await alice.post('/api/messages', { name: 'Alice', text: '  ' })).status).toBe(400);
   });
 
+  it('/reset deletes the files its sender brought into that chat, and only those', async () => {
+    const web = await startConsole();
+    web.harness.model.setFallback(() => ({ text: 'Seen.' }));
+    const alice = new ConsoleClient(web.url);
+    const kept = (await (await upload(alice, PNG.bytes, 'not sent yet.png', 'image/png')).json()) as UploadView;
+    const sent = (await (await upload(alice, PNG.bytes, 'sent.png', 'image/png')).json()) as UploadView;
+    expect((await alice.post('/api/messages', { name: 'Alice', text: 'look', attachments: [sent.id] })).status).toBe(202);
+    await waitFor(() => web.harness.model.requests.length === 1 || undefined, 'the turn');
+    expect(uploadedFiles(web.dataDir).filter((name) => name.startsWith(sent.id))).toHaveLength(2);
+
+    expect((await alice.post('/api/messages', { name: 'Alice', text: '/reset' })).status).toBe(202);
+    expect(uploadedFiles(web.dataDir).filter((name) => name.startsWith(sent.id))).toEqual([]);
+    // Still waiting in the tray (no message carried it into the chat): kept.
+    expect(uploadedFiles(web.dataDir).filter((name) => name.startsWith(kept.id))).toHaveLength(2);
+  });
+
   it('over the cap: refused by Content-Length at once, and while streaming when none is given; nothing is kept', async () => {
     const web = await startConsole({ webEnv: { PARLEY_MEDIA_MAX_MB: '1' } });
     const alice = new ConsoleClient(web.url);
