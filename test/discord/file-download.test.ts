@@ -5,15 +5,15 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { download, MB, refusal } from '../helpers/attachment-download.ts';
 import { DiscordAdapter } from '../../adapters/discord/adapter.ts';
 import { loadDiscordConfig } from '../../adapters/discord/config.ts';
-import { type Attachment, AttachmentFetchError, type Inbound } from '../../src/core/types.ts';
+import type { Attachment, Inbound } from '../../src/core/types.ts';
 import { FakeDiscord } from '../fakes/discord/index.ts';
 import { JPEG, PDF, PNG, VOICE, VOICE_SECONDS } from '../helpers/media-fixtures.ts';
 import { waitFor } from '../helpers/harness.ts';
 import { discordEnv, RecordingLogger } from './helpers.ts';
 
-const MB = 1024 * 1024;
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
   while (cleanups.length) await cleanups.pop()!();
@@ -32,20 +32,6 @@ async function setup() {
   const dm = dc.dm(alice);
   const reported = (n: number): Promise<Attachment[]> => waitFor(() => inbound[n - 1]?.attachments, `message ${n}`);
   return { dc, adapter, alice, dm, reported };
-}
-
-async function download(adapter: DiscordAdapter, attachment: Attachment, maxBytes = 10 * MB) {
-  const result = await adapter.fetchAttachment(attachment, { signal: AbortSignal.timeout(10_000), maxBytes });
-  return { ...result, bytes: Buffer.from(await new Response(result.body).arrayBuffer()) };
-}
-
-async function refusal(promise: Promise<unknown>): Promise<AttachmentFetchError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(AttachmentFetchError);
-  return error as AttachmentFetchError;
 }
 
 function refreshCalls(dc: FakeDiscord) {

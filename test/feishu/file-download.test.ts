@@ -3,34 +3,19 @@
 // byte for byte from im/v1/messages/:id/resources/:key with the right `type`; a withdrawn message,
 // a file over Feishu's 100 MB limit and a sticker each give their reason.
 import { afterEach, describe, expect, it } from 'vitest';
-import type { FeishuAdapter } from '../../adapters/feishu/adapter.ts';
-import { type Attachment, AttachmentFetchError, type Inbound } from '../../src/core/types.ts';
+import { download, MB, refusal } from '../helpers/attachment-download.ts';
+import type { Inbound } from '../../src/core/types.ts';
 import { JPEG, PDF, PNG, VOICE, VOICE_SECONDS } from '../helpers/media-fixtures.ts';
 import { waitFor } from '../helpers/harness.ts';
 import { closeFeishu, startBare } from './helpers.ts';
 
 afterEach(closeFeishu);
-const MB = 1024 * 1024;
 
 async function setup() {
   const inbound: Inbound[] = [];
   const { fs, adapter, log } = await startBare({ onMessage: async (message) => void inbound.push(message), onAction: async () => {} });
   const reported = (n: number) => waitFor(() => inbound[n - 1], `message ${n}`);
   return { fs, adapter, log, reported, alice: fs.user('Alice'), dm: fs.p2p() };
-}
-
-async function download(adapter: FeishuAdapter, attachment: Attachment, maxBytes = 10 * MB) {
-  const result = await adapter.fetchAttachment(attachment, { signal: AbortSignal.timeout(10_000), maxBytes });
-  return { ...result, bytes: Buffer.from(await new Response(result.body).arrayBuffer()) };
-}
-
-async function refusal(promise: Promise<unknown>): Promise<AttachmentFetchError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(AttachmentFetchError);
-  return error as AttachmentFetchError;
 }
 
 describe('feishu: downloading attachments', () => {

@@ -3,15 +3,15 @@
 // Telegram's 20 MB getFile limit, a deleted file and a lost download each give their reason, and
 // no error or log line holds the token (the download URL contains it).
 import { afterEach, describe, expect, it } from 'vitest';
+import { download, MB, refusal } from '../helpers/attachment-download.ts';
 import { TelegramAdapter } from '../../adapters/telegram/adapter.ts';
 import { loadTelegramConfig } from '../../adapters/telegram/config.ts';
-import { type Attachment, AttachmentFetchError, type Inbound, type InboundSink } from '../../src/core/types.ts';
+import type { Attachment, Inbound, InboundSink } from '../../src/core/types.ts';
 import { FakeTelegram } from '../fakes/telegram/index.ts';
 import { DOCX, JPEG, PDF, PNG, VOICE, VOICE_SECONDS } from '../helpers/media-fixtures.ts';
 import { waitFor } from '../helpers/harness.ts';
 import { RecordingLogger } from './helpers.ts';
 
-const MB = 1024 * 1024;
 const open: (() => Promise<void>)[] = [];
 afterEach(async () => {
   while (open.length) await open.pop()!();
@@ -36,20 +36,6 @@ async function setup() {
     return inbound.attachments;
   };
   return { tg, log, adapter, reported };
-}
-
-async function download(adapter: TelegramAdapter, attachment: Attachment, maxBytes = 10 * MB) {
-  const result = await adapter.fetchAttachment(attachment, { signal: AbortSignal.timeout(10_000), maxBytes });
-  return { ...result, bytes: Buffer.from(await new Response(result.body).arrayBuffer()) };
-}
-
-async function refusal(promise: Promise<unknown>): Promise<AttachmentFetchError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(AttachmentFetchError);
-  return error as AttachmentFetchError;
 }
 
 describe('telegram: downloading attachments', () => {
