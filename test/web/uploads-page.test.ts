@@ -56,7 +56,15 @@ describe('web console page: attaching files', () => {
       await page.locator('#tray').waitFor({ state: 'hidden' });
       const pictures = mine.locator('.attachments img');
       expect(await pictures.count()).toBe(2);
-      await page.waitForFunction(`[...document.querySelectorAll('.msg.mine .attachments img')].every((img) => img.naturalWidth > 0)`);
+      // Polled from the test (page.waitForFunction evaluates a string inside the page, which the
+      // console's CSP refuses as eval whenever the first check fails and it has to poll).
+      await expect
+        .poll(() =>
+          page
+            .locator('.msg.mine .attachments img')
+            .evaluateAll((images) => images.every((img) => (img as unknown as { naturalWidth: number }).naturalWidth > 0)),
+        )
+        .toBe(true);
       expect(await mine.locator('.attachments .chip').textContent()).toContain('report.pdf');
       await page.locator('.msg.bot', { hasText: 'Three files, thanks.' }).waitFor();
       await waitFor(() => web.harness.model.requests.length === 1 || undefined, 'one model turn');
