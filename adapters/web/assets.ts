@@ -15,6 +15,7 @@ const FILES: Record<string, string> = {
   'index.html': 'text/html; charset=utf-8',
   'app.js': 'text/javascript; charset=utf-8',
   'uploads.js': 'text/javascript; charset=utf-8',
+  'theme.css': 'text/css; charset=utf-8',
   'style.css': 'text/css; charset=utf-8',
   'admin.css': 'text/css; charset=utf-8',
   'admin.js': 'text/javascript; charset=utf-8',

@@ -1,4 +1,4 @@
-// The admin pages' shell: head (one stylesheet, one module script, both from /assets: the CSP
+// The admin pages' shell: head (the shared theme.css, admin.css and one module script, all from /assets: the CSP
 // allows nothing inline), the header with the five sections, and small formatting helpers.
 import type { Context } from 'hono';
 import { DEFAULT_LOCALE, type Locale, localeOf, t, type TextKey } from '../../../src/core/i18n/index.ts';
@@ -46,6 +46,7 @@ export function page(options: PageOptions, body: Html): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${options.title} · Parley admin</title>
+<link rel="stylesheet" href="/assets/theme.css">
 <link rel="stylesheet" href="/assets/admin.css">
 <script type="module" src="/assets/admin.js"></script>
 </head>
